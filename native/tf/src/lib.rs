@@ -1,0 +1,15 @@
+//! `polyfn-tf`: the TensorFlow C API, bound at run time to the TensorFlow runtime already in the
+//! process (the `libtensorflow_cc.so.2` TensorFlow Java loaded), and the few operations Polyfn
+//! needs from it: turning a traced graph into a registered eager function and executing it
+//! without copying tensor data.
+
+pub mod c_api;
+pub mod function;
+pub mod graph;
+pub mod runtime;
+pub mod status;
+pub mod tensor;
+
+pub use function::{EagerContext, EagerFunction, GraphSignature};
+pub use runtime::Runtime;
+pub use status::TfError;

@@ -1,0 +1,102 @@
+//! Finding the TensorFlow runtime to bind to.
+//!
+//! In the JVM, TensorFlow Java has already loaded `libtensorflow_cc.so.2`; binding to that very
+//! copy (by SONAME, `RTLD_NOLOAD`) keeps one runtime, one op registry and one eager context in the
+//! process. Loading a second copy would be a bug, so [`Runtime::attach_loaded`] never loads.
+//! Rust tests and benchmarks, which have no JVM, load the library by path with [`Runtime::load`].
+
+use crate::c_api::Api;
+use std::ffi::{CStr, CString};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The SONAME TensorFlow Java's native jar ships the C API under.
+pub const SONAME: &str = "libtensorflow_cc.so.2";
+
+/// A bound TensorFlow runtime: the library handle (never closed) and its C API table.
+#[derive(Debug)]
+pub struct Runtime {
+    api: Api,
+    version: String,
+}
+
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+
+impl Runtime {
+    /// The runtime bound earlier by [`Runtime::attach_loaded`] or [`Runtime::load`].
+    pub fn get() -> Option<&'static Runtime> {
+        RUNTIME.get()
+    }
+
+    /// Binds to the `libtensorflow_cc.so.2` already loaded in this process, without loading it.
+    pub fn attach_loaded() -> Result<&'static Runtime, String> {
+        if let Some(rt) = RUNTIME.get() {
+            return Ok(rt);
+        }
+        let handle = open(SONAME, libc::RTLD_NOW | libc::RTLD_NOLOAD)
+            .or_else(|first| {
+                // A loader that renamed the file still shows it in the memory map.
+                let path = mapped_library_path().ok_or(first)?;
+                open(&path, libc::RTLD_NOW | libc::RTLD_NOLOAD)
+            })
+            .map_err(|e| {
+                format!(
+                    "TensorFlow's {SONAME} is not loaded in this process ({e}); \
+                     TensorFlow Java must be initialized before Polyfn"
+                )
+            })?;
+        Self::install(handle)
+    }
+
+    /// Loads the runtime from `path` (tests, benchmarks and tools without a JVM).
+    pub fn load(path: &Path) -> Result<&'static Runtime, String> {
+        if let Some(rt) = RUNTIME.get() {
+            return Ok(rt);
+        }
+        let handle = open(&path.to_string_lossy(), libc::RTLD_NOW | libc::RTLD_GLOBAL)?;
+        Self::install(handle)
+    }
+
+    fn install(handle: *mut libc::c_void) -> Result<&'static Runtime, String> {
+        // SAFETY: handle is a live dlopen handle of the TensorFlow C API library.
+        let api = unsafe { Api::resolve(handle)? };
+        // SAFETY: TF_Version returns a static NUL-terminated string.
+        let version = unsafe { CStr::from_ptr((api.TF_Version)()) }.to_string_lossy().into_owned();
+        Ok(RUNTIME.get_or_init(|| Runtime { api, version }))
+    }
+
+    /// The C API table.
+    pub fn api(&self) -> &Api {
+        &self.api
+    }
+
+    /// TensorFlow's version string, e.g. `2.18.0`.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+}
+
+fn open(name: &str, flags: libc::c_int) -> Result<*mut libc::c_void, String> {
+    let c = CString::new(name).map_err(|e| e.to_string())?;
+    // SAFETY: c is NUL-terminated; dlopen has no other preconditions.
+    let handle = unsafe { libc::dlopen(c.as_ptr(), flags) };
+    if handle.is_null() {
+        // SAFETY: dlerror returns a thread-local string or null.
+        let err = unsafe { libc::dlerror() };
+        let msg = if err.is_null() {
+            "unknown dlopen error".to_owned()
+        } else {
+            unsafe { CStr::from_ptr(err) }.to_string_lossy().into_owned()
+        };
+        return Err(msg);
+    }
+    Ok(handle)
+}
+
+fn mapped_library_path() -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|p| p.ends_with(SONAME))
+        .map(str::to_owned)
+}

@@ -1,0 +1,78 @@
+//! Owned `TF_Tensor`s for Rust-side tests and benchmarks (the JVM path borrows TensorFlow Java's).
+
+use crate::c_api::TF_Tensor;
+use crate::runtime::Runtime;
+
+/// `TF_FLOAT`.
+pub const DT_FLOAT: i32 = 1;
+/// `TF_INT32`.
+pub const DT_INT32: i32 = 3;
+
+/// A `TF_Tensor` deleted on drop.
+#[derive(Debug)]
+pub struct OwnedTensor {
+    rt: &'static Runtime,
+    raw: *mut TF_Tensor,
+}
+
+impl OwnedTensor {
+    /// A float tensor of `dims` holding `values` (row-major).
+    pub fn from_f32(rt: &'static Runtime, dims: &[i64], values: &[f32]) -> Self {
+        let n: i64 = dims.iter().product();
+        assert_eq!(n as usize, values.len(), "values do not fill dims {dims:?}");
+        let bytes = std::mem::size_of_val(values);
+        // SAFETY: TF_AllocateTensor returns a buffer of `bytes` bytes, filled right after.
+        unsafe {
+            let raw = (rt.api().TF_AllocateTensor)(DT_FLOAT, dims.as_ptr(), dims.len() as i32, bytes);
+            let data = (rt.api().TF_TensorData)(raw) as *mut f32;
+            std::ptr::copy_nonoverlapping(values.as_ptr(), data, values.len());
+            OwnedTensor { rt, raw }
+        }
+    }
+
+    /// Takes ownership of `raw`.
+    ///
+    /// # Safety
+    /// `raw` must be a live tensor owned by nobody else.
+    pub unsafe fn from_raw(rt: &'static Runtime, raw: *mut TF_Tensor) -> Self {
+        OwnedTensor { rt, raw }
+    }
+
+    pub fn raw(&self) -> *mut TF_Tensor {
+        self.raw
+    }
+
+    /// Dtype code and dims.
+    pub fn describe(&self) -> (i32, Vec<i64>) {
+        let api = self.rt.api();
+        // SAFETY: raw is live.
+        unsafe {
+            let rank = (api.TF_NumDims)(self.raw);
+            ((api.TF_TensorType)(self.raw), (0..rank).map(|i| (api.TF_Dim)(self.raw, i)).collect())
+        }
+    }
+
+    /// The data address (to show buffers are shared, not copied).
+    pub fn data_ptr(&self) -> *const u8 {
+        // SAFETY: raw is live.
+        unsafe { (self.rt.api().TF_TensorData)(self.raw) as *const u8 }
+    }
+
+    /// The values of a float tensor.
+    pub fn to_f32(&self) -> Vec<f32> {
+        let api = self.rt.api();
+        // SAFETY: raw is live; the length comes from the tensor itself.
+        unsafe {
+            assert_eq!((api.TF_TensorType)(self.raw), DT_FLOAT);
+            let n = (api.TF_TensorByteSize)(self.raw) / 4;
+            std::slice::from_raw_parts((api.TF_TensorData)(self.raw) as *const f32, n).to_vec()
+        }
+    }
+}
+
+impl Drop for OwnedTensor {
+    fn drop(&mut self) {
+        // SAFETY: owned, deleted once.
+        unsafe { (self.rt.api().TF_DeleteTensor)(self.raw) }
+    }
+}
