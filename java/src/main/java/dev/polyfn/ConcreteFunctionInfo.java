@@ -1,0 +1,38 @@
+package dev.polyfn;
+
+import java.util.List;
+
+/**
+ * One traced, cached concrete function of a polymorphic function: the name TensorFlow knows it by,
+ * its monomorphic {@link FunctionType} and its output names.
+ */
+public final class ConcreteFunctionInfo {
+  private final String name;
+  private final FunctionType functionType;
+  private final List<String> outputNames;
+
+  ConcreteFunctionInfo(String name, FunctionType functionType, List<String> outputNames) {
+    this.name = name;
+    this.functionType = functionType;
+    this.outputNames = List.copyOf(outputNames);
+  }
+
+  /** The TensorFlow function name registered in the eager context. */
+  public String name() {
+    return name;
+  }
+
+  /** The monomorphic type this function was traced for. */
+  public FunctionType functionType() {
+    return functionType;
+  }
+
+  public List<String> outputNames() {
+    return outputNames;
+  }
+
+  @Override
+  public String toString() {
+    return name + functionType + " -> " + outputNames;
+  }
+}

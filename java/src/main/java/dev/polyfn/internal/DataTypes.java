@@ -1,0 +1,53 @@
+package dev.polyfn.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.tensorflow.internal.types.registry.TensorTypeRegistry;
+import org.tensorflow.types.TBfloat16;
+import org.tensorflow.types.TBool;
+import org.tensorflow.types.TFloat16;
+import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TFloat64;
+import org.tensorflow.types.TInt32;
+import org.tensorflow.types.TInt64;
+import org.tensorflow.types.TString;
+import org.tensorflow.types.TUint16;
+import org.tensorflow.types.TUint8;
+import org.tensorflow.types.family.TType;
+
+/** Maps TensorFlow Java tensor classes, concrete or family, to TF_DataType codes. */
+public final class DataTypes {
+  private static final List<Class<? extends TType>> CONCRETE =
+      List.of(TFloat32.class, TFloat64.class, TFloat16.class, TBfloat16.class, TInt32.class,
+          TInt64.class, TUint8.class, TUint16.class, TBool.class, TString.class);
+
+  private DataTypes() {}
+
+  /**
+   * The dtype codes a parameter of {@code type} accepts: one for a concrete class, every member
+   * for a family ({@code TFloating}, {@code TNumber}...), none (meaning any) for {@code TType}.
+   */
+  public static int[] accepted(Class<? extends TType> type) {
+    if (type == TType.class) {
+      return new int[0];
+    }
+    if (!type.isInterface()) {
+      return new int[] {code(type)};
+    }
+    List<Integer> codes = new ArrayList<>();
+    for (Class<? extends TType> c : CONCRETE) {
+      if (type.isAssignableFrom(c)) {
+        codes.add(code(c));
+      }
+    }
+    if (codes.isEmpty()) {
+      throw new IllegalArgumentException("no TensorFlow tensor type implements " + type.getName());
+    }
+    return codes.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** The TF_DataType code of a concrete tensor class. */
+  public static int code(Class<? extends TType> type) {
+    return TensorTypeRegistry.find(type).dataType().getNumber();
+  }
+}

@@ -1,0 +1,77 @@
+package dev.polyfn.internal;
+
+/**
+ * Polyfn's JNI entry points (implemented in Rust, crate {@code polyfn-jni}). Every method turns a
+ * Rust error or panic into a Java exception: {@link IllegalArgumentException} for bad arguments
+ * (naming the parameter), {@link IllegalStateException} for misuse, TensorFlow Java's {@code
+ * org.tensorflow.exceptions} types for runtime errors.
+ *
+ * <p>Handles are Rust objects owned by the Java object that created them: a function handle by
+ * its {@code MapFunction} (freed by {@link #freeFunction}), a trace handle by the tracing code
+ * (freed by {@link #freeTrace}).
+ */
+public final class Native {
+  private Native() {}
+
+  /** Binds to TensorFlow's runtime and its eager context; returns TensorFlow's version. */
+  static native String init(long eagerContext);
+
+  /** A new polymorphic function (no concrete function yet). */
+  public static native long newFunction(String name);
+
+  /** Releases every concrete function; the handle stays valid until {@link #freeFunction}. */
+  public static native void closeFunction(long function);
+
+  /** Frees the function's Rust state. Called once, when no call can be in flight. */
+  public static native void freeFunction(long function);
+
+  /**
+   * The call path: types the call from {@code facts}, dispatches, executes on the {@code
+   * TF_Tensor} addresses in {@code tensors}. Returns {@code [concreteId, output addresses...]},
+   * whose tensors the caller then owns, or {@code null} when no cached concrete function fits
+   * (trace, then call again).
+   */
+  public static native long[] call(long function, long[] facts, int factCount, long[] tensors, int tensorCount);
+
+  /** Starts a trace for a call with these argument names; binds them against known parameters. */
+  public static native long beginTrace(long function, String[] argumentNames);
+
+  /**
+   * Declares a tensor parameter in a trace and returns its placeholder specs: {@code [count,
+   * (dtype, rank, dims...)...]}, rank -1 meaning unknown rank, dim -1 unknown size.
+   *
+   * @param dtypes accepted dtype codes (empty: any)
+   * @param shapeRank -2 when no shape is declared, -1 for an unknown rank, else the rank
+   * @param dims the declared dims (-1 unknown) when {@code shapeRank >= 0}
+   * @param facts the type facts of the call's argument
+   */
+  public static native long[] declareTensor(
+      long trace, String name, int[] dtypes, int shapeRank, long[] dims, long[] facts, int factCount);
+
+  /**
+   * Turns the traced graph into a concrete function, registers and caches it; returns its id.
+   *
+   * @param placeholders the placeholder operation names, in declaration order
+   * @param outputOps operation names of the outputs, with {@code outputIndices}
+   */
+  public static native int finishTrace(
+      long trace, long graph, String[] placeholders, String[] outputNames, String[] outputOps, int[] outputIndices);
+
+  /** Frees a trace (finished or not). */
+  public static native void freeTrace(long trace);
+
+  /**
+   * The polymorphic FunctionType's parameters as {@code (name, kind, optional, type)} quadruples,
+   * or {@code null} before the first trace.
+   */
+  public static native String[] parameters(long function);
+
+  /**
+   * Every cached concrete function, flattened: {@code tfName, outputCount, outputNames...,
+   * parameterCount, (name, kind, optional, type) quadruples...}.
+   */
+  public static native String[] concreteFunctions(long function);
+
+  /** Number of traces that produced a concrete function. */
+  public static native int traceCount(long function);
+}

@@ -1,0 +1,111 @@
+package dev.polyfn.internal;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import org.bytedeco.javacpp.Pointer;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Graph;
+import org.tensorflow.RawTensor;
+import org.tensorflow.Tensor;
+import org.tensorflow.TensorFlow;
+import org.tensorflow.internal.c_api.TFE_Context;
+import org.tensorflow.internal.c_api.TF_Graph;
+import org.tensorflow.internal.c_api.TF_Tensor;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The one place that reaches TensorFlow Java's package-private native handles (tensor, eager
+ * context, graph). Handles are looked up once; a TensorFlow Java without them fails here, with a
+ * message naming the version Polyfn was built against.
+ */
+public final class TensorFlowInternals {
+  /** The TensorFlow Java version Polyfn is built and tested against. */
+  public static final String BUILT_AGAINST = "1.1.0";
+
+  private static final MethodHandle TENSOR_HANDLE;
+  private static final MethodHandle TENSOR_FROM_HANDLE;
+  private static final MethodHandle TENSOR_AS_TYPED;
+  private static final MethodHandle CONTEXT_HANDLE;
+  private static final MethodHandle GRAPH_HANDLE;
+
+  static {
+    try {
+      MethodHandles.Lookup raw = MethodHandles.privateLookupIn(RawTensor.class, MethodHandles.lookup());
+      TENSOR_HANDLE = raw.findVirtual(RawTensor.class, "nativeHandle", MethodType.methodType(TF_Tensor.class));
+      TENSOR_FROM_HANDLE =
+          raw.findStatic(RawTensor.class, "fromHandle", MethodType.methodType(RawTensor.class, TF_Tensor.class));
+      TENSOR_AS_TYPED = raw.findVirtual(RawTensor.class, "asTypedTensor", MethodType.methodType(TType.class));
+      MethodHandles.Lookup eager = MethodHandles.privateLookupIn(EagerSession.class, MethodHandles.lookup());
+      CONTEXT_HANDLE = eager.findVirtual(EagerSession.class, "nativeHandle", MethodType.methodType(TFE_Context.class));
+      MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
+      GRAPH_HANDLE = graph.findGetter(Graph.class, "nativeHandle", TF_Graph.class);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new IllegalStateException(
+          "Polyfn cannot reach TensorFlow Java's native handles (built against TensorFlow Java "
+              + BUILT_AGAINST + ", running TensorFlow " + TensorFlow.version() + "). On the module "
+              + "path, open org.tensorflow to Polyfn with --add-opens "
+              + "org.tensorflow/org.tensorflow=ALL-UNNAMED: " + e,
+          e);
+    }
+  }
+
+  private TensorFlowInternals() {}
+
+  /**
+   * The address of a tensor's {@code TF_Tensor}.
+   *
+   * @throws IllegalStateException if the tensor is closed
+   */
+  public static long tensorAddress(Tensor tensor) {
+    try {
+      return ((TF_Tensor) TENSOR_HANDLE.invokeExact(tensor.asRawTensor())).address();
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("reading a tensor's native handle", t);
+    }
+  }
+
+  /** Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. */
+  public static TType adoptTensor(long address) {
+    try {
+      TF_Tensor handle = new TF_Tensor(new Address(address)).withDeallocator();
+      RawTensor raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
+      return (TType) TENSOR_AS_TYPED.invokeExact(raw);
+    } catch (Throwable t) {
+      throw new IllegalStateException("wrapping an output tensor", t);
+    }
+  }
+
+  /** The address of the {@code TFE_Context} of TensorFlow Java's default eager session. */
+  public static long defaultContextAddress() {
+    try {
+      return ((TFE_Context) CONTEXT_HANDLE.invokeExact(EagerSession.getDefault())).address();
+    } catch (Throwable t) {
+      throw new IllegalStateException("reading the default eager context", t);
+    }
+  }
+
+  /** The address of a graph's {@code TF_Graph}. */
+  public static long graphAddress(Graph graph) {
+    try {
+      TF_Graph handle = (TF_Graph) GRAPH_HANDLE.invokeExact(graph);
+      if (handle == null || handle.isNull()) {
+        throw new IllegalStateException("the graph is closed");
+      }
+      return handle.address();
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("reading a graph's native handle", t);
+    }
+  }
+
+  /** A JavaCPP pointer at a raw address. */
+  private static final class Address extends Pointer {
+    Address(long address) {
+      this.address = address;
+    }
+  }
+}

@@ -1,0 +1,374 @@
+//! The JNI entry points of `dev.polyfn.internal.Native`. Each converts its Java arguments, calls
+//! the polymorphic function or the runtime, and resolves errors and panics with [`ThrowJava`].
+
+use crate::convert;
+use crate::errors::{NativeError, Result, ThrowJava};
+use crate::polymorphic::{PolyError, Polymorphic, TraceSession};
+use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
+use jni::sys::{jint, jlong};
+use jni::EnvUnowned;
+use polyfn_core::{
+    decode_value, DType, DTypeSet, LiteralTable, ParamKind, Shape, StringTable, TensorConstraint, TypeRef,
+};
+use polyfn_tf::c_api::{TF_Graph, TF_Output, TF_Tensor};
+use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime, TfError};
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+type Function = Polymorphic<EagerFunction>;
+
+/// TensorFlow Java's default eager context, where concrete functions are registered and run.
+static CONTEXT: OnceLock<EagerContext> = OnceLock::new();
+/// Makes registered function names unique in the process.
+static NEXT_FUNCTION: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// Reused per thread so a call allocates nothing here but its result array.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+#[derive(Default)]
+struct Scratch {
+    facts: Vec<i64>,
+    tensors: Vec<i64>,
+    outputs: Vec<*mut TF_Tensor>,
+    result: Vec<i64>,
+}
+
+impl From<PolyError<TfError>> for NativeError {
+    fn from(e: PolyError<TfError>) -> Self {
+        match e {
+            PolyError::Bind(b) => b.into(),
+            PolyError::Build(t) => NativeError::TensorFlow(t),
+            other => NativeError::IllegalState(other.to_string()),
+        }
+    }
+}
+
+fn runtime() -> Result<(&'static Runtime, EagerContext)> {
+    match (Runtime::get(), CONTEXT.get()) {
+        (Some(rt), Some(ctx)) => Ok((rt, *ctx)),
+        _ => Err(NativeError::IllegalState("Polyfn's native library is not initialized".into())),
+    }
+}
+
+/// # Safety contract with Java
+/// `handle` is a live `Box<Function>` address made by `newFunction` and not yet freed.
+fn function<'a>(handle: jlong) -> Result<&'a Function> {
+    if handle == 0 {
+        return Err(NativeError::IllegalState("null function handle".into()));
+    }
+    // SAFETY: see the contract above; FunctionHandle frees it only when unreachable.
+    Ok(unsafe { &*(handle as *const Function) })
+}
+
+/// A trace in progress: the session and the function it belongs to.
+struct Trace {
+    function: jlong,
+    session: TraceSession,
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_init<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    context: jlong,
+) -> JObject<'l> {
+    env.with_env(|env| -> Result<JObject<'l>> {
+        let rt = Runtime::attach_loaded().map_err(NativeError::IllegalState)?;
+        if context == 0 {
+            return Err(NativeError::IllegalState("TensorFlow Java's eager context is null".into()));
+        }
+        let ctx = *CONTEXT.get_or_init(|| EagerContext(context as *mut _));
+        if ctx.0 as jlong != context {
+            return Err(NativeError::IllegalState("Polyfn is already bound to another eager context".into()));
+        }
+        Ok(env.new_string(rt.version())?.into())
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_newFunction<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong> {
+        let name = convert::string(env, &name, "name")?;
+        Ok(Box::into_raw(Box::new(Function::new(name))) as jlong)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_closeFunction<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        function(handle)?.close();
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_freeFunction<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        if handle != 0 {
+            // SAFETY: made by newFunction; the Java owner is unreachable, so this is the last use.
+            drop(unsafe { Box::from_raw(handle as *mut Function) });
+        }
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_call<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+    tensors: JLongArray<'l>,
+    tensor_count: jint,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Result<JLongArray<'l>> {
+        let f = function(handle)?;
+        SCRATCH.with(|scratch| {
+            let mut guard = scratch.borrow_mut();
+            let s = &mut *guard;
+            convert::longs_into(env, &facts, fact_count, &mut s.facts)?;
+            let Some(concrete) = f.lookup::<TfError>(&s.facts)? else {
+                return Ok(JLongArray::default());
+            };
+            convert::longs_into(env, &tensors, tensor_count, &mut s.tensors)?;
+            // SAFETY: i64 and *mut TF_Tensor have the same size; Java passed live TF_Tensor addresses.
+            let inputs: &[*mut TF_Tensor] =
+                unsafe { std::slice::from_raw_parts(s.tensors.as_ptr().cast(), s.tensors.len()) };
+            s.outputs.clear();
+            unsafe { concrete.inner.call(inputs, &mut s.outputs) }?;
+            s.result.clear();
+            s.result.push(concrete.id as i64);
+            s.result.extend(s.outputs.iter().map(|&t| t as i64));
+            match convert::new_longs(env, &s.result) {
+                Ok(array) => Ok(array),
+                Err(e) => {
+                    let (rt, _) = runtime()?;
+                    for &t in &s.outputs {
+                        // SAFETY: the outputs were never handed to Java.
+                        unsafe { (rt.api().TF_DeleteTensor)(t) };
+                    }
+                    Err(e)
+                }
+            }
+        })
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_beginTrace<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    arg_names: JObjectArray<'l, JString<'l>>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong> {
+        let f = function(handle)?;
+        let names = convert::strings(env, &arg_names, "argument names")?;
+        let session = f.begin_trace::<TfError>(names)?;
+        Ok(Box::into_raw(Box::new(Trace { function: handle, session })) as jlong)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_declareTensor<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+    name: JString<'l>,
+    dtypes: JIntArray<'l>,
+    shape_rank: jint,
+    dims: JLongArray<'l>,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Result<JLongArray<'l>> {
+        let trace = trace_ref(trace)?;
+        let name = convert::string(env, &name, "name")?;
+        let dtypes: Vec<DType> = convert::ints(env, &dtypes)?.into_iter().map(DType).collect();
+        let dtypes = if dtypes.is_empty() { DTypeSet::any() } else { DTypeSet::of(&dtypes) };
+        let shape = match shape_rank {
+            -2 => None,
+            -1 => Some(Shape::Unknown),
+            _ => Some(Shape::of(&convert::longs(env, &dims)?)),
+        };
+        let constraint = TypeRef::new(TensorConstraint { dtypes, shape });
+        let mut facts_buf = Vec::new();
+        convert::longs_into(env, &facts, fact_count, &mut facts_buf)?;
+        let value = if facts_buf.is_empty() {
+            None
+        } else {
+            let mut pos = 0;
+            Some(decode_value(&facts_buf, &mut pos, &StringTable::default(), &LiteralTable::default())?)
+        };
+        let specs = trace.session.declare(&name, ParamKind::Tensor, constraint, value)?;
+        let mut flat = vec![specs.len() as i64];
+        for spec in &specs {
+            flat.push(spec.dtype.0 as i64);
+            match spec.shape.rank() {
+                None => flat.push(-1),
+                Some(rank) => {
+                    flat.push(rank as i64);
+                    if let Shape::Known(dims) = &spec.shape {
+                        flat.extend(dims.iter().map(|d| d.unwrap_or(-1)));
+                    }
+                }
+            }
+        }
+        convert::new_longs(env, &flat)
+    })
+    .resolve::<ThrowJava>()
+}
+
+fn trace_ref<'a>(handle: jlong) -> Result<&'a mut Trace> {
+    if handle == 0 {
+        return Err(NativeError::IllegalState("null trace handle".into()));
+    }
+    // SAFETY: a live Box<Trace> made by beginTrace, used by the one thread that traces.
+    Ok(unsafe { &mut *(handle as *mut Trace) })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_finishTrace<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+    graph: jlong,
+    placeholders: JObjectArray<'l, JString<'l>>,
+    output_names: JObjectArray<'l, JString<'l>>,
+    output_ops: JObjectArray<'l, JString<'l>>,
+    output_indices: JIntArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Result<jint> {
+        let trace = trace_ref(trace)?;
+        let f = function(trace.function)?;
+        let (rt, ctx) = runtime()?;
+        let graph = graph as *mut TF_Graph;
+        let placeholders = convert::strings(env, &placeholders, "placeholders")?;
+        let names = convert::strings(env, &output_names, "output names")?;
+        let ops = convert::strings(env, &output_ops, "output operations")?;
+        let indices = convert::ints(env, &output_indices)?;
+        let inputs = placeholders.iter().map(|op| output_of(rt, graph, op, 0)).collect::<Result<Vec<_>>>()?;
+        let outputs =
+            ops.iter().zip(&indices).map(|(op, &i)| output_of(rt, graph, op, i)).collect::<Result<Vec<_>>>()?;
+        // TensorFlow argument names must match [a-z][a-z0-9_]*; user names stay on the Java side.
+        let arg_names: Vec<CString> =
+            (0..outputs.len()).map(|i| CString::new(format!("output_{i}")).unwrap()).collect();
+        let tf_name = format!("polyfn_{}_{}", sanitize(f.name()), NEXT_FUNCTION.fetch_add(1, Ordering::Relaxed));
+        let id = f.finish_trace(&trace.session, names, |_ty, _id| {
+            let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names };
+            // SAFETY: the graph is the live trace graph Java holds open for this call.
+            unsafe { EagerFunction::from_graph(rt, ctx, graph, &tf_name, &sig) }
+        })?;
+        Ok(id as jint)
+    })
+    .resolve::<ThrowJava>()
+}
+
+fn output_of(rt: &Runtime, graph: *mut TF_Graph, op: &str, index: i32) -> Result<TF_Output> {
+    let c = CString::new(op).map_err(|_| NativeError::IllegalArgument(format!("bad operation name {op:?}")))?;
+    // SAFETY: graph is live; the name is NUL-terminated.
+    let oper = unsafe { (rt.api().TF_GraphOperationByName)(graph, c.as_ptr()) };
+    if oper.is_null() {
+        return Err(NativeError::IllegalState(format!("operation {op} is not in the traced graph")));
+    }
+    Ok(TF_Output { oper, index })
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .take(40)
+        .collect()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_freeTrace<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        if trace != 0 {
+            // SAFETY: made by beginTrace, freed once by the tracing thread.
+            drop(unsafe { Box::from_raw(trace as *mut Trace) });
+        }
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+fn parameter_quadruples(parameters: &[polyfn_core::Parameter], out: &mut Vec<String>) {
+    for p in parameters {
+        out.push(p.name.clone());
+        out.push(p.kind.to_string());
+        out.push(p.optional.to_string());
+        out.push(p.type_constraint.as_ref().map(|t| t.to_string()).unwrap_or_else(|| p.kind.to_string()));
+    }
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_parameters<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObject<'l> {
+    env.with_env(|env| -> Result<JObject<'l>> {
+        let Some(parameters) = function(handle)?.parameters() else { return Ok(JObject::null()) };
+        let mut flat = Vec::new();
+        parameter_quadruples(&parameters, &mut flat);
+        convert::new_strings(env, &flat)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_concreteFunctions<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObject<'l> {
+    env.with_env(|env| -> Result<JObject<'l>> {
+        let mut flat = Vec::new();
+        for c in function(handle)?.concrete_functions() {
+            flat.push(c.inner.name().to_owned());
+            flat.push(c.output_names.len().to_string());
+            flat.extend(c.output_names.iter().cloned());
+            flat.push(c.function_type.parameters.len().to_string());
+            parameter_quadruples(&c.function_type.parameters, &mut flat);
+        }
+        convert::new_strings(env, &flat)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_traceCount<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jint {
+    env.with_env(|_env| -> Result<jint> { Ok(function(handle)?.trace_count() as jint) }).resolve::<ThrowJava>()
+}
