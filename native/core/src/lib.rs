@@ -1,1 +1,38 @@
-//! placeholder
+//! Polyfn's pure-Rust core: the TraceType lattice, [`FunctionType`], argument binding,
+//! call-facts decoding and the dispatch table behind polymorphic traced functions for
+//! TensorFlow Java. No TensorFlow, no JNI.
+//!
+//! Flow of one call: Java writes the arguments' facts → [`DispatchTable::lookup_facts`]
+//! (fast path) → on miss [`decode_call`] + [`check_constraints`] → [`DispatchTable::lookup`]
+//! → on miss trace `table.generalize(&call.specialize_for_trace(&declared))` and
+//! [`DispatchTable::insert`] the result; [`explain_retrace`] says why a retrace happened.
+//!
+//! Types are open: anything implementing [`TraceType`] can be a parameter type.
+
+pub mod binding;
+pub mod dispatch;
+pub mod dtype;
+pub mod explain;
+pub mod facts;
+pub mod function_type;
+pub mod placeholder;
+pub mod shape;
+pub mod trace_type;
+pub mod types;
+
+pub use binding::{bind, BindError};
+pub use dispatch::{DispatchTable, Hit};
+pub use dtype::{DType, DTypeSet};
+pub use explain::explain_retrace;
+pub use facts::{
+    decode_call, decode_value, LiteralTable, StringTable, TAG_LIST, TAG_LITERAL, TAG_MAP,
+    TAG_OMITTED, TAG_TENSOR,
+};
+pub use function_type::{check_constraints, FunctionType, ParamKind, Parameter};
+pub use placeholder::{PlaceholderContext, PlaceholderSpec};
+pub use shape::Shape;
+pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
+pub use types::{
+    ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, Omitted,
+    TensorConstraint, TensorSpec,
+};

@@ -1,0 +1,355 @@
+//! Decoding the flat `i64` "facts" buffer Java writes for each call into a [`FunctionType`].
+//!
+//! Java walks the arguments in parameter order and writes one value per parameter:
+//!
+//! | tag | layout |
+//! |---|---|
+//! | [`TAG_OMITTED`] | `[0]` (an optional argument that was not passed) |
+//! | [`TAG_TENSOR`] | `[1, dtype, rank, d0, ..., d(rank-1)]` (`rank = -1`: unknown rank; `d = -1`: unknown dim) |
+//! | [`TAG_LIST`] | `[2, len, <element facts>...]` |
+//! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`StringTable`], any order) |
+//! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`LiteralTable`]) |
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::{
+    BindError, DType, FunctionType, ListType, Literal, MapType, Omitted, ParamKind, Parameter,
+    Shape, TensorSpec, TypeRef,
+};
+
+/// `[0]`: an optional argument the call left out.
+pub const TAG_OMITTED: i64 = 0;
+/// `[1, dtype, rank, dims...]` (rank -1 = unknown rank, dim -1 = unknown dim).
+pub const TAG_TENSOR: i64 = 1;
+/// `[2, len, elements...]`.
+pub const TAG_LIST: i64 = 2;
+/// `[3, len, (key_id, value)...]`.
+pub const TAG_MAP: i64 = 3;
+/// `[4, literal_id]`.
+pub const TAG_LITERAL: i64 = 4;
+
+/// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
+const MAX_DEPTH: usize = 64;
+
+/// Interned strings (map keys) by id, shared with the Java side.
+#[derive(Clone, Debug, Default)]
+pub struct StringTable {
+    strings: HashMap<i64, String>,
+}
+
+impl StringTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert(&mut self, id: i64, s: impl Into<String>) {
+        self.strings.insert(id, s.into());
+    }
+
+    pub fn get(&self, id: i64) -> Option<&str> {
+        self.strings.get(&id).map(String::as_str)
+    }
+}
+
+/// Interned Java values by id: `(repr, class_name)`.
+#[derive(Clone, Debug, Default)]
+pub struct LiteralTable {
+    literals: HashMap<i64, (String, String)>,
+}
+
+impl LiteralTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert(&mut self, id: i64, repr: impl Into<String>, class_name: impl Into<String>) {
+        self.literals.insert(id, (repr.into(), class_name.into()));
+    }
+
+    /// `(repr, class_name)` of a literal id.
+    pub fn get(&self, id: i64) -> Option<(&str, &str)> {
+        self.literals
+            .get(&id)
+            .map(|(r, c)| (r.as_str(), c.as_str()))
+    }
+}
+
+/// A cursor over the facts with bounds-checked reads.
+struct Reader<'a> {
+    facts: &'a [i64],
+    pos: &'a mut usize,
+}
+
+impl Reader<'_> {
+    fn next(&mut self, what: &str) -> Result<i64, BindError> {
+        let v = self.facts.get(*self.pos).copied().ok_or_else(|| {
+            BindError::BadFacts(format!(
+                "truncated: expected {what} at position {}",
+                *self.pos
+            ))
+        })?;
+        *self.pos += 1;
+        Ok(v)
+    }
+
+    /// A length that must also fit in the remaining facts (each item takes >= `min_item` slots).
+    fn len(&mut self, what: &str, min_item: usize) -> Result<usize, BindError> {
+        let at = *self.pos;
+        let n = self.next(what)?;
+        let remaining = self.facts.len() - *self.pos;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n.saturating_mul(min_item) <= remaining)
+            .ok_or_else(|| BindError::BadFacts(format!("bad {what} {n} at position {at}")))
+    }
+
+    fn value(
+        &mut self,
+        strings: &StringTable,
+        literals: &LiteralTable,
+        depth: usize,
+    ) -> Result<TypeRef, BindError> {
+        if depth > MAX_DEPTH {
+            return Err(BindError::BadFacts(format!(
+                "nesting deeper than {MAX_DEPTH}"
+            )));
+        }
+        let at = *self.pos;
+        match self.next("a tag")? {
+            TAG_OMITTED => Ok(TypeRef::new(Omitted)),
+            TAG_TENSOR => {
+                let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
+                    BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
+                })?;
+                let shape = if self.facts.get(*self.pos) == Some(&-1) {
+                    *self.pos += 1;
+                    Shape::Unknown
+                } else {
+                    let rank = self.len("rank", 1)?;
+                    let dims = (0..rank)
+                        .map(|_| self.next("a dim"))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Shape::of(&dims)
+                };
+                Ok(TypeRef::new(TensorSpec::new(DType(dtype), shape)))
+            }
+            TAG_LIST => {
+                let n = self.len("list length", 1)?;
+                let elements = (0..n)
+                    .map(|_| self.value(strings, literals, depth + 1))
+                    .collect::<Result<_, _>>()?;
+                Ok(TypeRef::new(ListType::new(elements)))
+            }
+            TAG_MAP => {
+                let n = self.len("map length", 2)?;
+                let mut entries = BTreeMap::new();
+                for _ in 0..n {
+                    let key_id = self.next("a map key id")?;
+                    let key = strings.get(key_id).ok_or_else(|| {
+                        BindError::BadFacts(format!("unknown string id {key_id}"))
+                    })?;
+                    let value = self.value(strings, literals, depth + 1)?;
+                    if entries.insert(key.to_string(), value).is_some() {
+                        return Err(BindError::BadFacts(format!("duplicate map key '{key}'")));
+                    }
+                }
+                Ok(TypeRef::new(MapType::new(entries)))
+            }
+            TAG_LITERAL => {
+                let id = self.next("a literal id")?;
+                let (repr, class) = literals
+                    .get(id)
+                    .ok_or_else(|| BindError::BadFacts(format!("unknown literal id {id}")))?;
+                Ok(TypeRef::new(Literal::new(id as u64, repr, class)))
+            }
+            tag => Err(BindError::BadFacts(format!(
+                "unknown tag {tag} at position {at}"
+            ))),
+        }
+    }
+}
+
+/// Decodes one value starting at `*pos`, advancing `*pos` past it.
+pub fn decode_value(
+    facts: &[i64],
+    pos: &mut usize,
+    strings: &StringTable,
+    literals: &LiteralTable,
+) -> Result<TypeRef, BindError> {
+    Reader { facts, pos }.value(strings, literals, 0)
+}
+
+/// The tag a parameter kind requires at top level.
+fn tag_for(kind: ParamKind) -> i64 {
+    match kind {
+        ParamKind::Tensor => TAG_TENSOR,
+        ParamKind::List => TAG_LIST,
+        ParamKind::Map => TAG_MAP,
+        ParamKind::Java => TAG_LITERAL,
+    }
+}
+
+/// Decodes a whole call into its monomorphic [`FunctionType`]: same parameter list as
+/// `parameters`, each type the realized one. A value whose top-level kind disagrees with the
+/// parameter's kind is a `TypeMismatch`; trailing facts are `BadFacts`.
+///
+/// ```
+/// use polyfn_core::*;
+/// let params = [Parameter::new("x", ParamKind::Tensor)];
+/// let call = decode_call(&params, &[TAG_TENSOR, 1, 2, 2, 3], &StringTable::new(), &LiteralTable::new()).unwrap();
+/// assert_eq!(call.to_string(), "(x: TensorSpec(FLOAT, [2, 3]))");
+/// ```
+pub fn decode_call(
+    parameters: &[Parameter],
+    facts: &[i64],
+    strings: &StringTable,
+    literals: &LiteralTable,
+) -> Result<FunctionType, BindError> {
+    let mut pos = 0;
+    let mut realized = Vec::with_capacity(parameters.len());
+    for p in parameters {
+        let tag = *facts.get(pos).ok_or_else(|| {
+            BindError::BadFacts(format!("truncated: no value for parameter '{}'", p.name))
+        })?;
+        if tag == TAG_OMITTED && !p.optional {
+            return Err(BindError::Missing {
+                param: p.name.clone(),
+                expected: p.type_constraint.as_ref().map(|t| t.to_string()),
+            });
+        }
+        let t = decode_value(facts, &mut pos, strings, literals)?;
+        if tag != TAG_OMITTED && tag != tag_for(p.kind) {
+            return Err(BindError::TypeMismatch {
+                param: p.name.clone(),
+                expected: p
+                    .type_constraint
+                    .as_ref()
+                    .map_or_else(|| format!("a {}", p.kind), |c| c.to_string()),
+                got: t.to_string(),
+            });
+        }
+        realized.push(Parameter {
+            type_constraint: Some(t),
+            ..p.clone()
+        });
+    }
+    if pos != facts.len() {
+        return Err(BindError::BadFacts(format!(
+            "{} trailing facts after the last parameter",
+            facts.len() - pos
+        )));
+    }
+    Ok(FunctionType::new(realized))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tables() -> (StringTable, LiteralTable) {
+        let mut s = StringTable::new();
+        s.insert(10, "b");
+        s.insert(11, "a");
+        let mut l = LiteralTable::new();
+        l.insert(7, "3", "java.lang.Integer");
+        (s, l)
+    }
+
+    fn decode(facts: &[i64]) -> Result<TypeRef, BindError> {
+        let (s, l) = tables();
+        let mut pos = 0;
+        let t = decode_value(facts, &mut pos, &s, &l)?;
+        assert_eq!(pos, facts.len(), "consumed everything");
+        Ok(t)
+    }
+
+    #[test]
+    fn all_tags() {
+        assert_eq!(
+            decode(&[1, 1, 2, 2, -1]).unwrap().to_string(),
+            "TensorSpec(FLOAT, [2, -1])"
+        );
+        assert_eq!(
+            decode(&[1, 3, 0]).unwrap().to_string(),
+            "TensorSpec(INT32, [])"
+        );
+        assert_eq!(
+            decode(&[1, 3, -1]).unwrap().to_string(),
+            "TensorSpec(INT32, <unknown>)"
+        );
+        assert_eq!(
+            decode(&[2, 2, 1, 1, 1, 4, 4, 7]).unwrap().to_string(),
+            "List[TensorSpec(FLOAT, [4]), Literal(3)]"
+        );
+        assert_eq!(decode(&[2, 0]).unwrap().to_string(), "List[]");
+        // entries written b-then-a come out sorted
+        assert_eq!(
+            decode(&[3, 2, 10, 4, 7, 11, 1, 1, 0]).unwrap().to_string(),
+            "Map{'a': TensorSpec(FLOAT, []), 'b': Literal(3)}"
+        );
+        let lit = decode(&[4, 7]).unwrap();
+        assert_eq!(
+            lit.downcast_ref::<Literal>().unwrap().class_name,
+            "java.lang.Integer"
+        );
+        assert_eq!(decode(&[0]).unwrap(), TypeRef::new(Omitted));
+    }
+
+    #[test]
+    fn bad_facts() {
+        let bad = |f: &[i64]| matches!(decode(f), Err(BindError::BadFacts(_)));
+        assert!(bad(&[]));
+        assert!(bad(&[9]));
+        assert!(bad(&[1, 1]));
+        assert!(bad(&[1, 1, 3, 2, 2]));
+        assert!(bad(&[1, 1, -2]));
+        assert!(bad(&[1, 1 << 40, 0]));
+        assert!(bad(&[2, 1_000_000]));
+        assert!(bad(&[2, -1]));
+        assert!(bad(&[3, 1, 99, 4, 7]));
+        assert!(bad(&[3, 2, 10, 4, 7, 10, 4, 7]));
+        assert!(bad(&[4, 8]));
+        let mut deep = [2, 1].repeat(100);
+        deep.extend([2, 0]);
+        assert!(bad(&deep));
+        assert!(decode(&[9])
+            .unwrap_err()
+            .to_string()
+            .contains("unknown tag 9"));
+    }
+
+    #[test]
+    fn calls() {
+        let (s, l) = tables();
+        let params = [
+            Parameter::new("x", ParamKind::Tensor),
+            Parameter::new("xs", ParamKind::List),
+            Parameter::new("n", ParamKind::Java).optional(),
+        ];
+        let call = decode_call(&params, &[1, 1, 1, 2, 2, 0, 0], &s, &l).unwrap();
+        assert_eq!(
+            call.to_string(),
+            "(x: TensorSpec(FLOAT, [2]), xs: List[], n: <omitted> = <default>)"
+        );
+        assert!(call.same_signature(&FunctionType::new(params.to_vec())));
+        let e = decode_call(&params, &[1, 1, 1, 2, 3, 0, 0], &s, &l).unwrap_err();
+        assert_eq!(
+            e,
+            BindError::TypeMismatch {
+                param: "xs".into(),
+                expected: "a list".into(),
+                got: "Map{}".into()
+            }
+        );
+        let e = decode_call(&params, &[0, 2, 0, 0], &s, &l).unwrap_err();
+        assert!(matches!(e, BindError::Missing { ref param, .. } if param == "x"));
+        assert!(matches!(
+            decode_call(&params, &[1, 1, 1, 2], &s, &l),
+            Err(BindError::BadFacts(_))
+        ));
+        assert!(matches!(
+            decode_call(&params, &[1, 1, 1, 2, 2, 0, 0, 0], &s, &l),
+            Err(BindError::BadFacts(_))
+        ));
+    }
+}

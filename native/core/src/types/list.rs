@@ -1,0 +1,347 @@
+//! Lists: the concrete [`ListType`] and the declared [`ListConstraint`].
+
+use std::fmt;
+
+use crate::trace_type::as_dyns;
+use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+
+/// A list of known length whose elements each have their own type (covariant).
+///
+/// ```
+/// use polyfn_core::{DType, ListType, Shape, TensorSpec, TypeRef};
+/// let l = ListType::new(vec![TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(&[2])))]);
+/// assert_eq!(l.to_string(), "List[TensorSpec(FLOAT, [2])]");
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ListType {
+    pub elements: Vec<TypeRef>,
+}
+
+impl ListType {
+    pub fn new(elements: Vec<TypeRef>) -> Self {
+        ListType { elements }
+    }
+}
+
+/// What a declared list parameter accepts, e.g. `inputs.list("xs", TFloat32.class)`:
+/// every element a subtype of `element` (None = anything) and, if given, exactly `length`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ListConstraint {
+    pub element: Option<TypeRef>,
+    pub length: Option<usize>,
+}
+
+impl ListConstraint {
+    pub fn new(element: Option<TypeRef>, length: Option<usize>) -> Self {
+        ListConstraint { element, length }
+    }
+
+    fn admits_element(&self, t: &dyn TraceType) -> bool {
+        // `None` is the top element type.
+        self.element
+            .as_ref()
+            .map_or(true, |e| t.is_subtype_of(&**e))
+    }
+}
+
+impl fmt::Display for ListType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("List[")?;
+        for (i, e) in self.elements.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl fmt::Display for ListConstraint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("List[")?;
+        match &self.element {
+            Some(e) => write!(f, "{e}")?,
+            None => f.write_str("*")?,
+        }
+        match self.length {
+            Some(n) => write!(f, "; {n}]"),
+            None => f.write_str(", ...]"),
+        }
+    }
+}
+
+impl TraceType for ListType {
+    fn kind(&self) -> &'static str {
+        "list"
+    }
+
+    fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        if let Some(o) = other.as_any().downcast_ref::<ListType>() {
+            self.elements.len() == o.elements.len()
+                && self
+                    .elements
+                    .iter()
+                    .zip(&o.elements)
+                    .all(|(a, b)| a.is_subtype_of(&**b))
+        } else if let Some(c) = other.as_any().downcast_ref::<ListConstraint>() {
+            c.length.map_or(true, |n| n == self.elements.len())
+                && self.elements.iter().all(|e| c.admits_element(&**e))
+        } else {
+            false
+        }
+    }
+
+    fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        let lists: Vec<&ListType> = others
+            .iter()
+            .map(|o| o.as_any().downcast_ref::<ListType>())
+            .collect::<Option<_>>()?;
+        if lists
+            .iter()
+            .any(|l| l.elements.len() != self.elements.len())
+        {
+            return None;
+        }
+        let elements = (0..self.elements.len())
+            .map(|i| {
+                let rest: Vec<&dyn TraceType> =
+                    lists.iter().map(|l| l.elements[i].as_dyn()).collect();
+                self.elements[i].most_specific_common_supertype(&rest)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(TypeRef::new(ListType::new(elements)))
+    }
+
+    fn placeholders(
+        &self,
+        path: &str,
+        ctx: &mut PlaceholderContext,
+        out: &mut Vec<PlaceholderSpec>,
+    ) {
+        for (i, e) in self.elements.iter().enumerate() {
+            e.placeholders(&format!("{path}[{i}]"), ctx, out);
+        }
+    }
+
+    fn flat_len(&self) -> usize {
+        self.elements.iter().map(|e| e.flat_len()).sum()
+    }
+
+    fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
+        if self.is_subtype_of(traced) {
+            return None;
+        }
+        let n = self.elements.len();
+        if let Some(o) = traced.as_any().downcast_ref::<ListType>() {
+            if o.elements.len() != n {
+                return Some(format!(
+                    "list of length {n} does not match list of length {}",
+                    o.elements.len()
+                ));
+            }
+            let (i, why) = self
+                .elements
+                .iter()
+                .zip(&o.elements)
+                .enumerate()
+                .find_map(|(i, (a, b))| a.explain_mismatch(&**b).map(|w| (i, w)))?;
+            return Some(format!("element {i}: {why}"));
+        }
+        if let Some(c) = traced.as_any().downcast_ref::<ListConstraint>() {
+            if let Some(len) = c.length.filter(|&len| len != n) {
+                return Some(format!(
+                    "list of length {n} does not match list of length {len}"
+                ));
+            }
+            if let Some(el) = &c.element {
+                let (i, why) = self
+                    .elements
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, a)| a.explain_mismatch(&**el).map(|w| (i, w)))?;
+                return Some(format!("element {i}: {why}"));
+            }
+        }
+        Some(format!("{self} does not match {traced}"))
+    }
+
+    fn specialize_for_trace(&self, constraint: &dyn TraceType) -> TypeRef {
+        let element = constraint
+            .as_any()
+            .downcast_ref::<ListConstraint>()
+            .and_then(|c| c.element.as_ref());
+        match element {
+            Some(el) => TypeRef::new(ListType::new(
+                self.elements
+                    .iter()
+                    .map(|e| e.specialize_for_trace(&**el))
+                    .collect(),
+            )),
+            None => TypeRef::new(self.clone()),
+        }
+    }
+
+    crate::trace_type_common!();
+}
+
+impl TraceType for ListConstraint {
+    fn kind(&self) -> &'static str {
+        "list"
+    }
+
+    fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        let Some(o) = other.as_any().downcast_ref::<ListConstraint>() else {
+            return false;
+        };
+        let length_ok = o.length.is_none() || o.length == self.length;
+        let element_ok = match (&self.element, &o.element) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(a), Some(b)) => a.is_subtype_of(&**b),
+        };
+        length_ok && element_ok
+    }
+
+    fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        // Collect every element type and length in play; the join constrains what they share.
+        let mut length = self.length;
+        let mut elements: Vec<TypeRef> = Vec::new();
+        let mut unbounded = self.element.is_none();
+        elements.extend(self.element.iter().cloned());
+        for o in others {
+            if let Some(c) = o.as_any().downcast_ref::<ListConstraint>() {
+                if c.length != length {
+                    length = None;
+                }
+                unbounded |= c.element.is_none();
+                elements.extend(c.element.iter().cloned());
+            } else if let Some(l) = o.as_any().downcast_ref::<ListType>() {
+                if Some(l.elements.len()) != length {
+                    length = None;
+                }
+                elements.extend(l.elements.iter().cloned());
+            } else {
+                return None;
+            }
+        }
+        let element = if unbounded || elements.is_empty() {
+            None
+        } else {
+            let dyns = as_dyns(&elements[1..]);
+            elements[0].most_specific_common_supertype(&dyns)
+        };
+        Some(TypeRef::new(ListConstraint::new(element, length)))
+    }
+
+    fn placeholders(
+        &self,
+        _path: &str,
+        _ctx: &mut PlaceholderContext,
+        _out: &mut Vec<PlaceholderSpec>,
+    ) {
+    }
+
+    fn flat_len(&self) -> usize {
+        0
+    }
+
+    crate::trace_type_common!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, DTypeSet, Shape, TensorConstraint, TensorSpec};
+
+    fn t(dims: &[i64]) -> TypeRef {
+        TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(dims)))
+    }
+
+    fn list(dims: &[&[i64]]) -> ListType {
+        ListType::new(dims.iter().map(|d| t(d)).collect())
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(
+            list(&[&[2], &[3]]).to_string(),
+            "List[TensorSpec(FLOAT, [2]), TensorSpec(FLOAT, [3])]"
+        );
+        assert_eq!(ListType::new(vec![]).to_string(), "List[]");
+        assert_eq!(
+            ListConstraint::new(Some(t(&[-1])), None).to_string(),
+            "List[TensorSpec(FLOAT, [-1]), ...]"
+        );
+        assert_eq!(ListConstraint::new(None, Some(2)).to_string(), "List[*; 2]");
+    }
+
+    #[test]
+    fn subtyping_and_join() {
+        let a = list(&[&[2], &[3]]);
+        assert!(a.is_subtype_of(&a));
+        assert!(a.is_subtype_of(&list(&[&[-1], &[3]])));
+        assert!(!a.is_subtype_of(&list(&[&[2]])));
+        assert!(!list(&[&[-1], &[3]]).is_subtype_of(&a));
+        let j = a
+            .most_specific_common_supertype(&[&list(&[&[4], &[3]])])
+            .unwrap();
+        assert_eq!(j, TypeRef::new(list(&[&[-1], &[3]])));
+        assert!(a
+            .most_specific_common_supertype(&[&list(&[&[2]])])
+            .is_none());
+        let ints = ListType::new(vec![
+            TypeRef::new(TensorSpec::new(DType::INT32, Shape::of(&[2]))),
+            t(&[3]),
+        ]);
+        assert!(a.most_specific_common_supertype(&[&ints]).is_none());
+    }
+
+    #[test]
+    fn constraint() {
+        let floats = TypeRef::new(TensorConstraint::new(DTypeSet::of(&[DType::FLOAT]), None));
+        let any_len = ListConstraint::new(Some(floats.clone()), None);
+        assert!(list(&[&[2], &[3, 3]]).is_subtype_of(&any_len));
+        assert!(ListType::new(vec![]).is_subtype_of(&any_len));
+        assert!(!list(&[&[2]]).is_subtype_of(&ListConstraint::new(None, Some(2))));
+        assert!(list(&[&[2], &[1]]).is_subtype_of(&ListConstraint::new(None, Some(2))));
+        assert!(any_len.is_subtype_of(&ListConstraint::new(None, None)));
+        assert!(!ListConstraint::new(None, None).is_subtype_of(&any_len));
+        let j = any_len
+            .most_specific_common_supertype(&[&list(&[&[2]])])
+            .unwrap();
+        assert!(list(&[&[2]]).is_subtype_of(&*j) && any_len.is_subtype_of(&*j));
+    }
+
+    #[test]
+    fn explain_and_specialize() {
+        let a = list(&[&[2], &[3], &[4]]);
+        assert_eq!(
+            a.explain_mismatch(&list(&[&[2], &[3]])).unwrap(),
+            "list of length 3 does not match list of length 2"
+        );
+        assert_eq!(
+            a.explain_mismatch(&list(&[&[2], &[5], &[4]])).unwrap(),
+            "element 1: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [5]) at dim 0"
+        );
+        assert_eq!(a.explain_mismatch(&a), None);
+        let c = ListConstraint::new(
+            Some(TypeRef::new(TensorConstraint::new(
+                DTypeSet::floating(),
+                Some(Shape::of(&[-1])),
+            ))),
+            None,
+        );
+        assert_eq!(
+            a.specialize_for_trace(&c),
+            TypeRef::new(list(&[&[-1], &[-1], &[-1]]))
+        );
+        let mut out = Vec::new();
+        a.placeholders("xs", &mut PlaceholderContext::new(), &mut out);
+        assert_eq!(
+            out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(),
+            ["xs[0]", "xs[1]", "xs[2]"]
+        );
+        assert_eq!(a.flat_len(), 3);
+    }
+}

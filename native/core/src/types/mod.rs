@@ -1,0 +1,13 @@
+//! The built-in trace type kinds, one module per kind (each with its constraint form).
+
+mod list;
+mod literal;
+mod map;
+mod omitted;
+mod tensor;
+
+pub use list::{ListConstraint, ListType};
+pub use literal::{Literal, LiteralConstraint};
+pub use map::{MapConstraint, MapType};
+pub use omitted::Omitted;
+pub use tensor::{TensorConstraint, TensorSpec};
