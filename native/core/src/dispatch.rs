@@ -120,7 +120,7 @@ impl<V: Clone> DispatchTable<V> {
         }
         let mut pick: Option<&Entry<V>> = None;
         for c in candidates {
-            if pick.map_or(true, |p| c.ty.is_subtype_of(&p.ty)) {
+            if pick.is_none_or(|p| c.ty.is_subtype_of(&p.ty)) {
                 pick = Some(c);
             }
         }

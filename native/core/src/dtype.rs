@@ -141,7 +141,7 @@ impl DTypeSet {
     }
 
     pub fn contains(&self, dtype: DType) -> bool {
-        self.set.as_ref().map_or(true, |s| s.contains(&dtype))
+        self.set.as_ref().is_none_or(|s| s.contains(&dtype))
     }
 
     pub fn is_any(&self) -> bool {

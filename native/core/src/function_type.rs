@@ -294,7 +294,7 @@ pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result
         let omitted = c
             .type_constraint
             .as_ref()
-            .map_or(true, |t| t.downcast_ref::<Omitted>().is_some());
+            .is_none_or(|t| t.downcast_ref::<Omitted>().is_some());
         if omitted {
             if d.optional {
                 continue;

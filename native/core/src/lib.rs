@@ -16,6 +16,7 @@ pub mod explain;
 pub mod facts;
 pub mod function_type;
 pub mod placeholder;
+pub mod polymorphic;
 pub mod shape;
 pub mod trace_type;
 pub mod types;
@@ -30,6 +31,7 @@ pub use facts::{
 };
 pub use function_type::{check_constraints, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
+pub use polymorphic::{Concrete, PolyError, Polymorphic, TraceSession};
 pub use shape::Shape;
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{

@@ -3,12 +3,11 @@
 
 use crate::convert;
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::polymorphic::{PolyError, Polymorphic, TraceSession};
 use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
 use polyfn_core::{
-    decode_value, DType, DTypeSet, LiteralTable, ParamKind, Shape, StringTable, TensorConstraint, TypeRef,
+    decode_value, PolyError, Polymorphic, TraceSession, DType, DTypeSet, LiteralTable, ParamKind, Shape, StringTable, TensorConstraint, TypeRef,
 };
 use polyfn_tf::c_api::{TF_Graph, TF_Output, TF_Tensor};
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime, TfError};
@@ -223,7 +222,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_declareTensor<'l>(
             let mut pos = 0;
             Some(decode_value(&facts_buf, &mut pos, &StringTable::default(), &LiteralTable::default())?)
         };
-        let specs = trace.session.declare(&name, ParamKind::Tensor, constraint, value)?;
+        let specs = trace.session.declare::<TfError>(&name, ParamKind::Tensor, constraint, value)?;
         let mut flat = vec![specs.len() as i64];
         for spec in &specs {
             flat.push(spec.dtype.0 as i64);

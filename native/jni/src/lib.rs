@@ -5,4 +5,3 @@
 mod convert;
 mod errors;
 mod exports;
-pub mod polymorphic;

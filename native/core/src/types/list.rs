@@ -40,7 +40,7 @@ impl ListConstraint {
         // `None` is the top element type.
         self.element
             .as_ref()
-            .map_or(true, |e| t.is_subtype_of(&**e))
+            .is_none_or(|e| t.is_subtype_of(&**e))
     }
 }
 
@@ -85,7 +85,7 @@ impl TraceType for ListType {
                     .zip(&o.elements)
                     .all(|(a, b)| a.is_subtype_of(&**b))
         } else if let Some(c) = other.as_any().downcast_ref::<ListConstraint>() {
-            c.length.map_or(true, |n| n == self.elements.len())
+            c.length.is_none_or(|n| n == self.elements.len())
                 && self.elements.iter().all(|e| c.admits_element(&**e))
         } else {
             false

@@ -84,7 +84,7 @@ impl TraceType for MapType {
                     .zip(o.entries.values())
                     .all(|(a, b)| a.is_subtype_of(&**b))
         } else if let Some(c) = other.as_any().downcast_ref::<MapConstraint>() {
-            c.value.as_ref().map_or(true, |v| {
+            c.value.as_ref().is_none_or(|v| {
                 self.entries.values().all(|a| a.is_subtype_of(&**v))
             })
         } else {

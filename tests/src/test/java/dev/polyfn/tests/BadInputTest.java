@@ -1,0 +1,178 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.tensorflow.Operand;
+import org.tensorflow.types.TFloat32;
+
+/** Every bad input fails with a clear exception, and the function keeps working afterwards. */
+class BadInputTest {
+  private MapFunction add;
+  private TFloat32 one;
+  private TFloat32 two;
+
+  @BeforeEach
+  void setUp() {
+    add = Function.define((tf, in) -> {
+      Operand<TFloat32> a = in.input("a", TFloat32.class);
+      Operand<TFloat32> b = in.input("b", TFloat32.class);
+      return Map.of("sum", tf.math.add(a, b));
+    });
+    one = TFloat32.scalarOf(1f);
+    two = TFloat32.scalarOf(2f);
+  }
+
+  @AfterEach
+  void tearDown() {
+    add.close();
+    one.close();
+    two.close();
+  }
+
+  private void assertStillWorks() {
+    try (Outputs out = add.call(Map.of("a", one, "b", two))) {
+      assertEquals(3f, out.get("sum", TFloat32.class).getFloat(), 0f);
+    }
+  }
+
+  private static void assertMessage(RuntimeException e, String... parts) {
+    for (String p : parts) {
+      assertTrue(e.getMessage().contains(p), "'" + e.getMessage() + "' should contain '" + p + "'");
+    }
+  }
+
+  @Test
+  void missingArgumentOnFirstTrace() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", one)));
+    assertMessage(e, "'b'", "FLOAT");
+    assertEquals(0, add.traceCount());
+    assertStillWorks();
+  }
+
+  @Test
+  void missingArgumentAfterTheParametersAreKnown() {
+    assertStillWorks();
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("b", one)));
+    assertMessage(e, "missing", "'a'");
+    assertStillWorks();
+    assertEquals(1, add.traceCount());
+  }
+
+  @Test
+  void unexpectedArgumentOnFirstTraceAndLater() {
+    IllegalArgumentException first =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", one, "b", two, "c", one)));
+    assertMessage(first, "unexpected", "'c'");
+    assertEquals(0, add.traceCount());
+    assertStillWorks();
+    IllegalArgumentException later =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", one, "b", two, "z", one)));
+    assertMessage(later, "unexpected", "'z'", "(a, b)");
+    assertStillWorks();
+  }
+
+  @Test
+  void nullArgument() {
+    Map<String, Object> args = new HashMap<>();
+    args.put("a", one);
+    args.put("b", null);
+    IllegalArgumentException first = assertThrows(IllegalArgumentException.class, () -> add.call(args));
+    assertMessage(first, "'b'", "null");
+    assertStillWorks();
+    IllegalArgumentException later = assertThrows(IllegalArgumentException.class, () -> add.call(args));
+    assertMessage(later, "'b'", "null");
+    assertThrows(NullPointerException.class, () -> add.call(null));
+    assertStillWorks();
+  }
+
+  @Test
+  void nonTensorWhereATensorIsDeclared() {
+    IllegalArgumentException first =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", one, "b", "two")));
+    assertMessage(first, "'b'", "tensor", "java.lang.String");
+    assertStillWorks();
+    IllegalArgumentException later =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", one, "b", "two")));
+    assertMessage(later, "'b'", "tensor", "java.lang.String");
+    assertStillWorks();
+  }
+
+  @Test
+  void closedTensor() {
+    TFloat32 closed = TFloat32.scalarOf(5f);
+    closed.close();
+    IllegalArgumentException first =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", closed, "b", two)));
+    assertMessage(first, "'a'", "closed");
+    assertStillWorks();
+    IllegalArgumentException later =
+        assertThrows(IllegalArgumentException.class, () -> add.call(Map.of("a", closed, "b", two)));
+    assertMessage(later, "'a'", "closed");
+    assertStillWorks();
+  }
+
+  @Test
+  void anExceptionInTheBodyReachesTheCallerAndNothingIsCached() {
+    IllegalStateException boom = new IllegalStateException("boom");
+    AtomicInteger runs = new AtomicInteger();
+    try (MapFunction f = Function.define((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      if (runs.incrementAndGet() == 1) {
+        throw boom;
+      }
+      return Map.of("y", tf.math.neg(x));
+    })) {
+      assertSame(boom, assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", one))));
+      assertEquals(0, f.traceCount());
+      try (Outputs out = f.call(Map.of("x", one))) {
+        assertEquals(-1f, out.get("y", TFloat32.class).getFloat(), 0f);
+      }
+      assertEquals(1, f.traceCount());
+      assertEquals(2, runs.get());
+    }
+  }
+
+  @Test
+  void aBodyReturningAnOperandOfAnotherGraphFails() {
+    try (org.tensorflow.Graph other = new org.tensorflow.Graph();
+        MapFunction f = Function.define((tf, in) -> {
+          in.input("x", TFloat32.class);
+          return Map.of("y", org.tensorflow.op.Ops.create(other).constant(1f));
+        })) {
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", one)));
+      assertMessage(e, "'y'", "traced graph");
+      assertEquals(0, f.traceCount());
+    }
+  }
+
+  @Test
+  void aRuntimeErrorInTheFunctionIsATensorFlowException() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> m = in.input("m", TFloat32.class);
+          return Map.of("p", tf.linalg.matMul(m, m));
+        });
+        TFloat32 bad = TFloat32.tensorOf(org.tensorflow.ndarray.Shape.of(2, 3))) {
+      RuntimeException e = assertThrows(RuntimeException.class, () -> f.call(Map.of("m", bad)));
+      assertTrue(e instanceof org.tensorflow.exceptions.TFInvalidArgumentException
+          || e instanceof org.tensorflow.exceptions.TensorFlowException, e.toString());
+      try (TFloat32 ok = TFloat32.tensorOf(org.tensorflow.ndarray.Shape.of(2, 2));
+          Outputs out = f.call(Map.of("m", ok))) {
+        assertEquals(org.tensorflow.ndarray.Shape.of(2, 2), out.get("p").shape());
+      }
+    }
+  }
+}
