@@ -284,6 +284,15 @@ impl fmt::Display for FunctionType {
 
 /// Checks a call's realized types against the declared constraints: each present argument's
 /// type must be a subtype of its parameter's constraint (omitted optionals pass).
+/// `value` as the "got" part of an error, with the reason it does not fit `expected` (e.g. which
+/// list element or map key differs) when the type can tell.
+pub fn describe_mismatch(value: &TypeRef, expected: &TypeRef) -> String {
+    match value.explain_mismatch(&**expected) {
+        Some(why) if !why.starts_with(&value.to_string()) => format!("{value} ({why})"),
+        _ => value.to_string(),
+    }
+}
+
 pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result<(), BindError> {
     let mut unexpected = Vec::new();
     for c in &call.parameters {
@@ -311,10 +320,11 @@ pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result
                     .type_constraint
                     .as_ref()
                     .map_or_else(|| d.kind.to_string(), |t| t.to_string()),
-                got: c
-                    .type_constraint
-                    .as_ref()
-                    .map_or_else(String::new, |t| t.to_string()),
+                got: match (&c.type_constraint, &d.type_constraint) {
+                    (Some(t), Some(e)) => describe_mismatch(t, e),
+                    (Some(t), None) => t.to_string(),
+                    _ => String::new(),
+                },
             });
         }
     }

@@ -29,7 +29,7 @@ pub use facts::{
     decode_call, decode_value, LiteralTable, StringTable, TAG_LIST, TAG_LITERAL, TAG_MAP,
     TAG_OMITTED, TAG_TENSOR,
 };
-pub use function_type::{check_constraints, FunctionType, ParamKind, Parameter};
+pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
 pub use polymorphic::{Concrete, PolyError, Polymorphic, TraceSession};
 pub use shape::Shape;

@@ -6,12 +6,15 @@
 
 use parking_lot::Mutex;
 use crate::{
-    bind, check_constraints, decode_call, BindError, DispatchTable, FunctionType, LiteralTable,
+    bind, check_constraints, decode_call, decode_value, describe_mismatch, BindError, DispatchTable, FunctionType, LiteralTable,
     ParamKind, Parameter, PlaceholderContext, PlaceholderSpec, StringTable, TypeRef,
 };
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
+
+/// Distinct values of one Java parameter from which tracing warns (then again at each doubling).
+pub const LITERAL_WARNING_THRESHOLD: usize = 8;
 
 /// One traced concrete function with its monomorphic type.
 #[derive(Debug)]
@@ -69,6 +72,27 @@ impl<C> Polymorphic<C> {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Registers the string a map key id stands for in facts (once per id).
+    pub fn register_string(&self, id: i64, s: &str) {
+        self.state.lock().strings.insert(id, s);
+    }
+
+    /// Registers the Java value a literal id stands for in facts (once per id).
+    pub fn register_literal(&self, id: i64, repr: &str, class_name: &str) {
+        self.state.lock().literals.insert(id, repr, class_name);
+    }
+
+    /// The type of one value described by `facts` (map keys and literals resolved).
+    pub fn decode_value(&self, facts: &[i64]) -> Result<TypeRef, BindError> {
+        let st = self.state.lock();
+        let mut pos = 0;
+        let t = decode_value(facts, &mut pos, &st.strings, &st.literals)?;
+        if pos != facts.len() {
+            return Err(BindError::BadFacts(format!("{} trailing facts after one value", facts.len() - pos)));
+        }
+        Ok(t)
     }
 
     /// The concrete function for a call described by `facts`, or `None` when it must be traced.
@@ -156,7 +180,30 @@ impl<C> Polymorphic<C> {
             st.declared = Some(declared);
         }
         self.traces.fetch_add(1, Ordering::AcqRel);
+        self.warn_about_literals(&st, &session.declared);
         Ok(id)
+    }
+
+    /// Warns when a Java-value parameter has been traced for many distinct values: each value is
+    /// a trace (and a concrete function), so a parameter that takes many values should be a tensor.
+    fn warn_about_literals(&self, st: &State<C>, declared: &[Parameter]) {
+        for p in declared.iter().filter(|p| p.kind == ParamKind::Java) {
+            let distinct: HashSet<&TypeRef> = st
+                .table
+                .types()
+                .into_iter()
+                .filter_map(|t| t.parameter(&p.name).and_then(|q| q.type_constraint.as_ref()))
+                .collect();
+            let n = distinct.len();
+            if n >= LITERAL_WARNING_THRESHOLD && n.is_power_of_two() {
+                log::warn!(
+                    "function '{}' has traced {n} distinct values of Java parameter '{}': every new value traces \
+                     a new concrete function; pass the value as a tensor if it changes from call to call",
+                    self.name,
+                    p.name
+                );
+            }
+        }
     }
 
     /// Drops every concrete function (in-flight calls keep theirs alive until they return).
@@ -202,12 +249,13 @@ impl TraceSession {
         &mut self,
         name: &str,
         kind: ParamKind,
+        optional: bool,
         constraint: TypeRef,
         value: Option<TypeRef>,
     ) -> Result<Vec<PlaceholderSpec>, PolyError<E>> {
         if let Some(known) = self.known.as_ref() {
             let expected = known.parameters.get(self.declared.len());
-            if expected.is_none_or(|p| p.name != name || p.kind != kind) {
+            if expected.is_none_or(|p| p.name != name || p.kind != kind || p.optional != optional) {
                 return Err(self.list_changed(Some(Parameter::new(name, kind).with_constraint(constraint))));
             }
         }
@@ -221,15 +269,15 @@ impl TraceSession {
             return Err(BindError::TypeMismatch {
                 param: name.to_owned(),
                 expected: constraint.to_string(),
-                got: value.to_string(),
+                got: describe_mismatch(&value, &constraint),
             }
             .into());
         }
         let traced = value.specialize_for_trace(&*constraint);
         let mut specs = Vec::new();
         traced.placeholders(name, &mut self.placeholders, &mut specs);
-        self.declared.push(Parameter { name: name.to_owned(), kind, optional: false, type_constraint: Some(constraint) });
-        self.traced.push(Parameter { name: name.to_owned(), kind, optional: false, type_constraint: Some(traced) });
+        self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
+        self.traced.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(traced) });
         Ok(specs)
     }
 
@@ -269,7 +317,7 @@ mod tests {
     /// Traces `f` for a call `x = value` under `c`, building a concrete function named after its type.
     fn trace(f: &Fn, value: TypeRef, c: TypeRef) -> Result<u32, PolyError<String>> {
         let mut s = f.begin_trace::<String>(vec!["x".into()])?;
-        s.declare::<String>("x", ParamKind::Tensor, c, Some(value))?;
+        s.declare::<String>("x", ParamKind::Tensor, false, c, Some(value))?;
         f.finish_trace(&s, vec!["y".into()], |ty, _| Ok(ty.to_string()))
     }
 
@@ -308,11 +356,11 @@ mod tests {
     fn declaring_a_missing_or_mistyped_argument_fails_naming_it() {
         let f = Fn::new("f");
         let mut s = f.begin_trace::<String>(vec![]).unwrap();
-        let e = s.declare::<String>("x", ParamKind::Tensor, constraint(&[DType::FLOAT], None), None).unwrap_err();
+        let e = s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), None).unwrap_err();
         assert!(e.to_string().contains("'x'"), "{e}");
         let mut s = f.begin_trace::<String>(vec!["x".into()]).unwrap();
         let e = s
-            .declare::<String>("x", ParamKind::Tensor, constraint(&[DType::FLOAT], None), Some(spec(DType::INT32, &[])))
+            .declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::INT32, &[])))
             .unwrap_err();
         assert!(e.to_string().contains("'x'") && e.to_string().contains("INT32"), "{e}");
     }
@@ -321,7 +369,7 @@ mod tests {
     fn unexpected_arguments_fail_the_first_trace_and_binding_later() {
         let f = Fn::new("f");
         let mut s = f.begin_trace::<String>(vec!["x".into(), "z".into()]).unwrap();
-        s.declare::<String>("x", ParamKind::Tensor, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[]))).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[]))).unwrap();
         let e = f.finish_trace(&s, vec![], |_, _| Ok::<_, String>(String::new())).unwrap_err();
         assert!(e.to_string().contains("'z'"), "{e}");
         assert_eq!(f.trace_count(), 0);
@@ -339,7 +387,7 @@ mod tests {
         // A second trace whose body declares another name.
         let mut s = f.begin_trace::<String>(vec!["x".into()]).unwrap();
         let e = s
-            .declare::<String>("w", ParamKind::Tensor, constraint(&[DType::FLOAT], None), None)
+            .declare::<String>("w", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), None)
             .unwrap_err();
         assert!(matches!(e, PolyError::ParameterListChanged { .. }), "{e}");
         let text = e.to_string();
@@ -350,7 +398,7 @@ mod tests {
         assert!(matches!(e, PolyError::ParameterListChanged { .. }), "{e}");
         // Same names and kinds under another constraint is the same list.
         let mut s = f.begin_trace::<String>(vec!["x".into()]).unwrap();
-        s.declare::<String>("x", ParamKind::Tensor, constraint(&[DType::INT32, DType::FLOAT], None), Some(spec(DType::FLOAT, &[2])))
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::INT32, DType::FLOAT], None), Some(spec(DType::FLOAT, &[2])))
             .unwrap();
         f.finish_trace(&s, vec![], |_, _| Ok::<_, String>(String::new())).unwrap();
         assert_eq!(f.trace_count(), 2);
@@ -360,7 +408,7 @@ mod tests {
     fn a_failed_build_caches_nothing_and_close_drops_everything() {
         let f = Fn::new("f");
         let mut s = f.begin_trace::<&str>(vec!["x".into()]).unwrap();
-        s.declare::<String>("x", ParamKind::Tensor, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[]))).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[]))).unwrap();
         let e = f.finish_trace(&s, vec![], |_, _| Err::<String, _>("no")).unwrap_err();
         assert!(matches!(e, PolyError::Build("no")));
         assert_eq!(f.trace_count(), 0);

@@ -4,10 +4,11 @@
 use crate::convert;
 use crate::errors::{NativeError, Result, ThrowJava};
 use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 use polyfn_core::{
-    decode_value, PolyError, Polymorphic, TraceSession, DType, DTypeSet, LiteralTable, ParamKind, Shape, StringTable, TensorConstraint, TypeRef,
+    DType, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, ParamKind, PolyError, Polymorphic, Shape,
+    TensorConstraint, TraceSession, TypeRef,
 };
 use polyfn_tf::c_api::{TF_Graph, TF_Output, TF_Tensor};
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime, TfError};
@@ -176,6 +177,22 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_call<'l>(
 }
 
 #[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_find<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+) -> jint {
+    env.with_env(|env| -> Result<jint> {
+        let mut buf = Vec::new();
+        convert::longs_into(env, &facts, fact_count, &mut buf)?;
+        Ok(function(handle)?.lookup::<TfError>(&buf)?.map_or(-1, |c| c.id as jint))
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_polyfn_internal_Native_beginTrace<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
@@ -191,21 +208,49 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_beginTrace<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// Parameter kinds as Java passes them (`dev.polyfn.internal.Native.KIND_*`).
+fn param_kind(kind: jint) -> Result<ParamKind> {
+    Ok(match kind {
+        0 => ParamKind::Tensor,
+        1 => ParamKind::List,
+        2 => ParamKind::Map,
+        3 => ParamKind::Java,
+        _ => return Err(NativeError::IllegalArgument(format!("unknown parameter kind {kind}"))),
+    })
+}
+
+/// The declared constraint of a parameter: element dtypes and shape for tensors, lists and maps
+/// of tensors, the value class for Java values.
+fn constraint(kind: ParamKind, dtypes: DTypeSet, shape: Option<Shape>, java_class: String) -> TypeRef {
+    let tensor = || TypeRef::new(TensorConstraint { dtypes: dtypes.clone(), shape: shape.clone() });
+    match kind {
+        ParamKind::Tensor => tensor(),
+        ParamKind::List => TypeRef::new(ListConstraint::new(Some(tensor()), None)),
+        ParamKind::Map => TypeRef::new(MapConstraint::new(Some(tensor()))),
+        ParamKind::Java => TypeRef::new(LiteralConstraint::new(java_class)),
+    }
+}
+
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_polyfn_internal_Native_declareTensor<'l>(
+pub extern "system" fn Java_dev_polyfn_internal_Native_declareParameter<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     trace: jlong,
     name: JString<'l>,
+    kind: jint,
+    optional: jboolean,
     dtypes: JIntArray<'l>,
     shape_rank: jint,
     dims: JLongArray<'l>,
+    java_class: JString<'l>,
     facts: JLongArray<'l>,
     fact_count: jint,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Result<JLongArray<'l>> {
         let trace = trace_ref(trace)?;
+        let f = function(trace.function)?;
         let name = convert::string(env, &name, "name")?;
+        let kind = param_kind(kind)?;
         let dtypes: Vec<DType> = convert::ints(env, &dtypes)?.into_iter().map(DType).collect();
         let dtypes = if dtypes.is_empty() { DTypeSet::any() } else { DTypeSet::of(&dtypes) };
         let shape = match shape_rank {
@@ -213,30 +258,58 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_declareTensor<'l>(
             -1 => Some(Shape::Unknown),
             _ => Some(Shape::of(&convert::longs(env, &dims)?)),
         };
-        let constraint = TypeRef::new(TensorConstraint { dtypes, shape });
+        let java_class = if java_class.is_null() { String::new() } else { convert::string(env, &java_class, "class")? };
+        let constraint = constraint(kind, dtypes, shape, java_class);
         let mut facts_buf = Vec::new();
         convert::longs_into(env, &facts, fact_count, &mut facts_buf)?;
-        let value = if facts_buf.is_empty() {
-            None
-        } else {
-            let mut pos = 0;
-            Some(decode_value(&facts_buf, &mut pos, &StringTable::default(), &LiteralTable::default())?)
-        };
-        let specs = trace.session.declare::<TfError>(&name, ParamKind::Tensor, constraint, value)?;
+        let value = if facts_buf.is_empty() { None } else { Some(f.decode_value(&facts_buf)?) };
+        let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value)?;
         let mut flat = vec![specs.len() as i64];
         for spec in &specs {
             flat.push(spec.dtype.0 as i64);
-            match spec.shape.rank() {
-                None => flat.push(-1),
-                Some(rank) => {
-                    flat.push(rank as i64);
-                    if let Shape::Known(dims) = &spec.shape {
-                        flat.extend(dims.iter().map(|d| d.unwrap_or(-1)));
-                    }
+            match &spec.shape {
+                Shape::Unknown => flat.push(-1),
+                Shape::Known(dims) => {
+                    flat.push(dims.len() as i64);
+                    flat.extend(dims.iter().map(|d| d.unwrap_or(-1)));
                 }
             }
         }
         convert::new_longs(env, &flat)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_registerString<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    id: jint,
+    value: JString<'l>,
+) {
+    env.with_env(|env| -> Result<()> {
+        let value = convert::string(env, &value, "string")?;
+        function(handle)?.register_string(id as i64, &value);
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_registerLiteral<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    id: jint,
+    repr: JString<'l>,
+    class_name: JString<'l>,
+) {
+    env.with_env(|env| -> Result<()> {
+        let repr = convert::string(env, &repr, "literal")?;
+        let class_name = convert::string(env, &class_name, "class")?;
+        function(handle)?.register_literal(id as i64, &repr, &class_name);
+        Ok(())
     })
     .resolve::<ThrowJava>()
 }
@@ -352,6 +425,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_concreteFunctions<'l>(
     env.with_env(|env| -> Result<JObject<'l>> {
         let mut flat = Vec::new();
         for c in function(handle)?.concrete_functions() {
+            flat.push(c.id.to_string());
             flat.push(c.inner.name().to_owned());
             flat.push(c.output_names.len().to_string());
             flat.extend(c.output_names.iter().cloned());

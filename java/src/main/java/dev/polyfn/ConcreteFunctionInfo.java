@@ -7,14 +7,20 @@ import java.util.List;
  * its monomorphic {@link FunctionType} and its output names.
  */
 public final class ConcreteFunctionInfo {
+  private final int id;
   private final String name;
   private final FunctionType functionType;
   private final List<String> outputNames;
 
-  ConcreteFunctionInfo(String name, FunctionType functionType, List<String> outputNames) {
+  ConcreteFunctionInfo(int id, String name, FunctionType functionType, List<String> outputNames) {
+    this.id = id;
     this.name = name;
     this.functionType = functionType;
     this.outputNames = List.copyOf(outputNames);
+  }
+
+  int id() {
+    return id;
   }
 
   /** The TensorFlow function name registered in the eager context. */

@@ -1,5 +1,7 @@
 package dev.polyfn;
 
+import java.util.List;
+import java.util.Map;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.family.TType;
@@ -7,14 +9,24 @@ import org.tensorflow.types.family.TType;
 /**
  * Declares a function's parameters while its body is traced, and returns their placeholders.
  *
- * <p>The first trace fixes the parameter list. Each call is then typed against it: a tensor's dtype
- * and shape are part of the call's signature, and a signature seen before reuses its concrete
- * function.
+ * <p>The first trace fixes the parameter list (names, kinds, order, optional flags); every later
+ * trace must declare the same list. Calls are typed against it:
+ *
+ * <table>
+ *   <caption>What each kind of parameter contributes to a call's signature</caption>
+ *   <tr><th>declaration</th><th>argument</th><th>signature part</th></tr>
+ *   <tr><td>{@code input}</td><td>a tensor (or a Java number/array, cast)</td><td>dtype and shape</td></tr>
+ *   <tr><td>{@code list}</td><td>a {@code List} of tensors</td><td>length, and each element's dtype and shape</td></tr>
+ *   <tr><td>{@code map}</td><td>a {@code Map<String, Tensor>}</td><td>the key set (order ignored), each value's dtype and shape</td></tr>
+ *   <tr><td>{@code javaInput}</td><td>any Java value</td><td>the value, by {@code equals}/{@code hashCode}</td></tr>
+ * </table>
  *
  * <pre>{@code
  * Operand<TFloat32> x = in.input("x", TFloat32.class);                    // any shape, exact trace
  * Operand<TFloating> v = in.input("v", TFloating.class, Shape.of(-1));    // any float dtype, any length
- * Operand<TInt32> m = in.input("m", TInt32.class, Shape.unknown());       // any rank, one trace
+ * List<Operand<TFloat32>> xs = in.list("xs", TFloat32.class);             // a list of float tensors
+ * Map<String, Operand<?>> feats = in.map("features");                     // named tensors
+ * boolean training = in.javaInput("training", Boolean.class, false);      // a Java value with a default
  * }</pre>
  */
 public interface Inputs {
@@ -33,4 +45,45 @@ public interface Inputs {
    * do not fit fail with {@link IllegalArgumentException}.
    */
   <T extends TType> Operand<T> input(String name, Class<T> type, Shape shape);
+
+  /**
+   * An optional tensor parameter: omitted, it takes {@code defaultValue}. As in TensorFlow's
+   * FunctionType, only the default's type is part of the signature, so omitting the argument and
+   * passing a tensor of the same dtype and shape share one trace. The default tensor stays owned
+   * by the caller and must stay open while the function is used.
+   */
+  <T extends TType> Operand<T> input(String name, Class<T> type, T defaultValue);
+
+  /** An optional tensor parameter constrained to {@code shape}, with a default. */
+  <T extends TType> Operand<T> input(String name, Class<T> type, Shape shape, T defaultValue);
+
+  /**
+   * A list of tensors of any dtypes. Its length and each element's dtype and shape are part of the
+   * signature: a new length retraces, the same length and specs reuse.
+   */
+  List<Operand<?>> list(String name);
+
+  /** A list of tensors of {@code type} (a concrete type or a family). */
+  <T extends TType> List<Operand<T>> list(String name, Class<T> type);
+
+  /**
+   * A map of named tensors of any dtypes. Its exact key set (order ignored) and each value's dtype
+   * and shape are part of the signature. The returned map iterates in sorted key order.
+   */
+  Map<String, Operand<?>> map(String name);
+
+  /** A map of named tensors of {@code type} (a concrete type or a family). */
+  <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type);
+
+  /**
+   * A Java value: returned as is while tracing, so the body can branch on it. Keyed by {@code
+   * equals}/{@code hashCode}: an equal value reuses its trace, a new value traces again and is
+   * kept for the life of the function. Use it for a few values (flags, modes, sizes); a value that
+   * changes from call to call should be a tensor (Polyfn logs a warning when one parameter has
+   * traced many values).
+   */
+  <T> T javaInput(String name, Class<T> type);
+
+  /** An optional Java value: omitted, it is {@code defaultValue} (same trace as passing it). */
+  <T> T javaInput(String name, Class<T> type, T defaultValue);
 }

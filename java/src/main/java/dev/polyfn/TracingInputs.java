@@ -2,13 +2,17 @@ package dev.polyfn;
 
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.tensorflow.Operand;
-import org.tensorflow.Tensor;
 import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
@@ -17,54 +21,130 @@ import org.tensorflow.proto.DataType;
 import org.tensorflow.types.family.TType;
 
 /**
- * The {@link Inputs} a body sees while it is traced: each declaration asks Rust for the
- * parameter's placeholder specs (typed from the call's argument under the declared constraint) and
- * builds the placeholders in the trace graph.
+ * The {@link Inputs} a body sees while it is traced: each declaration writes the call's argument
+ * facts, asks Rust for the parameter's placeholder specs (the argument's type under the declared
+ * constraint) and builds the placeholders in the trace graph.
  */
 final class TracingInputs implements Inputs {
   private final long trace;
   private final Ops tf;
-  private final Map<String, ?> args;
+  private final Arguments.Lookup args;
+  private final Interner interner;
+  private final CallBuffer temporaries = CallBuffer.fresh();
   private final List<String> placeholders = new ArrayList<>();
+  private final List<Param> declared = new ArrayList<>();
 
-  TracingInputs(long trace, Ops tf, Map<String, ?> args) {
+  TracingInputs(long trace, Ops tf, Arguments.Lookup args, Interner interner) {
     this.trace = trace;
     this.tf = tf;
     this.args = args;
+    this.interner = interner;
   }
 
   @Override
   public <T extends TType> Operand<T> input(String name, Class<T> type) {
-    return declare(name, type, null);
+    return tensor(name, type, null, false, null);
   }
 
   @Override
   public <T extends TType> Operand<T> input(String name, Class<T> type, Shape shape) {
-    Objects.requireNonNull(shape, "shape");
-    return declare(name, type, shape);
+    return tensor(name, type, Objects.requireNonNull(shape, "shape"), false, null);
   }
 
-  private <T extends TType> Operand<T> declare(String name, Class<T> type, Shape shape) {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(type, "type");
-    CallBuffer value = CallBuffer.fresh();
-    Object arg = args.get(name);
-    if (arg != null) {
-      if (!(arg instanceof Tensor)) {
-        throw new IllegalArgumentException(
-            "argument '" + name + "': expected a tensor of " + type.getSimpleName() + ", got "
-                + arg.getClass().getName());
-      }
-      value.tensor(name, (Tensor) arg);
-    } else if (args.containsKey(name)) {
-      throw new IllegalArgumentException(
-          "argument '" + name + "': expected a tensor of " + type.getSimpleName() + ", got null");
-    }
-    int rank = shape == null ? -2 : shape.isUnknown() ? -1 : shape.numDimensions();
-    long[] dims = rank > 0 ? shape.asArray() : new long[0];
-    long[] spec = Native.declareTensor(
-        trace, name, DataTypes.accepted(type), rank, dims, value.facts(), value.factCount());
+  @Override
+  public <T extends TType> Operand<T> input(String name, Class<T> type, T defaultValue) {
+    return tensor(name, type, null, true, Objects.requireNonNull(defaultValue, "defaultValue"));
+  }
+
+  @Override
+  public <T extends TType> Operand<T> input(String name, Class<T> type, Shape shape, T defaultValue) {
+    return tensor(name, type, Objects.requireNonNull(shape, "shape"), true,
+        Objects.requireNonNull(defaultValue, "defaultValue"));
+  }
+
+  private <T extends TType> Operand<T> tensor(String name, Class<T> type, Shape shape, boolean optional, T def) {
+    long[] spec = declare(new Param(name, Native.KIND_TENSOR, check(type), null, shape, optional, def));
     return placeholder(spec, 1);
+  }
+
+  @Override
+  public List<Operand<?>> list(String name) {
+    return Collections.unmodifiableList(new ArrayList<>(list(name, TType.class)));
+  }
+
+  @Override
+  public <T extends TType> List<Operand<T>> list(String name, Class<T> type) {
+    long[] spec = declare(new Param(name, Native.KIND_LIST, check(type), null, null, false, null));
+    List<Operand<T>> result = new ArrayList<>();
+    int at = 1;
+    for (int i = 0; i < spec[0]; i++) {
+      result.add(placeholder(spec, at));
+      at += 2 + Math.max(0, (int) spec[at + 1]);
+    }
+    return Collections.unmodifiableList(result);
+  }
+
+  @Override
+  public Map<String, Operand<?>> map(String name) {
+    return Collections.unmodifiableMap(new LinkedHashMap<>(map(name, TType.class)));
+  }
+
+  @Override
+  public <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type) {
+    Param p = new Param(name, Native.KIND_MAP, check(type), null, null, false, null);
+    long[] spec = declare(p);
+    // Rust orders map placeholders by key; so does a TreeMap of the argument's keys.
+    List<String> keys = new ArrayList<>(new TreeMap<>((Map<?, ?>) Arguments.valueFor(p, args.asMap())).keySet()
+        .stream().map(String.class::cast).collect(java.util.stream.Collectors.toList()));
+    Map<String, Operand<T>> result = new LinkedHashMap<>();
+    int at = 1;
+    for (int i = 0; i < spec[0]; i++) {
+      result.put(keys.get(i), placeholder(spec, at));
+      at += 2 + Math.max(0, (int) spec[at + 1]);
+    }
+    return Collections.unmodifiableMap(result);
+  }
+
+  @Override
+  public <T> T javaInput(String name, Class<T> type) {
+    return java(name, type, false, null);
+  }
+
+  @Override
+  public <T> T javaInput(String name, Class<T> type, T defaultValue) {
+    return java(name, type, true, Objects.requireNonNull(defaultValue, "defaultValue"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> T java(String name, Class<T> type, boolean optional, T def) {
+    Objects.requireNonNull(type, "type");
+    Param p = new Param(name, Native.KIND_JAVA, null, type, null, optional, def);
+    declare(p);
+    return (T) Arguments.valueFor(p, args.asMap());
+  }
+
+  /** Declares {@code p} with the call's argument (or its default) and returns its placeholder specs. */
+  private long[] declare(Param p) {
+    Objects.requireNonNull(p.name, "name");
+    args.use(p.name);
+    Object value = Arguments.valueFor(p, args.asMap());
+    CallBuffer facts = CallBuffer.fresh();
+    if (value != null) {
+      Arguments.write(p, value, facts, interner);
+      facts.handOverTemporaries(temporaries);
+    }
+    int rank = p.shape == null ? -2 : p.shape.isUnknown() ? -1 : p.shape.numDimensions();
+    long[] dims = rank > 0 ? p.shape.asArray() : new long[0];
+    int[] dtypes = p.tensorType == null ? new int[0] : DataTypes.accepted(p.tensorType);
+    String javaClass = p.javaClass == null ? null : p.javaClass.getName();
+    long[] spec = Native.declareParameter(trace, p.name, p.kind, p.optional, dtypes, rank, dims, javaClass,
+        facts.facts(), facts.factCount());
+    declared.add(p);
+    return spec;
+  }
+
+  private static <T extends TType> Class<T> check(Class<T> type) {
+    return Objects.requireNonNull(type, "type");
   }
 
   /** Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. */
@@ -72,7 +152,7 @@ final class TracingInputs implements Inputs {
   private <T extends TType> Operand<T> placeholder(long[] spec, int at) {
     Class<T> concrete = (Class<T>) TensorTypeRegistry.find(DataType.forNumber((int) spec[at])).type();
     int rank = (int) spec[at + 1];
-    Shape shape = rank < 0 ? Shape.unknown() : Shape.of(java.util.Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
+    Shape shape = rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
     Placeholder<T> p = tf.placeholder(concrete, Placeholder.shape(shape));
     placeholders.add(p.op().name());
     return p;
@@ -80,5 +160,14 @@ final class TracingInputs implements Inputs {
 
   String[] placeholderNames() {
     return placeholders.toArray(new String[0]);
+  }
+
+  Param[] declared() {
+    return declared.toArray(new Param[0]);
+  }
+
+  /** Closes tensors made from Java numbers while tracing. */
+  void close() {
+    temporaries.closeTemporaries();
   }
 }

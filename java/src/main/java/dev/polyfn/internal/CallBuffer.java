@@ -1,12 +1,15 @@
 package dev.polyfn.internal;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.tensorflow.Tensor;
 
 /**
- * A per-thread, reusable description of one call: its type facts (the wire format of {@code
- * polyfn-core}'s {@code facts} module) and the {@code TF_Tensor} addresses of its tensors, in
- * flatten order. Writing it touches tensor metadata only, never tensor data.
+ * A reusable description of one call: its type facts (the wire format of {@code polyfn-core}'s
+ * {@code facts} module) and the {@code TF_Tensor} addresses of its tensors, in flatten order.
+ * Writing it touches tensor metadata only, never tensor data. Tensors Polyfn made for the call
+ * (Java numbers cast to tensors) are held as temporaries and closed after it.
  */
 public final class CallBuffer {
   public static final long TAG_TENSOR = 1;
@@ -16,12 +19,13 @@ public final class CallBuffer {
 
   private static final ThreadLocal<CallBuffer> PER_THREAD = ThreadLocal.withInitial(CallBuffer::new);
 
-  long[] facts = new long[64];
-  int factCount;
-  long[] tensors = new long[16];
-  int tensorCount;
+  private long[] facts = new long[64];
+  private int factCount;
+  private long[] tensors = new long[16];
+  private int tensorCount;
+  private final List<Tensor> temporaries = new ArrayList<>();
 
-  /** This thread's buffer, emptied. */
+  /** This thread's buffer, emptied. Not re-entrant: release it before anything can call again. */
   public static CallBuffer get() {
     CallBuffer b = PER_THREAD.get();
     b.factCount = 0;
@@ -29,7 +33,7 @@ public final class CallBuffer {
     return b;
   }
 
-  /** A fresh buffer, for descriptions that outlive the call (tracing). */
+  /** A fresh buffer, for descriptions made while tracing. */
   public static CallBuffer fresh() {
     return new CallBuffer();
   }
@@ -37,14 +41,15 @@ public final class CallBuffer {
   /**
    * Appends a tensor argument.
    *
-   * @throws IllegalArgumentException naming {@code param} if the tensor is closed
+   * @param path the argument's name in errors, e.g. {@code xs[2]}
+   * @throws IllegalArgumentException naming {@code path} if the tensor is closed
    */
-  public void tensor(String param, Tensor t) {
+  public void tensor(String path, Tensor t) {
     long address;
     try {
       address = TensorFlowInternals.tensorAddress(t);
     } catch (IllegalStateException e) {
-      throw new IllegalArgumentException("argument '" + param + "': the tensor is closed", e);
+      throw new IllegalArgumentException("argument '" + path + "': the tensor is closed", e);
     }
     org.tensorflow.ndarray.Shape shape = t.shape();
     int rank = shape.numDimensions();
@@ -59,6 +64,67 @@ public final class CallBuffer {
       tensors = Arrays.copyOf(tensors, tensors.length * 2);
     }
     tensors[tensorCount++] = address;
+  }
+
+  /** Appends a tensor type without a value (a spec): {@code dims} null for an unknown rank. */
+  public void spec(int dtype, long[] dims) {
+    int rank = dims == null ? -1 : dims.length;
+    ensureFacts(3 + Math.max(rank, 0));
+    facts[factCount++] = TAG_TENSOR;
+    facts[factCount++] = dtype;
+    facts[factCount++] = rank;
+    for (int i = 0; i < rank; i++) {
+      facts[factCount++] = dims[i];
+    }
+  }
+
+  /** Starts a list of {@code length} elements; the elements follow. */
+  public void list(int length) {
+    ensureFacts(2);
+    facts[factCount++] = TAG_LIST;
+    facts[factCount++] = length;
+  }
+
+  /** Starts a map of {@code size} entries; each entry is {@link #key} then its value. */
+  public void map(int size) {
+    ensureFacts(2);
+    facts[factCount++] = TAG_MAP;
+    facts[factCount++] = size;
+  }
+
+  /** A map key, by its interned id. */
+  public void key(int id) {
+    ensureFacts(1);
+    facts[factCount++] = id;
+  }
+
+  /** A Java value, by its interned id. */
+  public void literal(int id) {
+    ensureFacts(2);
+    facts[factCount++] = TAG_LITERAL;
+    facts[factCount++] = id;
+  }
+
+  /** Appends a tensor Polyfn made for this call; it is closed by {@link #closeTemporaries}. */
+  public void temporary(String path, Tensor t) {
+    temporaries.add(t);
+    tensor(path, t);
+  }
+
+  /** Moves this buffer's temporaries to {@code other}, which closes them later. */
+  public void handOverTemporaries(CallBuffer other) {
+    other.temporaries.addAll(temporaries);
+    temporaries.clear();
+  }
+
+  /** Closes the tensors made for the call (outputs that share their buffers stay valid). */
+  public void closeTemporaries() {
+    if (!temporaries.isEmpty()) {
+      for (Tensor t : temporaries) {
+        t.close();
+      }
+      temporaries.clear();
+    }
   }
 
   public long[] facts() {

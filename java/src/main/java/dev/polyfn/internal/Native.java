@@ -36,17 +36,34 @@ public final class Native {
   /** Starts a trace for a call with these argument names; binds them against known parameters. */
   public static native long beginTrace(long function, String[] argumentNames);
 
+  /** Parameter kinds, as {@code polyfn-core}'s {@code ParamKind}. */
+  public static final int KIND_TENSOR = 0;
+  public static final int KIND_LIST = 1;
+  public static final int KIND_MAP = 2;
+  public static final int KIND_JAVA = 3;
+
   /**
-   * Declares a tensor parameter in a trace and returns its placeholder specs: {@code [count,
-   * (dtype, rank, dims...)...]}, rank -1 meaning unknown rank, dim -1 unknown size.
+   * Declares a parameter in a trace and returns its placeholder specs: {@code [count, (dtype,
+   * rank, dims...)...]} in flatten order (list elements in order, map values by sorted key), rank
+   * -1 meaning unknown rank, dim -1 unknown size. Java parameters have no placeholders.
    *
-   * @param dtypes accepted dtype codes (empty: any)
+   * @param dtypes accepted (element) dtype codes (empty: any)
    * @param shapeRank -2 when no shape is declared, -1 for an unknown rank, else the rank
    * @param dims the declared dims (-1 unknown) when {@code shapeRank >= 0}
-   * @param facts the type facts of the call's argument
+   * @param javaClass the declared class of a Java parameter, else null
+   * @param facts the type facts of the call's argument (none: the argument is absent)
    */
-  public static native long[] declareTensor(
-      long trace, String name, int[] dtypes, int shapeRank, long[] dims, long[] facts, int factCount);
+  public static native long[] declareParameter(long trace, String name, int kind, boolean optional,
+      int[] dtypes, int shapeRank, long[] dims, String javaClass, long[] facts, int factCount);
+
+  /** Registers the map key that {@code id} stands for in facts. */
+  public static native void registerString(long function, int id, String value);
+
+  /** Registers the Java value that literal {@code id} stands for in facts. */
+  public static native void registerLiteral(long function, int id, String repr, String className);
+
+  /** The id of the cached concrete function that accepts the call described by {@code facts}, or -1. */
+  public static native int find(long function, long[] facts, int factCount);
 
   /**
    * Turns the traced graph into a concrete function, registers and caches it; returns its id.
@@ -67,7 +84,7 @@ public final class Native {
   public static native String[] parameters(long function);
 
   /**
-   * Every cached concrete function, flattened: {@code tfName, outputCount, outputNames...,
+   * Every cached concrete function, flattened: {@code id, tfName, outputCount, outputNames...,
    * parameterCount, (name, kind, optional, type) quadruples...}.
    */
   public static native String[] concreteFunctions(long function);

@@ -1,0 +1,170 @@
+package dev.polyfn;
+
+import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.Conversions;
+import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.Native;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.tensorflow.Tensor;
+
+/**
+ * Walks a call's arguments in parameter order and writes their type facts and tensors. Everything
+ * that can be checked on the Java side without Rust fails here, naming the parameter (and the
+ * element index or key) and what was expected.
+ */
+final class Arguments {
+  private Arguments() {}
+
+  /** The value for {@code p}: the argument, its default when omitted, or null when absent. */
+  static Object valueFor(Param p, Map<String, ?> args) {
+    Object v = args.get(p.name);
+    if (v == null) {
+      if (args.containsKey(p.name)) {
+        throw new IllegalArgumentException("argument '" + p.name + "': expected " + p.kindName() + ", got null");
+      }
+      return p.optional ? p.defaultValue : null;
+    }
+    return v;
+  }
+
+  /**
+   * Writes a whole call; false when the arguments do not bind to {@code params} (missing or
+   * unexpected names), which Rust then explains.
+   */
+  static boolean describe(Param[] params, Map<String, ?> args, CallBuffer buf, Interner interner) {
+    int given = 0;
+    for (Param p : params) {
+      Object v = valueFor(p, args);
+      if (v == null) {
+        return false;
+      }
+      if (args.containsKey(p.name)) {
+        given++;
+      }
+      write(p, v, buf, interner);
+    }
+    return given == args.size();
+  }
+
+  /** Writes one argument of parameter {@code p}. */
+  static void write(Param p, Object v, CallBuffer buf, Interner interner) {
+    switch (p.kind) {
+      case Native.KIND_TENSOR:
+        tensor(p, p.name, v, buf);
+        return;
+      case Native.KIND_LIST:
+        if (!(v instanceof List)) {
+          throw new IllegalArgumentException(
+              "argument '" + p.name + "': expected a list of tensors, got " + describe(v));
+        }
+        List<?> list = (List<?>) v;
+        buf.list(list.size());
+        int i = 0;
+        for (Object e : list) {
+          tensor(p, p.name + "[" + i++ + "]", e, buf);
+        }
+        return;
+      case Native.KIND_MAP:
+        if (!(v instanceof Map)) {
+          throw new IllegalArgumentException(
+              "argument '" + p.name + "': expected a map of tensors, got " + describe(v));
+        }
+        Map<?, ?> map = (Map<?, ?>) v;
+        buf.map(map.size());
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+          if (!(e.getKey() instanceof String)) {
+            throw new IllegalArgumentException("argument '" + p.name + "': map keys must be strings, got key "
+                + e.getKey() + " (" + describe(e.getKey()) + ")");
+          }
+          String key = (String) e.getKey();
+          buf.key(interner.string(key));
+          tensor(p, p.name + "['" + key + "']", e.getValue(), buf);
+        }
+        return;
+      default:
+        if (!boxed(p.javaClass).isInstance(v)) {
+          throw new IllegalArgumentException(
+              "argument '" + p.name + "': expected a " + p.javaClass.getName() + ", got " + describe(v));
+        }
+        buf.literal(interner.literal(p.javaClass, v));
+    }
+  }
+
+  private static void tensor(Param p, String path, Object v, CallBuffer buf) {
+    if (v instanceof Tensor) {
+      buf.tensor(path, (Tensor) v);
+    } else if (v instanceof TensorSpec) {
+      TensorSpec s = (TensorSpec) v;
+      buf.spec(s.dtypeCode(), s.shape().isUnknown() ? null : s.shape().asArray());
+    } else if (v != null && Conversions.convertible(v)) {
+      buf.temporary(path, Conversions.toTensor(path, v, p.tensorType));
+    } else {
+      throw new IllegalArgumentException("argument '" + path + "': expected a tensor of "
+          + p.tensorType.getSimpleName() + ", got " + describe(v));
+    }
+  }
+
+  private static String describe(Object v) {
+    return v == null ? "null" : v.getClass().getName();
+  }
+
+  private static Class<?> boxed(Class<?> c) {
+    if (!c.isPrimitive()) {
+      return c;
+    }
+    List<Class<?>> prims = List.of(int.class, long.class, double.class, float.class, boolean.class,
+        short.class, byte.class, char.class);
+    List<Class<?>> boxes = List.of(Integer.class, Long.class, Double.class, Float.class, Boolean.class,
+        Short.class, Byte.class, Character.class);
+    return boxes.get(prims.indexOf(c));
+  }
+
+  /**
+   * The arguments a trace reads: a map by name, or one bare value that binds to the first
+   * parameter the body declares (a call like {@code f.call(tensor)} before the first trace).
+   */
+  static final class Lookup {
+    private final Map<String, ?> map;
+    private final Object single;
+    private String bound;
+
+    private Lookup(Map<String, ?> map, Object single) {
+      this.map = map;
+      this.single = single;
+    }
+
+    static Lookup of(Map<String, ?> args) {
+      return new Lookup(args, null);
+    }
+
+    static Lookup single(Object value) {
+      return new Lookup(null, value);
+    }
+
+    /** Notes that the body declares {@code name} (binds a single value to the first one). */
+    void use(String name) {
+      if (map == null && bound == null) {
+        bound = name;
+      }
+    }
+
+    Map<String, ?> asMap() {
+      if (map != null) {
+        return map;
+      }
+      return bound == null ? Map.of() : java.util.Collections.singletonMap(bound, single);
+    }
+
+    /** The argument names Rust binds against (none for a single value). */
+    String[] names() {
+      return map == null ? new String[0] : Arguments.names(map);
+    }
+  }
+
+  /** The names of {@code args}, for binding in Rust. */
+  static String[] names(Map<String, ?> args) {
+    return new ArrayList<>(args.keySet()).toArray(new String[0]);
+  }
+}

@@ -1,0 +1,294 @@
+package dev.polyfn;
+
+import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.FunctionHandle;
+import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.TensorFlowInternals;
+import java.lang.ref.Reference;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.tensorflow.Graph;
+import org.tensorflow.Operand;
+import org.tensorflow.Output;
+import org.tensorflow.op.Ops;
+import org.tensorflow.types.family.TType;
+
+/**
+ * What every Polyfn function shares: typing calls, looking up or tracing concrete functions,
+ * introspection and release. The subclasses differ in what the body returns and what a call
+ * returns: {@link MapFunction} (named outputs), {@link ListFunction}, {@link SingleFunction},
+ * {@link UnaryFunction}.
+ *
+ * <p>Thread-safe: any number of threads may call one function. Close it to release its concrete
+ * functions; later calls throw {@link IllegalStateException}.
+ */
+public abstract class PolymorphicFunction implements AutoCloseable {
+  private final FunctionOptions options;
+  private final FunctionHandle handle;
+  private final Interner interner;
+  private final Object traceLock = new Object();
+  private final Map<Integer, String[]> outputNames = new ConcurrentHashMap<>();
+  /** The parameters as the first trace declared them; null before it. */
+  private volatile Param[] params;
+
+  PolymorphicFunction(FunctionOptions options) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.handle = new FunctionHandle(this, options.name());
+    this.interner = new Interner(handle);
+  }
+
+  /** Runs the body while tracing; returns its outputs, named. */
+  abstract Traced trace(Ops tf, Inputs inputs);
+
+  /** A body's outputs: names and operands, in output order. */
+  static final class Traced {
+    final String[] names;
+    final Operand<?>[] operands;
+
+    Traced(String[] names, Operand<?>[] operands) {
+      this.names = names;
+      this.operands = operands;
+    }
+  }
+
+  /** The output tensors of one call, which the caller owns. */
+  static final class Result {
+    final String[] names;
+    final TType[] tensors;
+
+    Result(String[] names, TType[] tensors) {
+      this.names = names;
+      this.tensors = tensors;
+    }
+  }
+
+  /** Calls with named arguments. */
+  final Result invoke(Map<String, ?> args) {
+    Objects.requireNonNull(args, "args");
+    try {
+      long fn = handle.address();
+      Param[] ps = params;
+      if (ps != null) {
+        Result r = tryCall(fn, ps, args);
+        if (r != null) {
+          return r;
+        }
+      }
+      return traceAndCall(Arguments.Lookup.of(args), args);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Calls a single-parameter function with its one argument. */
+  final Result invokeSingle(Object value) {
+    Objects.requireNonNull(value, "argument");
+    Param[] ps = params;
+    if (ps == null) {
+      synchronized (traceLock) {
+        if (params == null) {
+          traceLocked(handle.address(), Arguments.Lookup.single(value));
+        }
+      }
+      ps = params;
+    }
+    if (ps.length != 1) {
+      throw new IllegalArgumentException("function '" + name() + "' has " + ps.length + " parameters "
+          + Arrays.stream(ps).map(p -> p.name).collect(Collectors.joining(", ", "(", ")"))
+          + "; call it with a map of arguments");
+    }
+    return invoke(Collections.singletonMap(ps[0].name, value));
+  }
+
+  /** The fast path: describe, one native call; null when the call must trace first. */
+  private Result tryCall(long fn, Param[] ps, Map<String, ?> args) {
+    CallBuffer buf = CallBuffer.get();
+    try {
+      if (!Arguments.describe(ps, args, buf, interner)) {
+        return null;
+      }
+      long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount());
+      return r == null ? null : result(r);
+    } finally {
+      buf.closeTemporaries();
+    }
+  }
+
+  private Result traceAndCall(Arguments.Lookup lookup, Map<String, ?> args) {
+    synchronized (traceLock) {
+      long fn = handle.address();
+      Param[] ps = params;
+      if (ps != null) {
+        // Another thread may have traced this signature while we waited.
+        Result r = tryCall(fn, ps, args);
+        if (r != null) {
+          return r;
+        }
+      }
+      traceLocked(fn, lookup);
+      Result r = tryCall(fn, params, args);
+      if (r == null) {
+        throw new IllegalStateException("the trace of '" + name() + "' does not accept the call that traced it");
+      }
+      return r;
+    }
+  }
+
+  /** Traces the body for the arguments in {@code lookup}; returns the new concrete function's id. */
+  private int traceLocked(long fn, Arguments.Lookup lookup) {
+    long trace = Native.beginTrace(fn, lookup.names());
+    TracingInputs inputs = null;
+    try (Graph graph = new Graph()) {
+      Ops tf = Ops.create(graph);
+      inputs = new TracingInputs(trace, tf, lookup, interner);
+      Traced outs = trace(tf, inputs);
+      int n = outs.names.length;
+      String[] ops = new String[n];
+      int[] indices = new int[n];
+      for (int i = 0; i < n; i++) {
+        if (outs.names[i] == null || outs.operands[i] == null) {
+          throw new IllegalStateException("the body of '" + name() + "' returned a null output or output name");
+        }
+        Output<?> o = outs.operands[i].asOutput();
+        if (o.env() != graph) {
+          throw new IllegalStateException("output '" + outs.names[i] + "' of '" + name()
+              + "' is not an operand of the traced graph: build outputs with the Ops passed to the body");
+        }
+        ops[i] = o.op().name();
+        indices[i] = o.index();
+      }
+      int id = Native.finishTrace(
+          trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(), outs.names, ops, indices);
+      outputNames.put(id, outs.names);
+      if (params == null) {
+        params = inputs.declared();
+      }
+      return id;
+    } finally {
+      if (inputs != null) {
+        inputs.close();
+      }
+      Native.freeTrace(trace);
+    }
+  }
+
+  private Result result(long[] r) {
+    String[] names = outputNames.get((int) r[0]);
+    TType[] tensors = new TType[r.length - 1];
+    for (int i = 0; i < tensors.length; i++) {
+      tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
+    }
+    return new Result(names, tensors);
+  }
+
+  /**
+   * The concrete function for these arguments, traced now if no cached one accepts them, without
+   * executing it ({@code tf.function.get_concrete_function}). Values may be tensors or {@link
+   * TensorSpec}s, also as list elements and map values:
+   *
+   * <pre>{@code
+   * f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(-1))));
+   * }</pre>
+   *
+   * A later call whose types are subtypes of a traced spec reuses it.
+   */
+  public ConcreteFunctionInfo getConcreteFunction(Map<String, ?> argsOrSpecs) {
+    Objects.requireNonNull(argsOrSpecs, "argsOrSpecs");
+    try {
+      synchronized (traceLock) {
+        long fn = handle.address();
+        int id = find(fn, argsOrSpecs);
+        if (id < 0) {
+          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs));
+          id = find(fn, argsOrSpecs);
+        }
+        final int found = id;
+        return concreteFunctions().stream().filter(c -> c.id() == found).findFirst()
+            .orElseThrow(() -> new IllegalStateException("the trace of '" + name() + "' does not accept its arguments"));
+      }
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  private int find(long fn, Map<String, ?> args) {
+    Param[] ps = params;
+    if (ps == null) {
+      return -1;
+    }
+    CallBuffer buf = CallBuffer.fresh();
+    try {
+      return Arguments.describe(ps, args, buf, interner) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
+    } finally {
+      buf.closeTemporaries();
+    }
+  }
+
+  /** The function's name (from {@link FunctionOptions#withName}). */
+  public String name() {
+    return options.name();
+  }
+
+  /** How many concrete functions tracing has produced (failed traces do not count). */
+  public int traceCount() {
+    try {
+      return Native.traceCount(handle.address());
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * The polymorphic type: the declared parameters and their constraints, e.g. {@code (x:
+   * TensorSpec({FLOAT, DOUBLE}, [-1]), n: Literal<java.lang.Integer>)}. Empty before the first
+   * trace, which fixes the parameter list.
+   */
+  public FunctionType functionType() {
+    try {
+      String[] flat = Native.parameters(handle.address());
+      return flat == null ? new FunctionType(List.of()) : FunctionType.decode(flat, 0, flat.length / 4);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Every cached concrete function with its monomorphic type, in the order they were traced. */
+  public List<ConcreteFunctionInfo> concreteFunctions() {
+    try {
+      String[] flat = Native.concreteFunctions(handle.address());
+      List<ConcreteFunctionInfo> result = new ArrayList<>();
+      int at = 0;
+      while (at < flat.length) {
+        int id = Integer.parseInt(flat[at++]);
+        String tfName = flat[at++];
+        int outputs = Integer.parseInt(flat[at++]);
+        List<String> outs = Arrays.asList(Arrays.copyOfRange(flat, at, at + outputs));
+        at += outputs;
+        int ps = Integer.parseInt(flat[at++]);
+        result.add(new ConcreteFunctionInfo(id, tfName, FunctionType.decode(flat, at, ps), outs));
+        at += 4 * ps;
+      }
+      return result;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Releases every concrete function. Idempotent; later calls throw {@link IllegalStateException}. */
+  @Override
+  public void close() {
+    handle.close();
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName() + "(" + name() + functionType() + ")";
+  }
+}

@@ -1,0 +1,17 @@
+package dev.polyfn;
+
+import org.tensorflow.Operand;
+import org.tensorflow.op.Ops;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The body of a {@link UnaryFunction}: one typed input {@code x}, one typed output.
+ *
+ * <pre>{@code
+ * UnaryBody<TFloat32, TFloat32> twice = (tf, x) -> tf.math.mul(x, tf.constant(2f));
+ * }</pre>
+ */
+@FunctionalInterface
+public interface UnaryBody<I extends TType, O extends TType> {
+  Operand<O> define(Ops tf, Operand<I> x);
+}

@@ -1,0 +1,82 @@
+package dev.polyfn.internal;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Gives map keys and Java-value arguments the small integer ids that call facts carry, registering
+ * each new one with the function's Rust state once. Java values are keyed by {@code equals} and
+ * {@code hashCode} together with their parameter's declared class: every distinct value is kept
+ * for the life of the function (and costs a trace), so Java-value parameters suit a few values
+ * (flags, modes, sizes), not data.
+ */
+public final class Interner {
+  private static final int MAX_REPR = 80;
+
+  private final FunctionHandle function;
+  private final Map<String, Integer> strings = new ConcurrentHashMap<>();
+  private final Map<LiteralKey, Integer> literals = new ConcurrentHashMap<>();
+  private int next;
+
+  public Interner(FunctionHandle function) {
+    this.function = function;
+  }
+
+  /** The id of map key {@code s}. */
+  public int string(String s) {
+    Integer id = strings.get(s);
+    if (id != null) {
+      return id;
+    }
+    synchronized (this) {
+      return strings.computeIfAbsent(s, k -> {
+        int fresh = next++;
+        Native.registerString(function.address(), fresh, k);
+        return fresh;
+      });
+    }
+  }
+
+  /** The id of Java value {@code value} for a parameter declared as {@code declared}. */
+  public int literal(Class<?> declared, Object value) {
+    LiteralKey key = new LiteralKey(declared, value);
+    Integer id = literals.get(key);
+    if (id != null) {
+      return id;
+    }
+    synchronized (this) {
+      return literals.computeIfAbsent(key, k -> {
+        int fresh = next++;
+        Native.registerLiteral(function.address(), fresh, repr(value), declared.getName());
+        return fresh;
+      });
+    }
+  }
+
+  private static String repr(Object value) {
+    String s = value instanceof String ? "\"" + value + "\"" : String.valueOf(value);
+    return s.length() <= MAX_REPR ? s : s.substring(0, MAX_REPR - 3) + "...";
+  }
+
+  private static final class LiteralKey {
+    final Class<?> declared;
+    final Object value;
+
+    LiteralKey(Class<?> declared, Object value) {
+      this.declared = declared;
+      this.value = value;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof LiteralKey && ((LiteralKey) o).declared == declared
+          && Objects.equals(((LiteralKey) o).value, value);
+    }
+
+    @Override
+    public int hashCode() {
+      return declared.hashCode() * 31 + Objects.hashCode(value);
+    }
+  }
+}
