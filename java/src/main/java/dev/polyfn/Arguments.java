@@ -73,14 +73,10 @@ final class Arguments {
         }
         Map<?, ?> map = (Map<?, ?>) v;
         buf.map(map.size());
-        for (Map.Entry<?, ?> e : map.entrySet()) {
-          if (!(e.getKey() instanceof String)) {
-            throw new IllegalArgumentException("argument '" + p.name + "': map keys must be strings, got key "
-                + e.getKey() + " (" + describe(e.getKey()) + ")");
-          }
-          String key = (String) e.getKey();
+        // Rust flattens map values in key order: write them in the same order.
+        for (String key : sortedKeys(p, map)) {
           buf.key(interner.string(key));
-          tensor(p, p.name + "['" + key + "']", e.getValue(), buf);
+          tensor(p, p.name + "['" + key + "']", map.get(key), buf);
         }
         return;
       default:
@@ -104,6 +100,39 @@ final class Arguments {
       throw new IllegalArgumentException("argument '" + path + "': expected a tensor of "
           + p.tensorType.getSimpleName() + ", got " + describe(v));
     }
+  }
+
+  /**
+   * The keys of a map argument in the order Rust orders them: by code point, which is the byte
+   * order of their UTF-8 encoding.
+   */
+  static String[] sortedKeys(Param p, Map<?, ?> map) {
+    String[] keys = new String[map.size()];
+    int i = 0;
+    for (Object k : map.keySet()) {
+      if (!(k instanceof String)) {
+        throw new IllegalArgumentException("argument '" + p.name + "': map keys must be strings, got key "
+            + k + " (" + describe(k) + ")");
+      }
+      keys[i++] = (String) k;
+    }
+    java.util.Arrays.sort(keys, Arguments::compareCodePoints);
+    return keys;
+  }
+
+  private static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
   }
 
   private static String describe(Object v) {

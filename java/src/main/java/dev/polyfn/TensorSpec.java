@@ -36,7 +36,7 @@ public final class TensorSpec {
   public static TensorSpec of(Class<? extends TType> type, Shape shape) {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(shape, "shape");
-    if (type.isInterface()) {
+    if (!DataTypes.isConcrete(type)) {
       throw new IllegalArgumentException(
           "a TensorSpec needs a concrete tensor type such as TFloat32, not the family " + type.getSimpleName());
     }

@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import org.tensorflow.Operand;
 import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.Shape;
@@ -93,13 +92,12 @@ final class TracingInputs implements Inputs {
   public <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type) {
     Param p = new Param(name, Native.KIND_MAP, check(type), null, null, false, null);
     long[] spec = declare(p);
-    // Rust orders map placeholders by key; so does a TreeMap of the argument's keys.
-    List<String> keys = new ArrayList<>(new TreeMap<>((Map<?, ?>) Arguments.valueFor(p, args.asMap())).keySet()
-        .stream().map(String.class::cast).collect(java.util.stream.Collectors.toList()));
+    Object value = Arguments.valueFor(p, args.asMap());
+    String[] keys = Arguments.sortedKeys(p, (Map<?, ?>) value);
     Map<String, Operand<T>> result = new LinkedHashMap<>();
     int at = 1;
     for (int i = 0; i < spec[0]; i++) {
-      result.put(keys.get(i), placeholder(spec, at));
+      result.put(keys[i], placeholder(spec, at));
       at += 2 + Math.max(0, (int) spec[at + 1]);
     }
     return Collections.unmodifiableMap(result);

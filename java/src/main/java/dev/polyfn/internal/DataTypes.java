@@ -31,7 +31,7 @@ public final class DataTypes {
     if (type == TType.class) {
       return new int[0];
     }
-    if (!type.isInterface()) {
+    if (isConcrete(type)) {
       return new int[] {code(type)};
     }
     List<Integer> codes = new ArrayList<>();
@@ -44,6 +44,14 @@ public final class DataTypes {
       throw new IllegalArgumentException("no TensorFlow tensor type implements " + type.getName());
     }
     return codes.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /**
+   * Whether {@code type} is one dtype ({@code TFloat32}) rather than a family ({@code TFloating}).
+   * TensorFlow Java declares both as interfaces, so this asks its type registry.
+   */
+  public static boolean isConcrete(Class<? extends TType> type) {
+    return CONCRETE.contains(type);
   }
 
   /** The TF_DataType code of a concrete tensor class. */

@@ -95,7 +95,7 @@ class BadInputTest {
     assertStillWorks();
     IllegalArgumentException later = assertThrows(IllegalArgumentException.class, () -> add.call(args));
     assertMessage(later, "'b'", "null");
-    assertThrows(NullPointerException.class, () -> add.call(null));
+    assertThrows(NullPointerException.class, () -> add.call((Map<String, ?>) null));
     assertStillWorks();
   }
 
