@@ -175,7 +175,7 @@ class KotlinExtensionsTest {
         addTwo(IntArray(1)).use { f ->
             TFloat32.scalarOf(1f).use { one ->
                 f("x" to one).close()
-                assertMessage(assertThrows(IllegalArgumentException::class.java) { f("x" to 1.5f) }, "'x'", "tensor")
+                assertMessage(assertThrows(IllegalArgumentException::class.java) { f("x" to "1.5") }, "'x'", "tensor")
             }
         }
     }
