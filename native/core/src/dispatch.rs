@@ -96,9 +96,11 @@ impl<V: Clone> DispatchTable<V> {
             None => (self.most_specific_supertype(call)?, Hit::Inexact),
         };
         if let Some(facts) = facts {
-            if self.memo.len() >= MEMO_CAPACITY {
-                log::debug!("dispatch memo full ({MEMO_CAPACITY} call shapes); clearing");
-                self.memo.clear();
+            // Exact memos are bounded by the entries; inexact ones (one per call shape served by
+            // a general signature) are what can grow, so they are what gets dropped.
+            if self.memo.len() >= MEMO_CAPACITY + self.entries.len() {
+                log::debug!("dispatch memo full ({MEMO_CAPACITY} inexact call shapes); clearing them");
+                self.memo.retain(|_, m| m.hit == Hit::Exact);
             }
             self.memo.insert(facts.into(), Memo { seq, hit });
         }

@@ -31,7 +31,7 @@ pub use facts::{
 };
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
-pub use polymorphic::{Concrete, PolyError, Polymorphic, TraceSession};
+pub use polymorphic::{Concrete, Options, PolyError, Polymorphic, Stats, TraceRecord, TraceSession};
 pub use shape::Shape;
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{

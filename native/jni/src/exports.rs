@@ -7,8 +7,8 @@ use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 use polyfn_core::{
-    DType, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, ParamKind, PolyError, Polymorphic, Shape,
-    TensorConstraint, TraceSession, TypeRef,
+    DType, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, Options, ParamKind, PolyError, Polymorphic,
+    Shape, TensorConstraint, TraceSession, TypeRef,
 };
 use polyfn_tf::c_api::{TF_Graph, TF_Output, TF_Tensor};
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime, TfError};
@@ -75,8 +75,10 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_init<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     context: jlong,
+    log_level: jint,
 ) -> JObject<'l> {
     env.with_env(|env| -> Result<JObject<'l>> {
+        crate::logging::install(env, log_level)?;
         let rt = Runtime::attach_loaded().map_err(NativeError::IllegalState)?;
         if context == 0 {
             return Err(NativeError::IllegalState("TensorFlow Java's eager context is null".into()));
@@ -95,10 +97,16 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_newFunction<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     name: JString<'l>,
+    reduce_retracing: jboolean,
+    max_concrete_functions: jint,
 ) -> jlong {
     env.with_env(|env| -> Result<jlong> {
         let name = convert::string(env, &name, "name")?;
-        Ok(Box::into_raw(Box::new(Function::new(name))) as jlong)
+        let options = Options {
+            reduce_retracing,
+            max_concrete_functions: usize::try_from(max_concrete_functions).ok().filter(|&n| n > 0),
+        };
+        Ok(Box::into_raw(Box::new(Function::with_options(name, options))) as jlong)
     })
     .resolve::<ThrowJava>()
 }
@@ -141,6 +149,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_call<'l>(
     fact_count: jint,
     tensors: JLongArray<'l>,
     tensor_count: jint,
+    count: jboolean,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Result<JLongArray<'l>> {
         let f = function(handle)?;
@@ -148,7 +157,9 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_call<'l>(
             let mut guard = scratch.borrow_mut();
             let s = &mut *guard;
             convert::longs_into(env, &facts, fact_count, &mut s.facts)?;
-            let Some(concrete) = f.lookup::<TfError>(&s.facts)? else {
+            // A hit counts once per call; re-checks after the call's own trace pass count = false.
+            let found = if count { f.lookup::<TfError>(&s.facts)? } else { f.find::<TfError>(&s.facts)? };
+            let Some(concrete) = found else {
                 return Ok(JLongArray::default());
             };
             convert::longs_into(env, &tensors, tensor_count, &mut s.tensors)?;
@@ -187,7 +198,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_find<'l>(
     env.with_env(|env| -> Result<jint> {
         let mut buf = Vec::new();
         convert::longs_into(env, &facts, fact_count, &mut buf)?;
-        Ok(function(handle)?.lookup::<TfError>(&buf)?.map_or(-1, |c| c.id as jint))
+        Ok(function(handle)?.find::<TfError>(&buf)?.map_or(-1, |c| c.id as jint))
     })
     .resolve::<ThrowJava>()
 }
@@ -198,11 +209,21 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_beginTrace<'l>(
     _class: JClass<'l>,
     handle: jlong,
     arg_names: JObjectArray<'l, JString<'l>>,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+    for_call: jboolean,
 ) -> jlong {
     env.with_env(|env| -> Result<jlong> {
         let f = function(handle)?;
         let names = convert::strings(env, &arg_names, "argument names")?;
-        let session = f.begin_trace::<TfError>(names)?;
+        let call_facts = if facts.is_null() {
+            None
+        } else {
+            let mut buf = Vec::new();
+            convert::longs_into(env, &facts, fact_count, &mut buf)?;
+            Some(buf)
+        };
+        let session = f.begin_trace::<TfError>(names, call_facts.as_deref(), for_call)?;
         Ok(Box::into_raw(Box::new(Trace { function: handle, session })) as jlong)
     })
     .resolve::<ThrowJava>()
@@ -444,4 +465,77 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_traceCount<'l>(
     handle: jlong,
 ) -> jint {
     env.with_env(|_env| -> Result<jint> { Ok(function(handle)?.trace_count() as jint) }).resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_clearCache<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        function(handle)?.clear_cache();
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_statistics<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Result<JLongArray<'l>> {
+        let s = function(handle)?.stats();
+        let values = [
+            s.exact_hits,
+            s.inexact_hits,
+            s.misses,
+            s.traces,
+            s.evictions,
+            s.total_trace_nanos,
+            s.last_trace_nanos,
+        ];
+        convert::new_longs(env, &values.map(|v| v as i64))
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_traceHistory<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObject<'l> {
+    env.with_env(|env| -> Result<JObject<'l>> {
+        let mut flat = Vec::new();
+        for r in function(handle)?.history() {
+            flat.extend([r.function_type, r.parameter, r.reason, r.nanos.to_string()]);
+        }
+        convert::new_strings(env, &flat)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_liveConcreteFunctions<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+) -> jlong {
+    env.with_env(|_env| -> Result<jlong> { Ok(EagerFunction::live_count() as jlong) }).resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_isRegistered<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+) -> jboolean {
+    env.with_env(|env| -> Result<jboolean> {
+        let name = convert::string(env, &name, "name")?;
+        let (rt, ctx) = runtime()?;
+        Ok(EagerFunction::is_registered(rt, ctx, &name))
+    })
+    .resolve::<ThrowJava>()
 }

@@ -5,3 +5,4 @@
 mod convert;
 mod errors;
 mod exports;
+mod logging;

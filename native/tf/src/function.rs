@@ -5,6 +5,10 @@ use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
 use std::ffi::{c_int, CString};
 use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Functions registered by [`EagerFunction`] and not yet removed, process-wide (for leak checks).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// An eager context Polyfn registers functions in. Owned by TensorFlow Java (its default
 /// `EagerSession`), or by the caller of [`EagerContext::new_owned`] in Rust-only tools.
@@ -100,6 +104,7 @@ impl EagerFunction {
         // The context keeps its own copy of the FunctionDef.
         (api.TF_DeleteFunction)(func);
         status.check("registering the function in the eager context")?;
+        LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(EagerFunction {
             rt,
             ctx,
@@ -107,6 +112,18 @@ impl EagerFunction {
             num_inputs: sig.inputs.len(),
             num_outputs: sig.outputs.len(),
         })
+    }
+
+    /// How many functions Polyfn has registered and not yet removed, in this process.
+    pub fn live_count() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    /// Whether `ctx` has a function called `name`.
+    pub fn is_registered(rt: &Runtime, ctx: EagerContext, name: &str) -> bool {
+        let Ok(c) = CString::new(name) else { return false };
+        // SAFETY: live context, NUL-terminated name.
+        unsafe { (rt.api().TFE_ContextHasFunction)(ctx.0, c.as_ptr()) != 0 }
     }
 
     /// The registered function name.
@@ -188,6 +205,7 @@ impl Drop for EagerFunction {
         let status = Status::new(api);
         // SAFETY: the function was registered under this name in this context.
         unsafe { (api.TFE_ContextRemoveFunction)(self.ctx.0, self.name.as_ptr(), status.raw()) };
+        LIVE.fetch_sub(1, Ordering::Relaxed);
         if let Err(e) = status.check("") {
             log::warn!("removing function {} from the eager context: {e}", self.name());
         }

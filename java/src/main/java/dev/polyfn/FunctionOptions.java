@@ -6,19 +6,26 @@ import java.util.Objects;
  * Options of a polymorphic function; immutable, each {@code with...} returns a copy.
  *
  * <pre>{@code
- * MapFunction f = Function.define(body, FunctionOptions.defaults().withName("scale"));
+ * MapFunction f = Function.define(body, FunctionOptions.defaults()
+ *     .withName("scale")
+ *     .withReduceRetracing(true)        // shapes that vary share generic traces
+ *     .withMaxConcreteFunctions(64));   // evict the least recently used beyond 64
  * }</pre>
  */
 public final class FunctionOptions {
-  private static final FunctionOptions DEFAULTS = new FunctionOptions("function");
+  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0);
 
   private final String name;
+  private final boolean reduceRetracing;
+  private final int maxConcreteFunctions;
 
-  private FunctionOptions(String name) {
+  private FunctionOptions(String name, boolean reduceRetracing, int maxConcreteFunctions) {
     this.name = name;
+    this.reduceRetracing = reduceRetracing;
+    this.maxConcreteFunctions = maxConcreteFunctions;
   }
 
-  /** The defaults: name {@code "function"}. */
+  /** The defaults: name {@code "function"}, exact retracing, an unbounded cache. */
   public static FunctionOptions defaults() {
     return DEFAULTS;
   }
@@ -29,15 +36,48 @@ public final class FunctionOptions {
     if (name.isBlank()) {
       throw new IllegalArgumentException("name must not be blank");
     }
-    return new FunctionOptions(name);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions);
+  }
+
+  /**
+   * tf.function's {@code reduce_retracing}: when a call matches no cached signature, trace the
+   * most specific common supertype of the call and the cached signatures instead of the call's
+   * exact types. Calls with shapes {@code [2]}, {@code [3]}, {@code [4]}, {@code [2, 2]} then
+   * trace {@code [2]}, {@code [-1]} (which serves {@code [4]}) and an unknown rank: 3 traces.
+   */
+  public FunctionOptions withReduceRetracing(boolean reduceRetracing) {
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions);
+  }
+
+  /**
+   * Bounds the cache: beyond {@code max} concrete functions the least recently used is evicted
+   * and its TensorFlow function released (a later call of its signature traces again).
+   *
+   * @param max at least 1
+   */
+  public FunctionOptions withMaxConcreteFunctions(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("max concrete functions must be at least 1, got " + max);
+    }
+    return new FunctionOptions(name, reduceRetracing, max);
   }
 
   public String name() {
     return name;
   }
 
+  public boolean reduceRetracing() {
+    return reduceRetracing;
+  }
+
+  /** The cache bound, 0 when unbounded. */
+  public int maxConcreteFunctions() {
+    return maxConcreteFunctions;
+  }
+
   @Override
   public String toString() {
-    return "FunctionOptions(name=" + name + ")";
+    return "FunctionOptions(name=" + name + ", reduceRetracing=" + reduceRetracing
+        + ", maxConcreteFunctions=" + (maxConcreteFunctions == 0 ? "unbounded" : maxConcreteFunctions) + ")";
   }
 }

@@ -40,7 +40,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
-    this.handle = new FunctionHandle(this, options.name());
+    this.handle = new FunctionHandle(
+        this, options.name(), options.reduceRetracing(), options.maxConcreteFunctions());
     this.interner = new Interner(handle);
   }
 
@@ -76,7 +77,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       long fn = handle.address();
       Param[] ps = params;
       if (ps != null) {
-        Result r = tryCall(fn, ps, args);
+        Result r = tryCall(fn, ps, args, true);
         if (r != null) {
           return r;
         }
@@ -94,7 +95,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     if (ps == null) {
       synchronized (traceLock) {
         if (params == null) {
-          traceLocked(handle.address(), Arguments.Lookup.single(value));
+          traceLocked(handle.address(), Arguments.Lookup.single(value), null, true);
         }
       }
       ps = params;
@@ -108,13 +109,13 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /** The fast path: describe, one native call; null when the call must trace first. */
-  private Result tryCall(long fn, Param[] ps, Map<String, ?> args) {
+  private Result tryCall(long fn, Param[] ps, Map<String, ?> args, boolean count) {
     CallBuffer buf = CallBuffer.get();
     try {
       if (!Arguments.describe(ps, args, buf, interner)) {
         return null;
       }
-      long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount());
+      long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), count);
       return r == null ? null : result(r);
     } finally {
       buf.closeTemporaries();
@@ -126,14 +127,14 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       long fn = handle.address();
       Param[] ps = params;
       if (ps != null) {
-        // Another thread may have traced this signature while we waited.
-        Result r = tryCall(fn, ps, args);
+        // Another thread may have traced this signature while we waited (then it is this call's hit).
+        Result r = tryCall(fn, ps, args, true);
         if (r != null) {
           return r;
         }
       }
-      traceLocked(fn, lookup);
-      Result r = tryCall(fn, params, args);
+      traceLocked(fn, lookup, describeForTrace(args), true);
+      Result r = tryCall(fn, params, args, false);
       if (r == null) {
         throw new IllegalStateException("the trace of '" + name() + "' does not accept the call that traced it");
       }
@@ -141,9 +142,28 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
   }
 
-  /** Traces the body for the arguments in {@code lookup}; returns the new concrete function's id. */
-  private int traceLocked(long fn, Arguments.Lookup lookup) {
-    long trace = Native.beginTrace(fn, lookup.names());
+  /** The facts of a call for a trace (null when the parameter list is not known yet). */
+  private CallBuffer describeForTrace(Map<String, ?> args) {
+    Param[] ps = params;
+    if (ps == null) {
+      return null;
+    }
+    CallBuffer buf = CallBuffer.fresh();
+    try {
+      return Arguments.describe(ps, args, buf, interner) ? buf : null;
+    } finally {
+      buf.closeTemporaries();
+    }
+  }
+
+  /**
+   * Traces the body for the arguments in {@code lookup}; returns the new concrete function's id.
+   * {@code call} describes the call, when known, so Rust can explain and generalize the retrace.
+   */
+  private int traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall) {
+    long trace = call == null
+        ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
+        : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
     TracingInputs inputs = null;
     try (Graph graph = new Graph()) {
       Ops tf = Ops.create(graph);
@@ -206,7 +226,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         long fn = handle.address();
         int id = find(fn, argsOrSpecs);
         if (id < 0) {
-          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs));
+          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false);
           id = find(fn, argsOrSpecs);
         }
         final int found = id;
@@ -276,6 +296,46 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         at += 4 * ps;
       }
       return result;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Releases every concrete function now; the parameter list stays, and the next call of each
+   * signature traces again. ({@code tf.function} has no such method.)
+   */
+  public void clearCache() {
+    try {
+      Native.clearCache(handle.address());
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Counters of calls (exact and inexact hits, misses) and traces, with trace times. */
+  public FunctionStatistics statistics() {
+    try {
+      return new FunctionStatistics(Native.statistics(handle.address()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * The most recent traces (up to 64), oldest first, each with the reason no cached signature
+   * matched. The same records are logged at {@code DEBUG} to the {@code System.Logger} named
+   * {@code dev.polyfn}; when 5 of the last 10 calls traced, a {@code WARNING} names the function,
+   * the parameters that keep changing and the options that would help.
+   */
+  public List<TraceEvent> traceHistory() {
+    try {
+      String[] flat = Native.traceHistory(handle.address());
+      List<TraceEvent> events = new ArrayList<>(flat.length / 4);
+      for (int i = 0; i < flat.length; i += 4) {
+        events.add(new TraceEvent(flat[i], flat[i + 1], flat[i + 2], java.time.Duration.ofNanos(Long.parseLong(flat[i + 3]))));
+      }
+      return events;
     } finally {
       Reference.reachabilityFence(this);
     }

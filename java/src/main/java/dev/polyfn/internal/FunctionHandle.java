@@ -15,10 +15,10 @@ public final class FunctionHandle implements AutoCloseable {
   private final String name;
   private volatile boolean closed;
 
-  public FunctionHandle(Object owner, String name) {
+  public FunctionHandle(Object owner, String name, boolean reduceRetracing, int maxConcreteFunctions) {
     NativeLibrary.ensureLoaded();
     this.name = name;
-    this.address = Native.newFunction(name);
+    this.address = Native.newFunction(name, reduceRetracing, maxConcreteFunctions);
     CLEANER.register(owner, new Free(address));
   }
 

@@ -14,10 +14,14 @@ public final class Native {
   private Native() {}
 
   /** Binds to TensorFlow's runtime and its eager context; returns TensorFlow's version. */
-  static native String init(long eagerContext);
+  static native String init(long eagerContext, int logLevel);
 
-  /** A new polymorphic function (no concrete function yet). */
-  public static native long newFunction(String name);
+  /**
+   * A new polymorphic function (no concrete function yet).
+   *
+   * @param maxConcreteFunctions the cache bound, 0 for none
+   */
+  public static native long newFunction(String name, boolean reduceRetracing, int maxConcreteFunctions);
 
   /** Releases every concrete function; the handle stays valid until {@link #freeFunction}. */
   public static native void closeFunction(long function);
@@ -29,12 +33,19 @@ public final class Native {
    * The call path: types the call from {@code facts}, dispatches, executes on the {@code
    * TF_Tensor} addresses in {@code tensors}. Returns {@code [concreteId, output addresses...]},
    * whose tensors the caller then owns, or {@code null} when no cached concrete function fits
-   * (trace, then call again).
+   * (trace, then call again). {@code count} counts a hit in the statistics; the attempt after a
+   * call's own trace passes false, so each call counts once (a miss is counted by its trace).
    */
-  public static native long[] call(long function, long[] facts, int factCount, long[] tensors, int tensorCount);
+  public static native long[] call(
+      long function, long[] facts, int factCount, long[] tensors, int tensorCount, boolean count);
 
-  /** Starts a trace for a call with these argument names; binds them against known parameters. */
-  public static native long beginTrace(long function, String[] argumentNames);
+  /**
+   * Starts a trace for a call with these argument names; binds them against known parameters.
+   * {@code facts} (null when unknown) describe the call, to explain the retrace and generalize it.
+   * {@code forCall} counts the call as a miss in the statistics.
+   */
+  public static native long beginTrace(
+      long function, String[] argumentNames, long[] facts, int factCount, boolean forCall);
 
   /** Parameter kinds, as {@code polyfn-core}'s {@code ParamKind}. */
   public static final int KIND_TENSOR = 0;
@@ -91,4 +102,19 @@ public final class Native {
 
   /** Number of traces that produced a concrete function. */
   public static native int traceCount(long function);
+
+  /** Releases every concrete function; the parameter list stays. */
+  public static native void clearCache(long function);
+
+  /** {@code [exactHits, inexactHits, misses, traces, evictions, totalTraceNanos, lastTraceNanos]}. */
+  public static native long[] statistics(long function);
+
+  /** Recent traces, oldest first, as {@code (functionType, parameter, reason, nanos)} quadruples. */
+  public static native String[] traceHistory(long function);
+
+  /** Concrete functions registered by Polyfn and not yet released, in this process. */
+  public static native long liveConcreteFunctions();
+
+  /** Whether TensorFlow's eager context has a function called {@code name}. */
+  public static native boolean isRegistered(String name);
 }

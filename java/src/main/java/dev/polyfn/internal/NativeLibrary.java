@@ -38,7 +38,7 @@ public final class NativeLibrary {
         // TensorFlow Java's static initializer loads libtensorflow_cc.so.2, which Polyfn binds to.
         TensorFlow.version();
         load();
-        tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress());
+        tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress(), NativeLog.maxRustLevel());
       }
       return tensorFlowVersion;
     }

@@ -1,0 +1,29 @@
+package dev.polyfn;
+
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.NativeLibrary;
+
+/**
+ * Process-wide counts of Polyfn's native resources, for leak checks in tests and monitoring.
+ *
+ * <pre>{@code
+ * long before = Diagnostics.liveConcreteFunctions();
+ * try (MapFunction f = ...) { f.call(...).close(); }
+ * assert Diagnostics.liveConcreteFunctions() == before;
+ * }</pre>
+ */
+public final class Diagnostics {
+  private Diagnostics() {}
+
+  /** Concrete functions registered in TensorFlow's eager context by Polyfn and not yet released. */
+  public static long liveConcreteFunctions() {
+    NativeLibrary.ensureLoaded();
+    return Native.liveConcreteFunctions();
+  }
+
+  /** Whether TensorFlow's eager context holds a function called {@code name} (see {@link ConcreteFunctionInfo#name()}). */
+  public static boolean isRegistered(String name) {
+    NativeLibrary.ensureLoaded();
+    return Native.isRegistered(name);
+  }
+}

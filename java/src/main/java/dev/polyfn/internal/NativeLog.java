@@ -1,0 +1,40 @@
+package dev.polyfn.internal;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+
+/**
+ * Where Polyfn's Rust log records arrive: the {@code System.Logger} named {@code dev.polyfn}
+ * (java.util.logging by default). Retrace warnings are {@code WARNING}; every trace and eviction
+ * with its reason is {@code DEBUG}.
+ */
+final class NativeLog {
+  static final Logger LOGGER = System.getLogger("dev.polyfn");
+
+  private NativeLog() {}
+
+  /** Called from Rust; {@code level} is Rust's: 1 error, 2 warn, 3 info, 4 debug, 5 trace. */
+  static void log(int level, String message) {
+    LOGGER.log(javaLevel(level), message);
+  }
+
+  /** The most verbose Rust level the Java logger enables (0: none), read when Polyfn loads. */
+  static int maxRustLevel() {
+    for (int level = 5; level >= 1; level--) {
+      if (LOGGER.isLoggable(javaLevel(level))) {
+        return level;
+      }
+    }
+    return 0;
+  }
+
+  private static Level javaLevel(int rustLevel) {
+    switch (rustLevel) {
+      case 1: return Level.ERROR;
+      case 2: return Level.WARNING;
+      case 3: return Level.INFO;
+      case 4: return Level.DEBUG;
+      default: return Level.TRACE;
+    }
+  }
+}
