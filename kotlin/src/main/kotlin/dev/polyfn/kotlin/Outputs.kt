@@ -1,5 +1,6 @@
 package dev.polyfn.kotlin
 
+import dev.polyfn.ListOutputs
 import dev.polyfn.Outputs
 import org.tensorflow.Tensor
 import org.tensorflow.types.family.TType
@@ -41,3 +42,21 @@ public operator fun Outputs.contains(name: String): Boolean = name in names()
  * @throws IllegalStateException if the outputs are closed
  */
 public fun Outputs.toMap(): Map<String, Tensor> = names().associateWith { get(it) }
+
+/**
+ * The output at [index] as a [T], given explicitly: `out.get<TFloat32>(0)`. (Without a type
+ * argument, `out.get(0)` and `out[0]` are the list's method that gives a plain [Tensor].)
+ *
+ * ```kotlin
+ * f("x" to x).use { out ->
+ *     val sum = out.get<TFloat32>(0)
+ *     println(sum.getFloat())
+ * }
+ * ```
+ *
+ * @throws IllegalArgumentException if the output is not a [T]
+ * @throws IndexOutOfBoundsException if there is no output at [index]
+ * @throws IllegalStateException if the outputs are closed
+ */
+@Suppress("EXTENSION_SHADOWED_BY_MEMBER") // only for calls without a type argument
+public inline fun <reified T : TType> ListOutputs.get(index: Int): T = get(index, T::class.java)
