@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
+    VariableSpec,
     BindError, DType, FunctionType, ListType, Literal, MapType, Omitted, ParamKind, Parameter,
     Shape, TensorSpec, TypeRef,
 };
@@ -27,6 +28,9 @@ pub const TAG_LIST: i64 = 2;
 pub const TAG_MAP: i64 = 3;
 /// `[4, literal_id]`.
 pub const TAG_LITERAL: i64 = 4;
+/// `[5, dtype, rank, d0, ..., alias]`: a resource variable, by which distinct variable of the
+/// call it is (see [`crate::VariableSpec`]).
+pub const TAG_VARIABLE: i64 = 5;
 
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
@@ -133,6 +137,16 @@ impl Reader<'_> {
                 };
                 Ok(TypeRef::new(TensorSpec::new(DType(dtype), shape)))
             }
+            TAG_VARIABLE => {
+                let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
+                    BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
+                })?;
+                let rank = self.len("rank", 1)?;
+                let dims = (0..rank).map(|_| self.next("a dim")).collect::<Result<Vec<_>, _>>()?;
+                let alias = u64::try_from(self.next("an alias index")?)
+                    .map_err(|_| BindError::BadFacts(format!("negative alias at position {}", *self.pos - 1)))?;
+                Ok(TypeRef::new(VariableSpec::new(DType(dtype), Shape::of(&dims), alias)))
+            }
             TAG_LIST => {
                 let n = self.len("list length", 1)?;
                 let elements = (0..n)
@@ -186,6 +200,7 @@ fn tag_for(kind: ParamKind) -> i64 {
         ParamKind::List => TAG_LIST,
         ParamKind::Map => TAG_MAP,
         ParamKind::Java => TAG_LITERAL,
+        ParamKind::Variable => TAG_VARIABLE,
     }
 }
 
@@ -352,4 +367,31 @@ mod tests {
             Err(BindError::BadFacts(_))
         ));
     }
+}
+
+/// Decodes a call whose facts hold the parameters' values followed by the captures' values,
+/// into a monomorphic [`FunctionType`] with both (`declared` gives the parameter list and the
+/// capture names).
+pub fn decode_call_with_captures(
+    declared: &FunctionType,
+    facts: &[i64],
+    strings: &StringTable,
+    literals: &LiteralTable,
+) -> Result<FunctionType, BindError> {
+    let mut pos = 0;
+    let mut params_end = 0;
+    for _ in &declared.parameters {
+        decode_value(facts, &mut pos, strings, literals)?;
+        params_end = pos;
+    }
+    let mut call = decode_call(&declared.parameters, &facts[..params_end], strings, literals)?;
+    let mut captures = Vec::with_capacity(declared.captures.len());
+    for (name, _) in &declared.captures {
+        captures.push((name.clone(), decode_value(facts, &mut pos, strings, literals)?));
+    }
+    if pos != facts.len() {
+        return Err(BindError::BadFacts(format!("{} trailing facts after the last capture", facts.len() - pos)));
+    }
+    call.captures = captures;
+    Ok(call)
 }

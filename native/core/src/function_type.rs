@@ -18,6 +18,8 @@ pub enum ParamKind {
     Map,
     /// Any other Java value, traced as a [`crate::Literal`].
     Java,
+    /// A resource variable, passed by handle ([`crate::VariableSpec`]).
+    Variable,
 }
 
 impl fmt::Display for ParamKind {
@@ -27,6 +29,7 @@ impl fmt::Display for ParamKind {
             ParamKind::List => "list",
             ParamKind::Map => "map",
             ParamKind::Java => "java",
+            ParamKind::Variable => "variable",
         })
     }
 }
@@ -325,6 +328,15 @@ pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result
                     (Some(t), None) => t.to_string(),
                     _ => String::new(),
                 },
+            });
+        }
+    }
+    for ((name, c), (_, d)) in call.captures.iter().zip(&declared.captures) {
+        if !c.is_subtype_of(&**d) {
+            return Err(BindError::TypeMismatch {
+                param: format!("capture {name}"),
+                expected: d.to_string(),
+                got: describe_mismatch(c, d),
             });
         }
     }

@@ -26,8 +26,8 @@ pub use dispatch::{DispatchTable, Hit};
 pub use dtype::{DType, DTypeSet};
 pub use explain::explain_retrace;
 pub use facts::{
-    decode_call, decode_value, LiteralTable, StringTable, TAG_LIST, TAG_LITERAL, TAG_MAP,
-    TAG_OMITTED, TAG_TENSOR,
+    decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable, TAG_LIST, TAG_LITERAL,
+    TAG_MAP, TAG_OMITTED, TAG_TENSOR, TAG_VARIABLE,
 };
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
@@ -36,5 +36,5 @@ pub use shape::Shape;
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{
     ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, Omitted,
-    TensorConstraint, TensorSpec,
+    TensorConstraint, TensorSpec, VariableConstraint, VariableSpec,
 };

@@ -7,7 +7,7 @@
 //! Generic over the concrete function `C` so the logic is tested without a runtime.
 
 use crate::{
-    bind, check_constraints, decode_call, decode_value, describe_mismatch, explain_retrace, BindError,
+    bind, check_constraints, decode_call_with_captures, decode_value, describe_mismatch, explain_retrace, BindError,
     DispatchTable, FunctionType, Hit, LiteralTable, ParamKind, Parameter, PlaceholderContext,
     PlaceholderSpec, StringTable, TypeRef,
 };
@@ -190,7 +190,7 @@ impl<C> Polymorphic<C> {
             None => {
                 let st = &mut *st;
                 let Some(declared) = st.declared.as_ref() else { return Ok(None) };
-                let call = decode_call(&declared.parameters, facts, &st.strings, &st.literals)?;
+                let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
                 check_constraints(&call, declared)?;
                 st.table.lookup(&call, Some(facts))
             }
@@ -228,7 +228,7 @@ impl<C> Polymorphic<C> {
             bind(&known.parameters, &names)?;
         }
         let call = match (known.as_ref(), call_facts) {
-            (Some(k), Some(facts)) => decode_call(&k.parameters, facts, &st.strings, &st.literals).ok(),
+            (Some(k), Some(facts)) => decode_call_with_captures(k, facts, &st.strings, &st.literals).ok(),
             _ => None,
         };
         let cached = st.table.types();
@@ -248,6 +248,8 @@ impl<C> Polymorphic<C> {
             arg_names,
             declared: Vec::new(),
             traced: Vec::new(),
+            declared_captures: Vec::new(),
+            traced_captures: Vec::new(),
             placeholders: PlaceholderContext::new(),
             generalized,
             reason,
@@ -264,7 +266,8 @@ impl<C> Polymorphic<C> {
         build: impl FnOnce(&FunctionType, u32) -> Result<C, E>,
     ) -> Result<u32, PolyError<E>> {
         if let Some(known) = session.known.as_ref() {
-            if session.declared.len() != known.parameters.len() {
+            if session.declared.len() != known.parameters.len() || session.declared_captures.len() != known.captures.len()
+            {
                 return Err(session.list_changed(None));
             }
         }
@@ -276,8 +279,8 @@ impl<C> Polymorphic<C> {
             let parameters = session.declared.iter().map(|p| p.name.clone()).collect();
             return Err(BindError::Unexpected { names: unexpected, parameters }.into());
         }
-        let declared = FunctionType::new(session.declared.clone());
-        let traced = FunctionType::new(session.traced.clone());
+        let declared = FunctionType::new(session.declared.clone()).with_captures(session.declared_captures.clone());
+        let traced = FunctionType::new(session.traced.clone()).with_captures(session.traced_captures.clone());
         let id = {
             let mut st = self.state.lock();
             if let Some(before) = st.declared.as_ref() {
@@ -430,6 +433,12 @@ impl<C> Polymorphic<C> {
         self.state.lock().history.iter().cloned().collect()
     }
 
+    /// The declared type (parameters and captures with their constraints), `None` before the
+    /// first trace.
+    pub fn declared(&self) -> Option<FunctionType> {
+        self.state.lock().declared.clone()
+    }
+
     /// The declared parameters, `None` before the first trace.
     pub fn parameters(&self) -> Option<Vec<Parameter>> {
         self.state.lock().declared.as_ref().map(|d| d.parameters.clone())
@@ -452,6 +461,11 @@ pub struct TraceSession {
     arg_names: Vec<String>,
     declared: Vec<Parameter>,
     traced: Vec<Parameter>,
+    /// Captures (seed 000): hidden inputs the body declared, with their constraints...
+    declared_captures: Vec<(String, TypeRef)>,
+    /// ...and the types they were traced with.
+    traced_captures: Vec<(String, TypeRef)>,
+    /// Shared by parameters and captures: one placeholder per aliased value (seed 002).
     placeholders: PlaceholderContext,
     /// With reduce-retracing: the call generalized against the cached signatures.
     generalized: Option<FunctionType>,
@@ -507,6 +521,39 @@ impl TraceSession {
         traced.placeholders(name, &mut self.placeholders, &mut specs);
         self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
         self.traced.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(traced) });
+        Ok(specs)
+    }
+
+    /// Declares capture `name` (a value the body reads from outside, fed as a hidden input at
+    /// every call) under `constraint`, with the type of its current `value`. Returns its
+    /// placeholders: none when the value is aliased to one already placed (the same variable).
+    pub fn declare_capture<E>(
+        &mut self,
+        name: &str,
+        constraint: TypeRef,
+        value: TypeRef,
+    ) -> Result<Vec<PlaceholderSpec>, PolyError<E>> {
+        if let Some(known) = self.known.as_ref() {
+            if known.captures.get(self.declared_captures.len()).is_none_or(|(n, _)| n != name) {
+                return Err(PolyError::ParameterListChanged {
+                    name: self.function.clone(),
+                    before: known.to_string(),
+                    now: format!("a capture '{name}' at position {}", self.declared_captures.len()),
+                });
+            }
+        }
+        if !value.is_subtype_of(&*constraint) {
+            return Err(BindError::TypeMismatch {
+                param: format!("capture {name}"),
+                expected: constraint.to_string(),
+                got: describe_mismatch(&value, &constraint),
+            }
+            .into());
+        }
+        let mut specs = Vec::new();
+        value.placeholders(name, &mut self.placeholders, &mut specs);
+        self.declared_captures.push((name.to_owned(), constraint));
+        self.traced_captures.push((name.to_owned(), value));
         Ok(specs)
     }
 

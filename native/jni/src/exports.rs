@@ -8,7 +8,7 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 use polyfn_core::{
     DType, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, Options, ParamKind, PolyError, Polymorphic,
-    Shape, TensorConstraint, TraceSession, TypeRef,
+    Shape, TensorConstraint, TraceSession, TypeRef, VariableConstraint,
 };
 use polyfn_tf::c_api::{TF_Graph, TF_Output, TF_Tensor};
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime, TfError};
@@ -64,10 +64,12 @@ fn function<'a>(handle: jlong) -> Result<&'a Function> {
     Ok(unsafe { &*(handle as *const Function) })
 }
 
-/// A trace in progress: the session and the function it belongs to.
+/// A trace in progress: the session, the function it belongs to, and the concrete functions its
+/// graph calls (nested calls), which the traced function keeps alive.
 struct Trace {
     function: jlong,
     session: TraceSession,
+    calls: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 #[unsafe(no_mangle)]
@@ -224,7 +226,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_beginTrace<'l>(
             Some(buf)
         };
         let session = f.begin_trace::<TfError>(names, call_facts.as_deref(), for_call)?;
-        Ok(Box::into_raw(Box::new(Trace { function: handle, session })) as jlong)
+        Ok(Box::into_raw(Box::new(Trace { function: handle, session, calls: Vec::new() })) as jlong)
     })
     .resolve::<ThrowJava>()
 }
@@ -236,6 +238,7 @@ fn param_kind(kind: jint) -> Result<ParamKind> {
         1 => ParamKind::List,
         2 => ParamKind::Map,
         3 => ParamKind::Java,
+        4 => ParamKind::Variable,
         _ => return Err(NativeError::IllegalArgument(format!("unknown parameter kind {kind}"))),
     })
 }
@@ -249,6 +252,7 @@ fn constraint(kind: ParamKind, dtypes: DTypeSet, shape: Option<Shape>, java_clas
         ParamKind::List => TypeRef::new(ListConstraint::new(Some(tensor()), None)),
         ParamKind::Map => TypeRef::new(MapConstraint::new(Some(tensor()))),
         ParamKind::Java => TypeRef::new(LiteralConstraint::new(java_class)),
+        ParamKind::Variable => TypeRef::new(VariableConstraint::new(dtypes)),
     }
 }
 
@@ -285,17 +289,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_declareParameter<'l>(
         convert::longs_into(env, &facts, fact_count, &mut facts_buf)?;
         let value = if facts_buf.is_empty() { None } else { Some(f.decode_value(&facts_buf)?) };
         let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value)?;
-        let mut flat = vec![specs.len() as i64];
-        for spec in &specs {
-            flat.push(spec.dtype.0 as i64);
-            match &spec.shape {
-                Shape::Unknown => flat.push(-1),
-                Shape::Known(dims) => {
-                    flat.push(dims.len() as i64);
-                    flat.extend(dims.iter().map(|d| d.unwrap_or(-1)));
-                }
-            }
-        }
+        let flat = flatten_specs(&specs);
         convert::new_longs(env, &flat)
     })
     .resolve::<ThrowJava>()
@@ -353,6 +347,7 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_finishTrace<'l>(
     output_names: JObjectArray<'l, JString<'l>>,
     output_ops: JObjectArray<'l, JString<'l>>,
     output_indices: JIntArray<'l>,
+    control_ops: JObjectArray<'l, JString<'l>>,
 ) -> jint {
     env.with_env(|env| -> Result<jint> {
         let trace = trace_ref(trace)?;
@@ -366,14 +361,27 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_finishTrace<'l>(
         let inputs = placeholders.iter().map(|op| output_of(rt, graph, op, 0)).collect::<Result<Vec<_>>>()?;
         let outputs =
             ops.iter().zip(&indices).map(|(op, &i)| output_of(rt, graph, op, i)).collect::<Result<Vec<_>>>()?;
+        let control = convert::strings(env, &control_ops, "control operations")?
+            .iter()
+            .map(|op| output_of(rt, graph, op, 0).map(|o| o.oper))
+            .collect::<Result<Vec<_>>>()?;
         // TensorFlow argument names must match [a-z][a-z0-9_]*; user names stay on the Java side.
         let arg_names: Vec<CString> =
             (0..outputs.len()).map(|i| CString::new(format!("output_{i}")).unwrap()).collect();
         let tf_name = format!("polyfn_{}_{}", sanitize(f.name()), NEXT_FUNCTION.fetch_add(1, Ordering::Relaxed));
         let id = f.finish_trace(&trace.session, names, |_ty, _id| {
-            let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names };
+            let sig = GraphSignature {
+                inputs: &inputs,
+                outputs: &outputs,
+                output_names: &arg_names,
+                control_outputs: &control,
+            };
             // SAFETY: the graph is the live trace graph Java holds open for this call.
-            unsafe { EagerFunction::from_graph(rt, ctx, graph, &tf_name, &sig) }
+            let mut function = unsafe { EagerFunction::from_graph(rt, ctx, graph, &tf_name, &sig) }?;
+            for dependency in trace.calls.drain(..) {
+                function.keep_alive(dependency);
+            }
+            Ok(function)
         })?;
         Ok(id as jint)
     })
@@ -413,12 +421,17 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_freeTrace<'l>(
     .resolve::<ThrowJava>()
 }
 
-fn parameter_quadruples(parameters: &[polyfn_core::Parameter], out: &mut Vec<String>) {
-    for p in parameters {
+/// A FunctionType as `(name, kind, optional, type)` quadruples: parameters, then captures (kind
+/// `capture`).
+fn type_quadruples(ty: &polyfn_core::FunctionType, out: &mut Vec<String>) {
+    for p in &ty.parameters {
         out.push(p.name.clone());
         out.push(p.kind.to_string());
         out.push(p.optional.to_string());
         out.push(p.type_constraint.as_ref().map(|t| t.to_string()).unwrap_or_else(|| p.kind.to_string()));
+    }
+    for (name, t) in &ty.captures {
+        out.extend([name.clone(), "capture".to_owned(), "false".to_owned(), t.to_string()]);
     }
 }
 
@@ -429,9 +442,9 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_parameters<'l>(
     handle: jlong,
 ) -> JObject<'l> {
     env.with_env(|env| -> Result<JObject<'l>> {
-        let Some(parameters) = function(handle)?.parameters() else { return Ok(JObject::null()) };
+        let Some(declared) = function(handle)?.declared() else { return Ok(JObject::null()) };
         let mut flat = Vec::new();
-        parameter_quadruples(&parameters, &mut flat);
+        type_quadruples(&declared, &mut flat);
         convert::new_strings(env, &flat)
     })
     .resolve::<ThrowJava>()
@@ -448,10 +461,11 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_concreteFunctions<'l>(
         for c in function(handle)?.concrete_functions() {
             flat.push(c.id.to_string());
             flat.push(c.inner.name().to_owned());
+            flat.push(c.inner.num_inputs().to_string());
             flat.push(c.output_names.len().to_string());
             flat.extend(c.output_names.iter().cloned());
-            flat.push(c.function_type.parameters.len().to_string());
-            parameter_quadruples(&c.function_type.parameters, &mut flat);
+            flat.push((c.function_type.parameters.len() + c.function_type.captures.len()).to_string());
+            type_quadruples(&c.function_type, &mut flat);
         }
         convert::new_strings(env, &flat)
     })
@@ -536,6 +550,122 @@ pub extern "system" fn Java_dev_polyfn_internal_Native_isRegistered<'l>(
         let name = convert::string(env, &name, "name")?;
         let (rt, ctx) = runtime()?;
         Ok(EagerFunction::is_registered(rt, ctx, &name))
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_declareCapture<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+    name: JString<'l>,
+    variable: jboolean,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Result<JLongArray<'l>> {
+        let trace = trace_ref(trace)?;
+        let f = function(trace.function)?;
+        let name = convert::string(env, &name, "name")?;
+        let mut buf = Vec::new();
+        convert::longs_into(env, &facts, fact_count, &mut buf)?;
+        let value = f.decode_value(&buf)?;
+        // A capture accepts any value of its kind: its type is part of each call's signature.
+        let constraint = if variable {
+            TypeRef::new(VariableConstraint::new(DTypeSet::any()))
+        } else {
+            TypeRef::new(TensorConstraint { dtypes: DTypeSet::any(), shape: None })
+        };
+        let specs = trace.session.declare_capture::<TfError>(&name, constraint, value)?;
+        convert::new_longs(env, &flatten_specs(&specs))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// Placeholder specs as Java reads them: `[count, (dtype, rank, dims...)...]`, rank -1 unknown.
+fn flatten_specs(specs: &[polyfn_core::PlaceholderSpec]) -> Vec<i64> {
+    let mut flat = vec![specs.len() as i64];
+    for spec in specs {
+        flat.push(spec.dtype.0 as i64);
+        match &spec.shape {
+            Shape::Unknown => flat.push(-1),
+            Shape::Known(dims) => {
+                flat.push(dims.len() as i64);
+                flat.extend(dims.iter().map(|d| d.unwrap_or(-1)));
+            }
+        }
+    }
+    flat
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_addCall<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    concrete_id: jint,
+    outer_trace: jlong,
+    graph: jlong,
+    op_name: JString<'l>,
+    input_ops: JObjectArray<'l, JString<'l>>,
+    input_indices: JIntArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Result<jint> {
+        let f = function(handle)?;
+        let (rt, _) = runtime()?;
+        let graph = graph as *mut TF_Graph;
+        let op_name = convert::string(env, &op_name, "operation name")?;
+        let ops = convert::strings(env, &input_ops, "input operations")?;
+        let indices = convert::ints(env, &input_indices)?;
+        let inputs =
+            ops.iter().zip(&indices).map(|(op, &i)| output_of(rt, graph, op, i)).collect::<Result<Vec<_>>>()?;
+        let concrete = f
+            .concrete_functions()
+            .into_iter()
+            .find(|c| c.id == concrete_id as u32)
+            .ok_or_else(|| NativeError::IllegalState(format!("concrete function {concrete_id} is not cached")))?;
+        // SAFETY: the graph is live and owned by the calling thread's trace or user code.
+        unsafe { concrete.inner.add_call(graph, &op_name, &inputs) }?;
+        let outputs = concrete.inner.num_outputs() as jint;
+        if outer_trace != 0 {
+            trace_ref(outer_trace)?.calls.push(concrete);
+        }
+        Ok(outputs)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_resolveHandle<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Result<jlong> {
+        let (rt, _) = runtime()?;
+        if handle == 0 {
+            return Err(NativeError::IllegalArgument("null tensor handle".into()));
+        }
+        // SAFETY: Java passes a live TFE_TensorHandle owned by TensorFlow Java's eager session.
+        Ok(unsafe { polyfn_tf::tensor::resolve(rt, handle as *mut _) }? as jlong)
+    })
+    .resolve::<ThrowJava>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_polyfn_internal_Native_deleteTensor<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    tensor: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        let (rt, _) = runtime()?;
+        if tensor != 0 {
+            // SAFETY: made by resolveHandle and owned by the caller, deleted once.
+            unsafe { (rt.api().TF_DeleteTensor)(tensor as *mut TF_Tensor) };
+        }
+        Ok(())
     })
     .resolve::<ThrowJava>()
 }

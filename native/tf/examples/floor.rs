@@ -192,7 +192,7 @@ fn main() {
         let xs: Vec<TF_Output> = w.input_dims.iter().map(|d| b.input(d)).collect();
         let y = (w.build)(&mut b, &xs);
         let names = [CString::new("y").unwrap()];
-        let sig = GraphSignature { inputs: &xs, outputs: &[y], output_names: &names };
+        let sig = GraphSignature { inputs: &xs, outputs: &[y], output_names: &names, control_outputs: &[] };
         let fname = format!("floor_{}", w.name);
         let f = unsafe { EagerFunction::from_graph(rt, ctx, b.g.raw(), &fname, &sig) }.unwrap();
         let cfname = CString::new(fname).unwrap();

@@ -104,6 +104,20 @@ c_api! {
         ninputs: c_int, inputs: *const TF_Output, noutputs: c_int, outputs: *const TF_Output,
         output_names: *const *const c_char, opts: *const TF_FunctionOptions,
         description: *const c_char, s: *mut TF_Status) -> *mut TF_Function;
+    fn TF_GraphToFunctionWithControlOutputs(
+        fn_body: *const TF_Graph, fn_name: *const c_char, append_hash_to_fn_name: c_uchar,
+        num_opers: c_int, opers: *const *const TF_Operation,
+        ninputs: c_int, inputs: *const TF_Output, noutputs: c_int, outputs: *const TF_Output,
+        output_names: *const *const c_char,
+        ncontrol_outputs: c_int, control_outputs: *const *const TF_Operation,
+        control_output_names: *const *const c_char, opts: *const TF_FunctionOptions,
+        description: *const c_char, s: *mut TF_Status) -> *mut TF_Function;
+    fn TF_GraphNumFunctions(g: *mut TF_Graph) -> c_int;
+    fn TF_GraphGetFunctions(g: *mut TF_Graph, funcs: *mut *mut TF_Function, max_func: c_int, s: *mut TF_Status) -> c_int;
+    fn TF_GraphCopyFunction(g: *mut TF_Graph, func: *const TF_Function, grad: *const TF_Function, s: *mut TF_Status);
+    fn TF_AddInputList(d: *mut TF_OperationDescription, inputs: *const TF_Output, num_inputs: c_int);
+    fn TF_SetAttrTypeList(d: *mut TF_OperationDescription, name: *const c_char, values: *const c_int, num_values: c_int);
+    fn TF_SetAttrFuncName(d: *mut TF_OperationDescription, name: *const c_char, value: *const c_char, length: usize);
     fn TF_DeleteFunction(f: *mut TF_Function);
     fn TF_FunctionName(f: *mut TF_Function) -> *const c_char;
 

@@ -1,6 +1,6 @@
 //! A traced graph turned into a `TF_Function` and registered in an eager context.
 
-use crate::c_api::{TFE_Context, TFE_TensorHandle, TF_Graph, TF_Output, TF_Tensor};
+use crate::c_api::{TFE_Context, TFE_TensorHandle, TF_Function, TF_Graph, TF_Operation, TF_Output, TF_Tensor};
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
 use std::ffi::{c_int, CString};
@@ -52,6 +52,9 @@ pub struct GraphSignature<'a> {
     pub outputs: &'a [TF_Output],
     /// Output names (valid TensorFlow argument names).
     pub output_names: &'a [CString],
+    /// Operations run for their side effects (e.g. variable assignments) though no output
+    /// depends on them: the function's control outputs.
+    pub control_outputs: &'a [*mut TF_Operation],
 }
 
 /// A function registered in an eager context; removed from the context on drop.
@@ -59,9 +62,16 @@ pub struct GraphSignature<'a> {
 pub struct EagerFunction {
     rt: &'static Runtime,
     ctx: EagerContext,
+    /// Kept to copy the function into graphs that call it (nested calls, user graphs).
+    function: *mut TF_Function,
+    /// The functions its graph calls (its library), copied along with it.
+    library: Vec<*mut TF_Function>,
+    /// Functions this one calls, kept registered while it lives.
+    keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     name: CString,
     num_inputs: usize,
-    num_outputs: usize,
+    input_dtypes: Vec<i32>,
+    output_dtypes: Vec<i32>,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -84,7 +94,11 @@ impl EagerFunction {
         let status = Status::new(api);
         let cname = CString::new(name).map_err(|_| TfError::new(3, "function name contains NUL"))?;
         let names: Vec<*const libc::c_char> = sig.output_names.iter().map(|n| n.as_ptr()).collect();
-        let func = (api.TF_GraphToFunction)(
+        let control_names: Vec<CString> =
+            (0..sig.control_outputs.len()).map(|i| CString::new(format!("effect_{i}")).unwrap()).collect();
+        let control_name_ptrs: Vec<*const libc::c_char> = control_names.iter().map(|n| n.as_ptr()).collect();
+        let control_ops: Vec<*const TF_Operation> = sig.control_outputs.iter().map(|&o| o as *const _).collect();
+        let func = (api.TF_GraphToFunctionWithControlOutputs)(
             graph,
             cname.as_ptr(),
             0,
@@ -95,22 +109,39 @@ impl EagerFunction {
             sig.outputs.len() as c_int,
             sig.outputs.as_ptr(),
             names.as_ptr(),
+            control_ops.len() as c_int,
+            control_ops.as_ptr(),
+            control_name_ptrs.as_ptr(),
             ptr::null(),
             ptr::null(),
             status.raw(),
         );
         status.check("converting the traced graph to a function")?;
         (api.TFE_ContextAddFunction)(ctx.0, func, status.raw());
-        // The context keeps its own copy of the FunctionDef.
-        (api.TF_DeleteFunction)(func);
-        status.check("registering the function in the eager context")?;
+        if let Err(e) = status.check("registering the function in the eager context") {
+            (api.TF_DeleteFunction)(func);
+            return Err(e);
+        }
         LIVE.fetch_add(1, Ordering::Relaxed);
+        let dtype = |o: &TF_Output| (api.TF_OperationOutputType)(*o);
+        let n = (api.TF_GraphNumFunctions)(graph);
+        let mut library = vec![ptr::null_mut(); n.max(0) as usize];
+        let got = (api.TF_GraphGetFunctions)(graph, library.as_mut_ptr(), n, status.raw());
+        if status.check("").is_err() {
+            library.clear();
+        } else {
+            library.truncate(got.max(0) as usize);
+        }
         Ok(EagerFunction {
             rt,
             ctx,
+            function: func,
+            library,
+            keep_alive: Vec::new(),
             name: cname,
             num_inputs: sig.inputs.len(),
-            num_outputs: sig.outputs.len(),
+            input_dtypes: sig.inputs.iter().map(dtype).collect(),
+            output_dtypes: sig.outputs.iter().map(dtype).collect(),
         })
     }
 
@@ -136,7 +167,59 @@ impl EagerFunction {
     }
 
     pub fn num_outputs(&self) -> usize {
-        self.num_outputs
+        self.output_dtypes.len()
+    }
+
+    /// Keeps `dependency` (a function this one calls) alive, and so registered, as long as this one.
+    pub fn keep_alive(&mut self, dependency: std::sync::Arc<dyn std::any::Any + Send + Sync>) {
+        self.keep_alive.push(dependency);
+    }
+
+    /// The dtype codes of the function's outputs.
+    pub fn output_dtypes(&self) -> &[i32] {
+        &self.output_dtypes
+    }
+
+    /// Adds a call of this function to `graph` (a `StatefulPartitionedCall` named `op_name` on
+    /// `inputs`), copying the function into the graph's library so the graph is self-contained.
+    ///
+    /// # Safety
+    /// `graph` must be live and not mutated concurrently; the inputs must belong to it.
+    pub unsafe fn add_call(
+        &self,
+        graph: *mut TF_Graph,
+        op_name: &str,
+        inputs: &[TF_Output],
+    ) -> Result<*mut TF_Operation, TfError> {
+        let api = self.rt.api();
+        if inputs.len() != self.num_inputs {
+            return Err(TfError::new(
+                3,
+                format!("function {} takes {} inputs, got {}", self.name(), self.num_inputs, inputs.len()),
+            ));
+        }
+        for (i, (o, &want)) in inputs.iter().zip(&self.input_dtypes).enumerate() {
+            let got = (api.TF_OperationOutputType)(*o);
+            if got != want {
+                return Err(TfError::new(3, format!("input {i} of {} has dtype {got}, expected {want}", self.name())));
+            }
+        }
+        let status = Status::new(api);
+        for &f in self.library.iter().chain(std::iter::once(&self.function)) {
+            (api.TF_GraphCopyFunction)(graph, f, ptr::null(), status.raw());
+            status.check("copying the function into the graph")?;
+        }
+        let ty = c"StatefulPartitionedCall";
+        let name = CString::new(op_name).map_err(|_| TfError::new(3, "operation name contains NUL"))?;
+        let desc = (api.TF_NewOperation)(graph, ty.as_ptr(), name.as_ptr());
+        (api.TF_AddInputList)(desc, inputs.as_ptr(), inputs.len() as c_int);
+        (api.TF_SetAttrTypeList)(desc, c"Tin".as_ptr(), self.input_dtypes.as_ptr(), self.input_dtypes.len() as c_int);
+        (api.TF_SetAttrTypeList)(desc, c"Tout".as_ptr(), self.output_dtypes.as_ptr(), self.output_dtypes.len() as c_int);
+        let fname = self.name.as_bytes();
+        (api.TF_SetAttrFuncName)(desc, c"f".as_ptr(), fname.as_ptr().cast(), fname.len());
+        let op = (api.TF_FinishOperation)(desc, status.raw());
+        status.check("adding the function call to the graph")?;
+        Ok(op)
     }
 
     /// Executes the function on `inputs` (borrowed; their buffers are shared, not copied) and
@@ -171,8 +254,8 @@ impl EagerFunction {
             }
         }
         if result.is_ok() {
-            let mut retvals: Vec<*mut TFE_TensorHandle> = vec![ptr::null_mut(); self.num_outputs];
-            let mut n = self.num_outputs as c_int;
+            let mut retvals: Vec<*mut TFE_TensorHandle> = vec![ptr::null_mut(); self.num_outputs()];
+            let mut n = self.num_outputs() as c_int;
             (api.TFE_Execute)(op, retvals.as_mut_ptr(), &mut n, status.raw());
             result = status.check("");
             if result.is_ok() {
@@ -208,6 +291,13 @@ impl Drop for EagerFunction {
         LIVE.fetch_sub(1, Ordering::Relaxed);
         if let Err(e) = status.check("") {
             log::warn!("removing function {} from the eager context: {e}", self.name());
+        }
+        // SAFETY: owned since from_graph, deleted once.
+        unsafe {
+            (api.TF_DeleteFunction)(self.function);
+            for &f in &self.library {
+                (api.TF_DeleteFunction)(f);
+            }
         }
     }
 }

@@ -1,7 +1,21 @@
 //! Owned `TF_Tensor`s for Rust-side tests and benchmarks (the JVM path borrows TensorFlow Java's).
 
-use crate::c_api::TF_Tensor;
+use crate::c_api::{TFE_TensorHandle, TF_Tensor};
 use crate::runtime::Runtime;
+use crate::status::{Status, TfError};
+
+/// A new `TF_Tensor` (owned by the caller) with the value of an eager tensor handle. For a
+/// resource handle it holds the serialized handle, which names the variable: a handle made from
+/// it later refers to the same variable.
+///
+/// # Safety
+/// `handle` must be a live `TFE_TensorHandle`.
+pub unsafe fn resolve(rt: &Runtime, handle: *mut TFE_TensorHandle) -> Result<*mut TF_Tensor, TfError> {
+    let status = Status::new(rt.api());
+    let t = (rt.api().TFE_TensorHandleResolve)(handle, status.raw());
+    status.check("resolving a tensor handle")?;
+    Ok(t)
+}
 
 /// `TF_FLOAT`.
 pub const DT_FLOAT: i32 = 1;

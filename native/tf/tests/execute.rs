@@ -16,7 +16,7 @@ fn add_two_runs_in_an_eager_context_and_shares_input_buffers() {
     let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
     let y = g.binary("AddV2", x, two).unwrap();
     let names = [CString::new("y").unwrap()];
-    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names };
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
     let f = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_test_add2", &sig) }.unwrap();
 
     for (dims, values) in [(vec![], vec![1.0f32]), (vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])] {
@@ -38,7 +38,7 @@ fn identity_output_aliases_the_input_buffer() {
     let mut g = Graph::new(rt);
     let x = g.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
     let names = [CString::new("y").unwrap()];
-    let sig = GraphSignature { inputs: &[x], outputs: &[x], output_names: &names };
+    let sig = GraphSignature { inputs: &[x], outputs: &[x], output_names: &names, control_outputs: &[] };
     let f = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_test_identity", &sig) }.unwrap();
     let input = OwnedTensor::from_f32(rt, &[1 << 20], &vec![1.5; 1 << 20]);
     let mut out = Vec::new();
@@ -57,7 +57,7 @@ fn wrong_input_count_is_an_error_not_a_crash() {
     let mut g = Graph::new(rt);
     let x = g.placeholder(DT_FLOAT, None).unwrap();
     let names = [CString::new("y").unwrap()];
-    let sig = GraphSignature { inputs: &[x], outputs: &[x], output_names: &names };
+    let sig = GraphSignature { inputs: &[x], outputs: &[x], output_names: &names, control_outputs: &[] };
     let f = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_test_count", &sig) }.unwrap();
     let err = unsafe { f.call(&[], &mut Vec::new()) }.unwrap_err();
     assert!(err.message.contains("takes 1 inputs, got 0"), "{err}");

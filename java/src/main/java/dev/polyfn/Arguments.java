@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Conversions;
 import dev.polyfn.internal.Interner;
@@ -33,7 +34,8 @@ final class Arguments {
    * Writes a whole call; false when the arguments do not bind to {@code params} (missing or
    * unexpected names), which Rust then explains.
    */
-  static boolean describe(Param[] params, Map<String, ?> args, CallBuffer buf, Interner interner) {
+  static boolean describe(
+      Param[] params, Capture[] captures, Map<String, ?> args, CallBuffer buf, Interner interner) {
     int given = 0;
     for (Param p : params) {
       Object v = valueFor(p, args);
@@ -45,7 +47,28 @@ final class Arguments {
       }
       write(p, v, buf, interner);
     }
-    return given == args.size();
+    if (given != args.size()) {
+      return false;
+    }
+    for (Capture c : captures) {
+      writeCapture(c, c.value(), buf);
+    }
+    return true;
+  }
+
+  /** Writes a capture's current value: a tensor, or a variable by handle. */
+  static void writeCapture(Capture c, Object value, CallBuffer buf) {
+    if (value instanceof Variable) {
+      variable((Variable<?>) value, buf);
+    } else {
+      buf.tensor("capture " + c.name, (Tensor) value);
+    }
+  }
+
+  /** Writes a variable: its type and alias index; its handle only at its first occurrence. */
+  static void variable(Variable<?> v, CallBuffer buf) {
+    int a = buf.aliases().aliasOf(v);
+    buf.variable(v.dtypeCode(), v.shape().asArray(), Aliases.index(a), a < 0 ? v.resourceAddress() : 0);
   }
 
   /** Writes one argument of parameter {@code p}. */
@@ -78,6 +101,16 @@ final class Arguments {
           buf.key(interner.string(key));
           tensor(p, p.name + "['" + key + "']", map.get(key), buf);
         }
+        return;
+      case Native.KIND_VARIABLE:
+        if (!(v instanceof Variable)) {
+          throw new IllegalArgumentException(
+              "argument '" + p.name + "': expected a Variable of " + p.tensorType.getSimpleName() + ", got " + describe(v));
+        }
+        if (((Variable<?>) v).isClosed()) {
+          throw new IllegalArgumentException("argument '" + p.name + "': the variable is closed");
+        }
+        variable((Variable<?>) v, buf);
         return;
       default:
         if (!boxed(p.javaClass).isInstance(v)) {

@@ -12,7 +12,10 @@ public final class ConcreteFunctionInfo {
   private final FunctionType functionType;
   private final List<String> outputNames;
 
-  ConcreteFunctionInfo(int id, String name, FunctionType functionType, List<String> outputNames) {
+  private final int inputCount;
+
+  ConcreteFunctionInfo(int id, String name, FunctionType functionType, List<String> outputNames, int inputCount) {
+    this.inputCount = inputCount;
     this.id = id;
     this.name = name;
     this.functionType = functionType;
@@ -31,6 +34,14 @@ public final class ConcreteFunctionInfo {
   /** The monomorphic type this function was traced for. */
   public FunctionType functionType() {
     return functionType;
+  }
+
+  /**
+   * The number of graph inputs: one per tensor of the parameters and captures, and one per
+   * distinct variable (a variable passed or captured twice is one input).
+   */
+  public int inputCount() {
+    return inputCount;
   }
 
   public List<String> outputNames() {

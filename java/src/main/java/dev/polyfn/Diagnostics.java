@@ -26,4 +26,9 @@ public final class Diagnostics {
     NativeLibrary.ensureLoaded();
     return Native.isRegistered(name);
   }
+
+  /** Variables created by {@link Variable#create} (or in bodies) and not yet closed, in this process. */
+  public static long liveVariables() {
+    return Variable.live();
+  }
 }

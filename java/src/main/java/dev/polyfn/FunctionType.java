@@ -16,24 +16,41 @@ import java.util.stream.Collectors;
  */
 public final class FunctionType {
   private final List<Parameter> parameters;
+  private final List<Parameter> captures;
 
   FunctionType(List<Parameter> parameters) {
+    this(parameters, List.of());
+  }
+
+  FunctionType(List<Parameter> parameters, List<Parameter> captures) {
     this.parameters = List.copyOf(parameters);
+    this.captures = List.copyOf(captures);
   }
 
   /** Decodes {@code (name, kind, optional, type)} quadruples from {@code from} at {@code offset}. */
   static FunctionType decode(String[] flat, int offset, int count) {
     List<Parameter> ps = new ArrayList<>(count);
+    List<Parameter> cs = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       int at = offset + 4 * i;
-      ps.add(new Parameter(flat[at], flat[at + 1], Boolean.parseBoolean(flat[at + 2]), flat[at + 3]));
+      Parameter p = new Parameter(flat[at], flat[at + 1], Boolean.parseBoolean(flat[at + 2]), flat[at + 3]);
+      (p.kind().equals("capture") ? cs : ps).add(p);
     }
-    return new FunctionType(ps);
+    return new FunctionType(ps, cs);
   }
 
   /** The parameters, in order. */
   public List<Parameter> parameters() {
     return parameters;
+  }
+
+  /**
+   * The captures: values the body reads from outside (by-reference captures, variables), fed as
+   * hidden inputs at each call. Their types are part of the signature, as TensorFlow's FunctionType
+   * RFC has it.
+   */
+  public List<Parameter> captures() {
+    return captures;
   }
 
   /** The parameter called {@code name}. */
@@ -43,17 +60,22 @@ public final class FunctionType {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof FunctionType && ((FunctionType) o).parameters.equals(parameters);
+    return o instanceof FunctionType && ((FunctionType) o).parameters.equals(parameters)
+        && ((FunctionType) o).captures.equals(captures);
   }
 
   @Override
   public int hashCode() {
-    return parameters.hashCode();
+    return parameters.hashCode() * 31 + captures.hashCode();
   }
 
   @Override
   public String toString() {
-    return parameters.stream().map(Parameter::toString).collect(Collectors.joining(", ", "(", ")"));
+    String ps = parameters.stream().map(Parameter::toString).collect(Collectors.joining(", "));
+    if (captures.isEmpty()) {
+      return "(" + ps + ")";
+    }
+    return "(" + ps + "; captures: " + captures.stream().map(Parameter::toString).collect(Collectors.joining(", ")) + ")";
   }
 
   /** One parameter: name, kind ({@code tensor}, {@code list}, {@code map}, {@code java}), type. */
@@ -74,7 +96,7 @@ public final class FunctionType {
       return name;
     }
 
-    /** {@code tensor}, {@code list}, {@code map} or {@code java}. */
+    /** {@code tensor}, {@code list}, {@code map}, {@code java}, {@code variable} or {@code capture}. */
     public String kind() {
       return kind;
     }

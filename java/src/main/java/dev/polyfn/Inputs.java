@@ -2,6 +2,7 @@ package dev.polyfn;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.family.TType;
@@ -86,4 +87,42 @@ public interface Inputs {
 
   /** An optional Java value: omitted, it is {@code defaultValue} (same trace as passing it). */
   <T> T javaInput(String name, Class<T> type, T defaultValue);
+
+  /**
+   * A constant capture: {@code value} (an eager tensor) is copied into the function when it is
+   * traced. Later changes to the tensor do not reach the function, as a Python closure over an eager
+   * tensor in {@code tf.function} behaves. Not part of the signature.
+   */
+  <T extends TType> Operand<T> constCapture(T value);
+
+  /**
+   * A capture by reference: {@code value} is called at every call and its result fed to the
+   * function as a hidden input, so the function sees the current value without retracing. The
+   * result's dtype and shape are part of the signature (a change retraces). The tensor it returns
+   * stays owned by whoever made it and must be open at each call.
+   *
+   * <pre>{@code
+   * TFloat32[] scale = {TFloat32.scalarOf(2f)};
+   * Operand<TFloat32> s = in.capture(() -> scale[0]);   // re-read at every call
+   * }</pre>
+   */
+  <T extends TType> Operand<T> capture(Supplier<T> value);
+
+  /** A capture by reference with a name (shown in the FunctionType and in errors). */
+  <T extends TType> Operand<T> capture(String name, Supplier<T> value);
+
+  /**
+   * A variable created on the function's first trace (in the eager context, once) from a copy of
+   * {@code initialValue}, and owned by the function; later traces get the same variable by name.
+   * A new name on a later trace throws {@link IllegalStateException}, as {@code tf.function} does.
+   */
+  <T extends TType> Variable<T> variable(String name, T initialValue);
+
+  /**
+   * A parameter that takes a {@link Variable} of {@code type}, passed by handle: the body reads or
+   * assigns it through the returned resource handle ({@code tf.readVariableOp(h, type)}, {@code
+   * tf.assignVariableOp(h, value)}). Calls with other variables of the same dtype and shape reuse
+   * the trace; the same variable passed twice is one graph input.
+   */
+  <T extends TType> Operand<? extends TType> variableInput(String name, Class<T> type);
 }

@@ -50,4 +50,9 @@ public final class ListFunction extends PolymorphicFunction {
   public ListOutputs call(Tensor x) {
     return new ListOutputs(invokeSingle(x).tensors);
   }
+
+  /** Adds a call of this function to the graph of {@code tf}; see {@link MapFunction#apply}. */
+  public List<Operand<?>> apply(Ops tf, Map<String, ?> args) {
+    return List.of(applyInGraph(tf, args).operands);
+  }
 }

@@ -66,4 +66,27 @@ public final class MapFunction extends PolymorphicFunction {
     Result r = invokeSingle(x);
     return new Outputs(r.names, r.tensors);
   }
+
+  /**
+   * Adds a call of this function to the graph of {@code tf} (a nested call inside another
+   * function's body, or a call from your own {@code Graph}), dispatched on the operands' specs.
+   *
+   * <pre>{@code
+   * MapFunction outer = Function.define((tf, in) -> {
+   *   Operand<TFloat32> x = in.input("x", TFloat32.class);
+   *   Operand<?> y = inner.apply(tf, Map.of("x", x)).get("y");
+   *   return Map.of("z", tf.math.mul((Operand<TFloat32>) y, tf.constant(2f)));
+   * });
+   * }</pre>
+   *
+   * @return the outputs by name, operands of {@code tf}'s graph
+   */
+  public Map<String, Operand<?>> apply(Ops tf, Map<String, ?> args) {
+    Traced t = applyInGraph(tf, args);
+    Map<String, Operand<?>> out = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < t.names.length; i++) {
+      out.put(t.names[i], t.operands[i]);
+    }
+    return java.util.Collections.unmodifiableMap(out);
+  }
 }

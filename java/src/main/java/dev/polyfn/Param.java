@@ -36,6 +36,7 @@ final class Param {
       case Native.KIND_TENSOR: return "a tensor";
       case Native.KIND_LIST: return "a list of tensors";
       case Native.KIND_MAP: return "a map of tensors";
+      case Native.KIND_VARIABLE: return "a Variable";
       default: return "a " + javaClass.getName();
     }
   }

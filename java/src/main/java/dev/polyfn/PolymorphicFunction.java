@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.FunctionHandle;
 import dev.polyfn.internal.Interner;
@@ -15,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
 import org.tensorflow.op.Ops;
@@ -35,8 +37,13 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final Interner interner;
   private final Object traceLock = new Object();
   private final Map<Integer, String[]> outputNames = new ConcurrentHashMap<>();
-  /** The parameters as the first trace declared them; null before it. */
+  /** The parameters as the first trace declared them; null before it (set after {@link #captures}). */
   private volatile Param[] params;
+  /** The captures as the first trace declared them. */
+  private volatile Capture[] captures = new Capture[0];
+  /** Variables created by the first trace: the function's, closed with it. */
+  private final List<Variable<?>> ownedVariables = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
@@ -112,7 +119,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private Result tryCall(long fn, Param[] ps, Map<String, ?> args, boolean count) {
     CallBuffer buf = CallBuffer.get();
     try {
-      if (!Arguments.describe(ps, args, buf, interner)) {
+      if (!Arguments.describe(ps, captures, args, buf, interner)) {
         return null;
       }
       long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), count);
@@ -150,7 +157,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
     CallBuffer buf = CallBuffer.fresh();
     try {
-      return Arguments.describe(ps, args, buf, interner) ? buf : null;
+      return Arguments.describe(ps, captures, args, buf, interner) ? buf : null;
     } finally {
       buf.closeTemporaries();
     }
@@ -167,7 +174,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     TracingInputs inputs = null;
     try (Graph graph = new Graph()) {
       Ops tf = Ops.create(graph);
-      inputs = new TracingInputs(trace, tf, lookup, interner);
+      inputs = new TracingInputs(this, trace, graph, tf, lookup, interner, params == null);
+      Tracing.push(inputs);
       Traced outs = trace(tf, inputs);
       int n = outs.names.length;
       String[] ops = new String[n];
@@ -184,19 +192,160 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         ops[i] = o.op().name();
         indices[i] = o.index();
       }
-      int id = Native.finishTrace(
-          trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(), outs.names, ops, indices);
+      int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
+          outs.names, ops, indices, effects(graph));
       outputNames.put(id, outs.names);
       if (params == null) {
+        captures = inputs.captures();
         params = inputs.declared();
       }
       return id;
     } finally {
       if (inputs != null) {
+        Tracing.pop(inputs);
         inputs.close();
       }
       Native.freeTrace(trace);
     }
+  }
+
+  /**
+   * The operations run for their effects: those with no outputs (variable assignments...), which
+   * no output depends on, become the function's control outputs so every call runs them.
+   */
+  private static String[] effects(Graph graph) {
+    List<String> names = new ArrayList<>();
+    for (java.util.Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
+      if (op.numOutputs() == 0) {
+        names.add(op.name());
+      }
+    }
+    return names.toArray(new String[0]);
+  }
+
+  void adopt(Variable<?> v) {
+    ownedVariables.add(v);
+  }
+
+  Variable<?> namedVariable(String name) {
+    return namedVariables.get(name);
+  }
+
+  void nameVariable(String name, Variable<?> v) {
+    namedVariables.put(name, v);
+  }
+
+  /**
+   * Adds a call of this function to the graph of {@code tf}: dispatched on the symbolic specs of
+   * {@code args} (operands of that graph), tracing a concrete function if none is cached. Inside a
+   * Polyfn body the call is nested in the traced function; with the {@code Ops} of your own {@code
+   * Graph}, the function is copied into it and runs in a {@code Session}.
+   */
+  final Traced applyInGraph(Ops tf, Map<String, ?> args) {
+    Objects.requireNonNull(tf, "tf");
+    Objects.requireNonNull(args, "args");
+    if (!(tf.scope().env() instanceof Graph)) {
+      throw new IllegalArgumentException("apply adds a call to a graph: pass the Ops of a graph or of the body being "
+          + "traced; to run '" + name() + "' eagerly on tensors, use call");
+    }
+    Graph graph = (Graph) tf.scope().env();
+    TracingInputs outer = Tracing.owning(graph);
+    try {
+      ConcreteFunctionInfo concrete = getConcreteFunction(specsOf(args));
+      List<Operand<?>> flat = new ArrayList<>();
+      Aliases seen = new Aliases();
+      for (Param p : params) {
+        Object v = Arguments.valueFor(p, args);
+        switch (p.kind) {
+          case Native.KIND_TENSOR:
+            flat.add((Operand<?>) v);
+            break;
+          case Native.KIND_LIST:
+            for (Object e : (List<?>) v) {
+              flat.add((Operand<?>) e);
+            }
+            break;
+          case Native.KIND_MAP:
+            for (String key : Arguments.sortedKeys(p, (Map<?, ?>) v)) {
+              flat.add((Operand<?>) ((Map<?, ?>) v).get(key));
+            }
+            break;
+          case Native.KIND_VARIABLE:
+            if (seen.aliasOf(v) < 0) {
+              flat.add(Tracing.captureVariable(tf, (Variable<?>) v));
+            }
+            break;
+          default:
+            break;
+        }
+      }
+      for (Capture c : captures) {
+        if (c.variable != null) {
+          if (seen.aliasOf(c.variable) < 0) {
+            flat.add(Tracing.captureVariable(tf, c.variable));
+          }
+        } else if (outer == null) {
+          throw new IllegalStateException("function '" + name() + "' captures values by reference; it can be called "
+              + "inside another Polyfn function's body, but not from your own Graph");
+        } else {
+          flat.add(outer.capture(name() + "." + c.name, c.supplier));
+        }
+      }
+      String[] ops = new String[flat.size()];
+      int[] indices = new int[flat.size()];
+      for (int i = 0; i < ops.length; i++) {
+        Output<?> o = flat.get(i).asOutput();
+        ops[i] = o.op().name();
+        indices[i] = o.index();
+      }
+      String opName = tf.scope().makeOpName(name().replaceAll("[^A-Za-z0-9_.\\-]", "_"));
+      int n = Native.addCall(handle.address(), concrete.id(), outer == null ? 0 : outer.trace(),
+          TensorFlowInternals.graphAddress(graph), opName, ops, indices);
+      GraphOperation op = graph.operation(opName);
+      Operand<?>[] outputs = new Operand<?>[n];
+      for (int i = 0; i < n; i++) {
+        outputs[i] = op.output(i);
+      }
+      return new Traced(concrete.outputNames().toArray(new String[0]), outputs);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Symbolic arguments as specs: each operand becomes a TensorSpec of its dtype and static shape. */
+  private static Map<String, Object> specsOf(Map<String, ?> args) {
+    Map<String, Object> specs = new java.util.LinkedHashMap<>();
+    for (Map.Entry<String, ?> e : args.entrySet()) {
+      specs.put(e.getKey(), specOf(e.getKey(), e.getValue()));
+    }
+    return specs;
+  }
+
+  private static Object specOf(String path, Object v) {
+    if (v instanceof Operand) {
+      Operand<?> o = (Operand<?>) v;
+      return TensorSpec.of(o.type(), o.shape());
+    }
+    if (v instanceof List) {
+      List<Object> out = new ArrayList<>();
+      for (Object e : (List<?>) v) {
+        out.add(specOf(path, e));
+      }
+      return out;
+    }
+    if (v instanceof Map) {
+      Map<Object, Object> out = new java.util.LinkedHashMap<>();
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+        out.put(e.getKey(), specOf(path, e.getValue()));
+      }
+      return out;
+    }
+    if (v instanceof org.tensorflow.Tensor) {
+      throw new IllegalArgumentException("argument '" + path + "': apply takes operands of the graph, not tensors; "
+          + "bring a tensor in with tf.constantOf or Inputs.constCapture");
+    }
+    return v; // Java values, variables
   }
 
   private Result result(long[] r) {
@@ -245,7 +394,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
     CallBuffer buf = CallBuffer.fresh();
     try {
-      return Arguments.describe(ps, args, buf, interner) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
+      return Arguments.describe(ps, captures, args, buf, interner) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
     } finally {
       buf.closeTemporaries();
     }
@@ -288,11 +437,12 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       while (at < flat.length) {
         int id = Integer.parseInt(flat[at++]);
         String tfName = flat[at++];
+        int inputs = Integer.parseInt(flat[at++]);
         int outputs = Integer.parseInt(flat[at++]);
         List<String> outs = Arrays.asList(Arrays.copyOfRange(flat, at, at + outputs));
         at += outputs;
         int ps = Integer.parseInt(flat[at++]);
-        result.add(new ConcreteFunctionInfo(id, tfName, FunctionType.decode(flat, at, ps), outs));
+        result.add(new ConcreteFunctionInfo(id, tfName, FunctionType.decode(flat, at, ps), outs, inputs));
         at += 4 * ps;
       }
       return result;
@@ -341,10 +491,16 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
   }
 
-  /** Releases every concrete function. Idempotent; later calls throw {@link IllegalStateException}. */
+  /**
+   * Releases every concrete function and the variables the function created. Idempotent; later
+   * calls throw {@link IllegalStateException}.
+   */
   @Override
   public void close() {
     handle.close();
+    for (Variable<?> v : ownedVariables) {
+      v.close();
+    }
   }
 
   @Override

@@ -46,4 +46,9 @@ public final class SingleFunction extends PolymorphicFunction {
   public TType call(Tensor x) {
     return invokeSingle(x).tensors[0];
   }
+
+  /** Adds a call of this function to the graph of {@code tf}; see {@link MapFunction#apply}. */
+  public Operand<?> apply(Ops tf, Map<String, ?> args) {
+    return applyInGraph(tf, args).operands[0];
+  }
 }

@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
@@ -7,10 +8,14 @@ import dev.polyfn.internal.Native;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.Shape;
@@ -25,19 +30,55 @@ import org.tensorflow.types.family.TType;
  * constraint) and builds the placeholders in the trace graph.
  */
 final class TracingInputs implements Inputs {
+  private static final long DT_RESOURCE = 20;
+
+  private final PolymorphicFunction function;
   private final long trace;
+  private final Graph graph;
   private final Ops tf;
   private final Arguments.Lookup args;
   private final Interner interner;
+  private final boolean firstTrace;
   private final CallBuffer temporaries = CallBuffer.fresh();
   private final List<String> placeholders = new ArrayList<>();
   private final List<Param> declared = new ArrayList<>();
+  private final List<Capture> captures = new ArrayList<>();
+  /** Variable alias numbering shared by every declaration of this trace. */
+  private final Aliases aliases = new Aliases();
+  /** Resource placeholders by alias index: a variable used twice is one graph input. */
+  private final Map<Integer, Operand<? extends TType>> variableHandles = new HashMap<>();
+  /** Variables this trace captured, by identity. */
+  private final Map<Variable<?>, Operand<? extends TType>> capturedVariables = new java.util.IdentityHashMap<>();
 
-  TracingInputs(long trace, Ops tf, Arguments.Lookup args, Interner interner) {
+  TracingInputs(PolymorphicFunction function, long trace, Graph graph, Ops tf, Arguments.Lookup args,
+      Interner interner, boolean firstTrace) {
+    this.function = function;
     this.trace = trace;
+    this.graph = graph;
     this.tf = tf;
     this.args = args;
     this.interner = interner;
+    this.firstTrace = firstTrace;
+  }
+
+  Graph graph() {
+    return graph;
+  }
+
+  long trace() {
+    return trace;
+  }
+
+  boolean firstTrace() {
+    return firstTrace;
+  }
+
+  String functionName() {
+    return function.name();
+  }
+
+  void adopt(Variable<?> v) {
+    function.adopt(v);
   }
 
   @Override
@@ -121,12 +162,87 @@ final class TracingInputs implements Inputs {
     return (T) Arguments.valueFor(p, args.asMap());
   }
 
+  @Override
+  public <T extends TType> Operand<T> constCapture(T value) {
+    Objects.requireNonNull(value, "value");
+    return tf.constantOf(value);
+  }
+
+  @Override
+  public <T extends TType> Operand<T> capture(Supplier<T> value) {
+    return capture("capture_" + captures.size(), value);
+  }
+
+  @Override
+  public <T extends TType> Operand<T> capture(String name, Supplier<T> value) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(value, "value");
+    Capture c = Capture.of(name, value);
+    CallBuffer facts = CallBuffer.fresh();
+    facts.useAliases(aliases);
+    Arguments.writeCapture(c, c.value(), facts);
+    long[] spec = Native.declareCapture(trace, name, false, facts.facts(), facts.factCount());
+    captures.add(c);
+    return placeholder(spec, 1);
+  }
+
+  /**
+   * The graph handle of variable {@code v}, captured by handle once per trace. The capture is
+   * declared even when {@code v} is also an argument: its alias index records that pattern in the
+   * signature, and only the placeholder is shared.
+   */
+  Operand<? extends TType> captureVariable(Variable<?> v) {
+    Operand<? extends TType> known = capturedVariables.get(v);
+    if (known != null) {
+      return known;
+    }
+    int alias = Aliases.index(aliases.aliasOf(v));
+    Capture c = Capture.of(v);
+    CallBuffer facts = CallBuffer.fresh();
+    facts.variable(v.dtypeCode(), v.shape().asArray(), alias, 0);
+    long[] spec = Native.declareCapture(trace, c.name, true, facts.facts(), facts.factCount());
+    captures.add(c);
+    Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : placeholder(spec, 1);
+    variableHandles.put(alias, handle);
+    capturedVariables.put(v, handle);
+    return handle;
+  }
+
+  @Override
+  public <T extends TType> Variable<T> variable(String name, T initialValue) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(initialValue, "initialValue");
+    @SuppressWarnings("unchecked")
+    Variable<T> existing = (Variable<T>) function.namedVariable(name);
+    if (existing != null) {
+      return existing;
+    }
+    Variable<T> created = Variable.create(initialValue); // throws on a later trace
+    function.nameVariable(name, created);
+    return created;
+  }
+
+  @Override
+  public <T extends TType> Operand<? extends TType> variableInput(String name, Class<T> type) {
+    Param p = new Param(name, Native.KIND_VARIABLE, check(type), null, null, false, null);
+    long[] spec = declare(p);
+    Variable<?> v = (Variable<?>) Arguments.valueFor(p, args.asMap());
+    int alias = Aliases.index(aliases.aliasOf(v));
+    if (spec[0] == 0) {
+      return variableHandles.get(alias);
+    }
+    Operand<? extends TType> handle = placeholder(spec, 1);
+    variableHandles.put(alias, handle);
+    return handle;
+  }
+
   /** Declares {@code p} with the call's argument (or its default) and returns its placeholder specs. */
   private long[] declare(Param p) {
     Objects.requireNonNull(p.name, "name");
     args.use(p.name);
     Object value = Arguments.valueFor(p, args.asMap());
     CallBuffer facts = CallBuffer.fresh();
+    facts.useAliases(aliases);
     if (value != null) {
       Arguments.write(p, value, facts, interner);
       facts.handOverTemporaries(temporaries);
@@ -148,6 +264,15 @@ final class TracingInputs implements Inputs {
   /** Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. */
   @SuppressWarnings("unchecked")
   private <T extends TType> Operand<T> placeholder(long[] spec, int at) {
+    if (spec[at] == DT_RESOURCE) {
+      // TensorFlow Java has no tensor class for resource handles: build the op directly.
+      GraphOperation op = (GraphOperation) tf.scope().opBuilder("Placeholder", tf.scope().makeOpName("Placeholder"))
+          .setAttr("dtype", DataType.DT_RESOURCE)
+          .setAttr("shape", Shape.scalar())
+          .build();
+      placeholders.add(op.name());
+      return (Operand<T>) op.output(0);
+    }
     Class<T> concrete = (Class<T>) TensorTypeRegistry.find(DataType.forNumber((int) spec[at])).type();
     int rank = (int) spec[at + 1];
     Shape shape = rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
@@ -162,6 +287,10 @@ final class TracingInputs implements Inputs {
 
   Param[] declared() {
     return declared.toArray(new Param[0]);
+  }
+
+  Capture[] captures() {
+    return captures.toArray(new Capture[0]);
   }
 
   /** Closes tensors made from Java numbers while tracing. */

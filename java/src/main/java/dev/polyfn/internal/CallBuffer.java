@@ -16,6 +16,7 @@ public final class CallBuffer {
   public static final long TAG_LIST = 2;
   public static final long TAG_MAP = 3;
   public static final long TAG_LITERAL = 4;
+  public static final long TAG_VARIABLE = 5;
 
   private static final ThreadLocal<CallBuffer> PER_THREAD = ThreadLocal.withInitial(CallBuffer::new);
 
@@ -24,12 +25,14 @@ public final class CallBuffer {
   private long[] tensors = new long[16];
   private int tensorCount;
   private final List<Tensor> temporaries = new ArrayList<>();
+  private Aliases aliases = new Aliases();
 
   /** This thread's buffer, emptied. Not re-entrant: release it before anything can call again. */
   public static CallBuffer get() {
     CallBuffer b = PER_THREAD.get();
     b.factCount = 0;
     b.tensorCount = 0;
+    b.aliases.clear();
     return b;
   }
 
@@ -76,6 +79,37 @@ public final class CallBuffer {
     for (int i = 0; i < rank; i++) {
       facts[factCount++] = dims[i];
     }
+  }
+
+  /**
+   * Appends a variable: its dtype, shape and alias index (which distinct variable of the call it
+   * is). Its resource handle is fed only at its first occurrence ({@code resource} non-zero).
+   */
+  public void variable(int dtype, long[] dims, int alias, long resource) {
+    ensureFacts(4 + dims.length);
+    facts[factCount++] = TAG_VARIABLE;
+    facts[factCount++] = dtype;
+    facts[factCount++] = dims.length;
+    for (long d : dims) {
+      facts[factCount++] = d;
+    }
+    facts[factCount++] = alias;
+    if (resource != 0) {
+      if (tensorCount == tensors.length) {
+        tensors = Arrays.copyOf(tensors, tensors.length * 2);
+      }
+      tensors[tensorCount++] = resource;
+    }
+  }
+
+  /** Shares {@code shared}'s alias numbering (descriptions of one call written piece by piece). */
+  public void useAliases(Aliases shared) {
+    this.aliases = shared;
+  }
+
+  /** The alias numbering of this call's variables. */
+  public Aliases aliases() {
+    return aliases;
   }
 
   /** Starts a list of {@code length} elements; the elements follow. */

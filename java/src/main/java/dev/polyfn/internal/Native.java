@@ -52,6 +52,7 @@ public final class Native {
   public static final int KIND_LIST = 1;
   public static final int KIND_MAP = 2;
   public static final int KIND_JAVA = 3;
+  public static final int KIND_VARIABLE = 4;
 
   /**
    * Declares a parameter in a trace and returns its placeholder specs: {@code [count, (dtype,
@@ -81,9 +82,24 @@ public final class Native {
    *
    * @param placeholders the placeholder operation names, in declaration order
    * @param outputOps operation names of the outputs, with {@code outputIndices}
+   * @param controlOps operations run for their effects (variable assignments) though no output needs them
    */
-  public static native int finishTrace(
-      long trace, long graph, String[] placeholders, String[] outputNames, String[] outputOps, int[] outputIndices);
+  public static native int finishTrace(long trace, long graph, String[] placeholders, String[] outputNames,
+      String[] outputOps, int[] outputIndices, String[] controlOps);
+
+  /**
+   * Declares a capture (a hidden input fed at every call) of a tensor or, if {@code variable}, a
+   * variable handle; returns its placeholder specs (none when it aliases one already placed).
+   */
+  public static native long[] declareCapture(long trace, String name, boolean variable, long[] facts, int factCount);
+
+  /**
+   * Adds a call of concrete function {@code concreteId} to {@code graph} as operation {@code
+   * opName} over the given inputs; returns its number of outputs. When {@code outerTrace} is the
+   * trace that owns the graph (a nested call), the traced function keeps the callee alive.
+   */
+  public static native int addCall(long function, int concreteId, long outerTrace, long graph, String opName,
+      String[] inputOps, int[] inputIndices);
 
   /** Frees a trace (finished or not). */
   public static native void freeTrace(long trace);
@@ -95,7 +111,7 @@ public final class Native {
   public static native String[] parameters(long function);
 
   /**
-   * Every cached concrete function, flattened: {@code id, tfName, outputCount, outputNames...,
+   * Every cached concrete function, flattened: {@code id, tfName, inputCount, outputCount, outputNames...,
    * parameterCount, (name, kind, optional, type) quadruples...}.
    */
   public static native String[] concreteFunctions(long function);
@@ -117,4 +133,13 @@ public final class Native {
 
   /** Whether TensorFlow's eager context has a function called {@code name}. */
   public static native boolean isRegistered(String name);
+
+  /**
+   * A new {@code TF_Tensor} holding the value of an eager tensor handle (for a resource handle:
+   * the serialized handle, which names the variable). The caller owns it; see {@link #deleteTensor}.
+   */
+  public static native long resolveHandle(long tensorHandle);
+
+  /** Deletes a {@code TF_Tensor} made by {@link #resolveHandle}. */
+  public static native void deleteTensor(long tensor);
 }

@@ -6,10 +6,14 @@ import java.lang.invoke.MethodType;
 import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Graph;
+import org.tensorflow.Operand;
+import org.tensorflow.Operation;
+import org.tensorflow.Output;
 import org.tensorflow.RawTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.TensorFlow;
 import org.tensorflow.internal.c_api.TFE_Context;
+import org.tensorflow.internal.c_api.TFE_TensorHandle;
 import org.tensorflow.internal.c_api.TF_Graph;
 import org.tensorflow.internal.c_api.TF_Tensor;
 import org.tensorflow.types.family.TType;
@@ -28,6 +32,9 @@ public final class TensorFlowInternals {
   private static final MethodHandle TENSOR_AS_TYPED;
   private static final MethodHandle CONTEXT_HANDLE;
   private static final MethodHandle GRAPH_HANDLE;
+  private static final MethodHandle EAGER_OUTPUT_HANDLE;
+  /** Package-private in TensorFlow Java. */
+  private static final Class<?> EAGER_OPERATION;
 
   static {
     try {
@@ -40,6 +47,10 @@ public final class TensorFlowInternals {
       CONTEXT_HANDLE = eager.findVirtual(EagerSession.class, "nativeHandle", MethodType.methodType(TFE_Context.class));
       MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
       GRAPH_HANDLE = graph.findGetter(Graph.class, "nativeHandle", TF_Graph.class);
+      EAGER_OPERATION = Class.forName("org.tensorflow.EagerOperation");
+      EAGER_OUTPUT_HANDLE = eager.findVirtual(EAGER_OPERATION, "getUnsafeNativeHandle",
+              MethodType.methodType(TFE_TensorHandle.class, int.class))
+          .asType(MethodType.methodType(TFE_TensorHandle.class, Operation.class, int.class));
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw new IllegalStateException(
           "Polyfn cannot reach TensorFlow Java's native handles (built against TensorFlow Java "
@@ -99,6 +110,22 @@ public final class TensorFlowInternals {
       throw e;
     } catch (Throwable t) {
       throw new IllegalStateException("reading a graph's native handle", t);
+    }
+  }
+
+  /**
+   * The address of the {@code TFE_TensorHandle} of an eager operation's output (for outputs
+   * TensorFlow Java cannot type, such as resource handles).
+   */
+  public static long eagerOutputHandle(Operand<?> eagerOutput) {
+    Output<?> o = eagerOutput.asOutput();
+    if (!EAGER_OPERATION.isInstance(o.op())) {
+      throw new IllegalArgumentException("not an eager operation's output: " + o);
+    }
+    try {
+      return ((TFE_TensorHandle) EAGER_OUTPUT_HANDLE.invokeExact(o.op(), o.index())).address();
+    } catch (Throwable t) {
+      throw new IllegalStateException("reading an eager output's native handle", t);
     }
   }
 

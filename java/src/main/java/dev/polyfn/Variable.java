@@ -1,0 +1,184 @@
+package dev.polyfn;
+
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.NativeLibrary;
+import dev.polyfn.internal.TensorFlowInternals;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Op;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.VarHandleOp;
+import org.tensorflow.types.family.TType;
+
+/**
+ * A resource variable in TensorFlow's eager context (TensorFlow Java has none): state that
+ * functions read and update in place, shared by every function that uses it and by eager code.
+ *
+ * <pre>{@code
+ * try (Variable<TFloat32> counter = Variable.create(TFloat32.scalarOf(0f));
+ *      SingleFunction increment = Function.defineSingle((tf, in) -> {
+ *        Operand<TFloat32> next = tf.math.add(counter.read(tf), tf.constant(1f));
+ *        counter.assign(tf, next);   // an effect: runs at every call
+ *        return next;
+ *      })) {
+ *   increment.call(Map.of()).close();
+ *   counter.value().getFloat();      // 1.0, seen by eager code
+ * }
+ * }</pre>
+ *
+ * <p>Inside a body, {@link #read(Ops)} and {@link #assign(Ops, Operand)} capture the variable by
+ * its handle (no copy): every call sees its current value, and an assignment made by one call is
+ * seen by the next call, by eager code and by every other function. The same variable used twice
+ * in a body is one graph input. Outside a trace the same methods run eagerly. Within one call,
+ * order a read after an assignment with control dependencies ({@code tf.withControlDependencies}).
+ *
+ * <p>A variable created while a body is traced is created once, in the eager context (as {@code
+ * tf.function}'s init scope), on the function's first trace, and belongs to the function (closed
+ * with it); creating one on a later trace throws {@link IllegalStateException}. Close variables
+ * you create outside bodies.
+ */
+public final class Variable<T extends TType> implements AutoCloseable {
+  private static final AtomicLong NEXT_ID = new AtomicLong();
+  private static final AtomicLong LIVE = new AtomicLong();
+
+  private final long id;
+  private final Class<T> type;
+  private final Shape shape;
+  private final Ops eager;
+  private final Operand<? extends TType> handle;
+  /** The resource handle resolved to a {@code TF_Tensor} (owned), fed to functions at each call. */
+  private final long resource;
+  private volatile boolean closed;
+
+  private Variable(Class<T> type, Shape shape, T initialValue) {
+    NativeLibrary.ensureLoaded();
+    Tracing.checkVariableCreationAllowed();
+    this.id = NEXT_ID.incrementAndGet();
+    this.type = type;
+    this.shape = shape;
+    this.eager = Ops.create(EagerSession.getDefault());
+    VarHandleOp h = eager.varHandleOp(type, shape, VarHandleOp.sharedName("polyfn_variable_" + id));
+    this.handle = h.resource();
+    this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
+    eager.assignVariableOp(handle, eager.constantOf(initialValue));
+    LIVE.incrementAndGet();
+    Tracing.adoptCreatedVariable(this);
+  }
+
+  /**
+   * A variable holding a copy of {@code initialValue}, with its dtype and shape. The caller keeps
+   * ownership of {@code initialValue}.
+   *
+   * @throws IllegalStateException when called while a function is traced again (not its first trace)
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends TType> Variable<T> create(T initialValue) {
+    Objects.requireNonNull(initialValue, "initialValue");
+    return new Variable<>((Class<T>) initialValue.type(), initialValue.shape(), initialValue);
+  }
+
+  /** The tensor class of the variable's values, e.g. {@code TFloat32.class}. */
+  public Class<T> type() {
+    return type;
+  }
+
+  public Shape shape() {
+    return shape;
+  }
+
+  /**
+   * The variable's current value, read eagerly. The tensor belongs to TensorFlow Java's default
+   * eager session (released with it); do not close it.
+   */
+  @SuppressWarnings("unchecked")
+  public T value() {
+    check();
+    return (T) eager.readVariableOp(handle, type).asTensor();
+  }
+
+  /** Assigns {@code value} eagerly (a copy of it). */
+  public void assign(T value) {
+    check();
+    Objects.requireNonNull(value, "value");
+    eager.assignVariableOp(handle, eager.constantOf(value));
+  }
+
+  /**
+   * Reads the variable in {@code tf}'s environment: inside a traced body, a read of the captured
+   * variable at each call; with eager {@code Ops}, the current value.
+   */
+  public Operand<T> read(Ops tf) {
+    check();
+    return tf.readVariableOp(handle(tf), type);
+  }
+
+  /**
+   * Assigns {@code value} in {@code tf}'s environment: inside a traced body, an assignment that runs
+   * at every call (the function's effect); with eager {@code Ops}, at once.
+   */
+  public Op assign(Ops tf, Operand<T> value) {
+    check();
+    return tf.assignVariableOp(handle(tf), value);
+  }
+
+  /**
+   * The variable's resource handle in {@code tf}'s environment, for ops Polyfn has no shortcut
+   * for ({@code tf.assignAddVariableOp(v.handle(tf), delta)}).
+   */
+  public Operand<? extends TType> handle(Ops tf) {
+    check();
+    if (tf.scope().env().isEager()) {
+      return handle;
+    }
+    return Tracing.captureVariable(tf, this);
+  }
+
+  long id() {
+    return id;
+  }
+
+  int dtypeCode() {
+    return DataTypes.code(type);
+  }
+
+  /** The address of the resolved resource tensor, fed to functions by handle. */
+  long resourceAddress() {
+    check();
+    return resource;
+  }
+
+  /** Destroys the variable's resource. Idempotent; later use throws {@link IllegalStateException}. */
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      eager.destroyResourceOp(handle);
+      Native.deleteTensor(resource);
+      LIVE.decrementAndGet();
+    }
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  private void check() {
+    if (closed) {
+      throw new IllegalStateException("variable " + id + " is closed");
+    }
+  }
+
+  /** Variables created and not closed, in this process. */
+  static long live() {
+    return LIVE.get();
+  }
+
+  @Override
+  public String toString() {
+    return "Variable(" + type.getSimpleName() + ", " + shape + (closed ? ", closed" : "") + ")";
+  }
+}

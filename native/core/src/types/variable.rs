@@ -1,0 +1,170 @@
+//! Resource variables: [`VariableSpec`] (a variable's dtype, shape and alias index) and the
+//! declared [`VariableConstraint`].
+//!
+//! A variable is passed by handle, never copied: its graph input is one `DT_RESOURCE` scalar.
+//! The alias index says which variable of the call this is (the first distinct variable seen is
+//! 0, the next 1, ...), so the same variable passed or captured twice maps to one placeholder
+//! (TF's PlaceholderContext, seed 002) while calls with other variables of the same dtype, shape
+//! and aliasing pattern reuse the trace.
+
+use std::fmt;
+
+use crate::{DType, DTypeSet, PlaceholderContext, PlaceholderSpec, Shape, TraceType, TypeRef};
+
+/// A variable in a call.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct VariableSpec {
+    pub dtype: DType,
+    pub shape: Shape,
+    /// Which distinct variable of the call this is.
+    pub alias: u64,
+}
+
+impl VariableSpec {
+    pub fn new(dtype: DType, shape: Shape, alias: u64) -> Self {
+        VariableSpec { dtype, shape, alias }
+    }
+}
+
+/// What a declared variable parameter or captured variable accepts: variables of these dtypes.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct VariableConstraint {
+    pub dtypes: DTypeSet,
+}
+
+impl VariableConstraint {
+    pub fn new(dtypes: DTypeSet) -> Self {
+        VariableConstraint { dtypes }
+    }
+}
+
+impl fmt::Display for VariableSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "VariableSpec({}, {}, alias {})", self.dtype, self.shape, self.alias)
+    }
+}
+
+impl fmt::Display for VariableConstraint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.dtypes.single() {
+            Some(d) => write!(f, "VariableSpec({d})"),
+            None => write!(f, "VariableSpec({})", self.dtypes),
+        }
+    }
+}
+
+impl TraceType for VariableSpec {
+    fn kind(&self) -> &'static str {
+        "variable"
+    }
+
+    fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        if let Some(c) = other.as_any().downcast_ref::<VariableConstraint>() {
+            return c.dtypes.contains(self.dtype);
+        }
+        self.dyn_eq(other)
+    }
+
+    fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        // A variable's type is exact: which variable of the call it is cannot generalize.
+        others.iter().all(|o| self.dyn_eq(*o)).then(|| TypeRef::new(self.clone()))
+    }
+
+    fn placeholders(&self, path: &str, ctx: &mut PlaceholderContext, out: &mut Vec<PlaceholderSpec>) {
+        if ctx.alias_index(self.alias).is_none() {
+            ctx.record_alias(self.alias, out.len());
+            out.push(PlaceholderSpec {
+                path: path.into(),
+                dtype: DType::RESOURCE,
+                shape: Shape::scalar(),
+                alias: Some(self.alias),
+            });
+        }
+    }
+
+    fn flat_len(&self) -> usize {
+        1
+    }
+
+    fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
+        if self.is_subtype_of(traced) {
+            return None;
+        }
+        Some(match traced.as_any().downcast_ref::<VariableSpec>() {
+            Some(t) if t.dtype != self.dtype => format!("{self} does not match {t}: dtype {} vs {}", self.dtype, t.dtype),
+            Some(t) if t.shape != self.shape => format!("{self} does not match {t}: shape {} vs {}", self.shape, t.shape),
+            Some(t) => format!("{self} does not match {t}: another variable aliasing"),
+            None => format!("{self} does not match {traced}"),
+        })
+    }
+
+    crate::trace_type_common!();
+}
+
+impl TraceType for VariableConstraint {
+    fn kind(&self) -> &'static str {
+        "variable"
+    }
+
+    fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        match other.as_any().downcast_ref::<VariableConstraint>() {
+            Some(c) => self.dtypes.is_subset_of(&c.dtypes),
+            None => false,
+        }
+    }
+
+    fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        let mut dtypes = self.dtypes.clone();
+        for o in others {
+            if let Some(c) = o.as_any().downcast_ref::<VariableConstraint>() {
+                dtypes = dtypes.union(&c.dtypes);
+            } else if let Some(v) = o.as_any().downcast_ref::<VariableSpec>() {
+                dtypes = dtypes.union(&DTypeSet::of(&[v.dtype]));
+            } else {
+                return None;
+            }
+        }
+        Some(TypeRef::new(VariableConstraint::new(dtypes)))
+    }
+
+    fn placeholders(&self, _path: &str, _ctx: &mut PlaceholderContext, _out: &mut Vec<PlaceholderSpec>) {}
+
+    fn flat_len(&self) -> usize {
+        1
+    }
+
+    crate::trace_type_common!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FunctionType;
+
+    fn v(alias: u64) -> TypeRef {
+        TypeRef::new(VariableSpec::new(DType::FLOAT, Shape::of(&[2]), alias))
+    }
+
+    #[test]
+    fn a_variable_fits_a_constraint_of_its_dtype() {
+        let c = VariableConstraint::new(DTypeSet::of(&[DType::FLOAT]));
+        assert!(v(0).is_subtype_of(&c));
+        assert!(!TypeRef::new(VariableSpec::new(DType::INT32, Shape::scalar(), 0)).is_subtype_of(&c));
+        assert_eq!(c.to_string(), "VariableSpec(FLOAT)");
+    }
+
+    #[test]
+    fn the_same_alias_is_one_placeholder_and_another_alias_is_another() {
+        let same = FunctionType::new(vec![]).with_captures(vec![("a".into(), v(0)), ("b".into(), v(0))]);
+        assert_eq!(same.placeholders().len(), 1);
+        let two = FunctionType::new(vec![]).with_captures(vec![("a".into(), v(0)), ("b".into(), v(1))]);
+        assert_eq!(two.placeholders().len(), 2);
+        assert!(!two.is_subtype_of(&same) && !same.is_subtype_of(&two));
+    }
+
+    #[test]
+    fn explanations_name_what_differs() {
+        let why = v(1).explain_mismatch(&*v(0)).unwrap();
+        assert!(why.contains("aliasing"), "{why}");
+    }
+}

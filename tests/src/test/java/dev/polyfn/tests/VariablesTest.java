@@ -1,0 +1,172 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.ConcreteFunctionInfo;
+import dev.polyfn.Diagnostics;
+import dev.polyfn.Function;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import dev.polyfn.SingleFunction;
+import dev.polyfn.Variable;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.family.TType;
+
+/** Variables: captured by handle, shared between functions and eager code, created once. */
+class VariablesTest {
+
+  @Test
+  void aVariableCapturedByTwoFunctionsIsSharedWithEagerCode() {
+    try (TFloat32 zero = TFloat32.scalarOf(0f);
+        Variable<TFloat32> counter = Variable.create(zero);
+        SingleFunction increment = Function.defineSingle((tf, in) -> {
+          Operand<TFloat32> by = in.input("by", TFloat32.class);
+          Operand<TFloat32> next = tf.math.add(counter.read(tf), by);
+          counter.assign(tf, next); // an effect, run at every call
+          return next;
+        });
+        SingleFunction peek = Function.defineSingle((tf, in) -> counter.read(tf));
+        TFloat32 two = TFloat32.scalarOf(2f)) {
+      try (TType after = increment.call(two)) {
+        assertEquals(2f, ((TFloat32) after).getFloat(), 0f);
+      }
+      increment.call(two).close();
+      assertEquals(4f, counter.value().getFloat(), 0f); // eager code sees the assignments
+      try (TType seen = peek.call(Map.of())) {
+        assertEquals(4f, ((TFloat32) seen).getFloat(), 0f); // so does the other function
+      }
+      try (TFloat32 ten = TFloat32.scalarOf(10f)) {
+        counter.assign(ten); // an eager assignment reaches both functions
+      }
+      try (TType seen = peek.call(Map.of()); TType after = increment.call(two)) {
+        assertEquals(10f, ((TFloat32) seen).getFloat(), 0f);
+        assertEquals(12f, ((TFloat32) after).getFloat(), 0f);
+      }
+      assertEquals(1, increment.traceCount());
+      assertEquals(1, peek.traceCount());
+      assertTrue(peek.functionType().toString().contains("captures: variable_"), peek.functionType().toString());
+    }
+  }
+
+  @Test
+  void aVariableCreatedInABodyIsCreatedOnceOnTheFirstTrace() {
+    AtomicInteger traces = new AtomicInteger();
+    try (MapFunction accumulate = Function.define((tf, in) -> {
+          traces.incrementAndGet();
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          Variable<TFloat32> total = in.variable("total", TFloat32.scalarOf(0f));
+          Operand<TFloat32> next = tf.math.add(total.read(tf), tf.sum(x, tf.range(tf.constant(0), tf.rank(x), tf.constant(1))));
+          total.assign(tf, next);
+          return Map.of("total", next);
+        });
+        TFloat32 v2 = TFloat32.vectorOf(1f, 2f);
+        TFloat32 v3 = TFloat32.vectorOf(1f, 1f, 1f)) {
+      long before = Diagnostics.liveVariables();
+      accumulate.call(Map.of("x", v2)).close();
+      assertEquals(before + 1, Diagnostics.liveVariables());
+      try (Outputs out = accumulate.call(Map.of("x", v3))) { // a retrace reuses the variable
+        assertEquals(6f, out.get("total", TFloat32.class).getFloat(), 0f);
+      }
+      assertEquals(2, traces.get());
+      assertEquals(before + 1, Diagnostics.liveVariables());
+    }
+  }
+
+  @Test
+  void creatingAVariableOnASecondTraceThrows() {
+    AtomicInteger traces = new AtomicInteger();
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          if (traces.incrementAndGet() > 1) {
+            Variable.create(TFloat32.scalarOf(1f)); // a new variable on a retrace
+          }
+          return Map.of("y", x);
+        });
+        TFloat32 s = TFloat32.scalarOf(1f);
+        TFloat32 v = TFloat32.vectorOf(1f)) {
+      f.call(Map.of("x", s)).close();
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", v)));
+      assertTrue(e.getMessage().contains("first trace"), e.getMessage());
+      assertEquals(1, f.traceCount());
+      f.call(Map.of("x", s)).close();
+    }
+  }
+
+  @Test
+  void theSameVariablePassedOrCapturedTwiceIsOneGraphInput() {
+    try (TFloat32 one = TFloat32.scalarOf(1f);
+        Variable<TFloat32> a = Variable.create(one);
+        Variable<TFloat32> b = Variable.create(one);
+        MapFunction sum = Function.define((tf, in) -> {
+          Operand<? extends TType> p = in.variableInput("p", TFloat32.class);
+          Operand<? extends TType> q = in.variableInput("q", TFloat32.class);
+          Operand<TFloat32> captured = a.read(tf);
+          return Map.of("s", tf.math.add(tf.math.add(tf.readVariableOp(p, TFloat32.class),
+              tf.readVariableOp(q, TFloat32.class)), captured));
+        })) {
+      try (Outputs out = sum.call(Map.of("p", a, "q", a))) {
+        assertEquals(3f, out.get("s", TFloat32.class).getFloat(), 0f);
+      }
+      ConcreteFunctionInfo same = sum.concreteFunctions().get(0);
+      assertEquals(1, same.inputCount()); // a as p, as q and as a capture: one handle
+      try (TFloat32 five = TFloat32.scalarOf(5f)) {
+        b.assign(five);
+      }
+      try (Outputs out = sum.call(Map.of("p", a, "q", b))) { // another aliasing pattern: a new trace
+        assertEquals(7f, out.get("s", TFloat32.class).getFloat(), 0f);
+      }
+      assertEquals(2, sum.traceCount());
+      assertEquals(2, sum.concreteFunctions().get(1).inputCount());
+      try (Outputs out = sum.call(Map.of("p", b, "q", b))) { // b twice, a captured: another pattern
+        assertEquals(11f, out.get("s", TFloat32.class).getFloat(), 0f);
+      }
+      assertEquals(3, sum.traceCount());
+      assertEquals(2, sum.concreteFunctions().get(2).inputCount());
+      try (Outputs out = sum.call(Map.of("p", a, "q", a))) { // the first pattern again: no trace
+        assertEquals(3f, out.get("s", TFloat32.class).getFloat(), 0f);
+      }
+      assertEquals(3, sum.traceCount());
+    }
+  }
+
+  @Test
+  void aNonVariableForAVariableParameterIsRejected() {
+    try (TFloat32 one = TFloat32.scalarOf(1f);
+        Variable<TFloat32> v = Variable.create(one);
+        MapFunction f = Function.define((tf, in) ->
+            Map.of("x", tf.readVariableOp(in.variableInput("v", TFloat32.class), TFloat32.class)))) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.call(Map.of("v", one)));
+      assertTrue(e.getMessage().contains("'v'") && e.getMessage().contains("Variable"), e.getMessage());
+      f.call(Map.of("v", v)).close();
+    }
+  }
+
+  @Test
+  void nothingLeaksAfterClosingFunctionsAndVariables() {
+    long functions = Diagnostics.liveConcreteFunctions();
+    long variables = Diagnostics.liveVariables();
+    try (TFloat32 zero = TFloat32.tensorOf(Shape.of(2));
+        Variable<TFloat32> v = Variable.create(zero);
+        MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          Variable<TFloat32> owned = in.variable("owned", TFloat32.scalarOf(0f));
+          return Map.of("y", tf.math.add(tf.math.add(x, v.read(tf)), owned.read(tf)));
+        });
+        TFloat32 x = TFloat32.vectorOf(1f, 2f);
+        TFloat32 s = TFloat32.scalarOf(1f)) {
+      f.call(Map.of("x", x)).close();
+      f.call(Map.of("x", s)).close();
+      assertEquals(functions + 2, Diagnostics.liveConcreteFunctions());
+      assertEquals(variables + 2, Diagnostics.liveVariables());
+    }
+    assertEquals(functions, Diagnostics.liveConcreteFunctions());
+    assertEquals(variables, Diagnostics.liveVariables());
+  }
+}
