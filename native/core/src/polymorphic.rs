@@ -836,4 +836,39 @@ mod tests {
         }
         assert_eq!(warnings(), 2);
     }
+
+    fn variable_facts(alias: i64) -> Vec<i64> {
+        vec![crate::TAG_VARIABLE, DType::FLOAT.0 as i64, 0, alias]
+    }
+
+    fn var_constraint() -> TypeRef {
+        TypeRef::new(crate::VariableConstraint::new(DTypeSet::any()))
+    }
+
+    #[test]
+    fn a_capture_is_part_of_the_signature_and_an_aliased_capture_shares_a_placeholder() {
+        let f = Fn::new("captures");
+        let mut s = f.begin_trace::<String>(vec!["v".into()], None, true).unwrap();
+        let v0 = f.decode_value(&variable_facts(0)).unwrap();
+        let specs = s.declare::<String>("v", ParamKind::Variable, false, var_constraint(), Some(v0.clone())).unwrap();
+        assert_eq!(specs.len(), 1);
+        // The body also captures the variable passed as v: no second placeholder.
+        let specs = s.declare_capture::<String>("w", var_constraint(), v0).unwrap();
+        assert!(specs.is_empty());
+        f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+        let same: Vec<i64> = [variable_facts(0), variable_facts(0)].concat();
+        let other: Vec<i64> = [variable_facts(0), variable_facts(1)].concat();
+        assert_eq!(
+            f.lookup::<String>(&same).unwrap().unwrap().inner,
+            "(v: VariableSpec(FLOAT, [], alias 0); captures: w: VariableSpec(FLOAT, [], alias 0))"
+        );
+        assert!(f.lookup::<String>(&other).unwrap().is_none(), "another aliasing pattern is another signature");
+        // A later trace must capture the same names in the same order.
+        let mut s = f.begin_trace::<String>(vec!["v".into()], Some(&other), true).unwrap();
+        assert!(s.reason().starts_with("capture w: "), "{}", s.reason());
+        let v = f.decode_value(&variable_facts(0)).unwrap();
+        s.declare::<String>("v", ParamKind::Variable, false, var_constraint(), Some(v)).unwrap();
+        let e = s.declare_capture::<String>("z", var_constraint(), f.decode_value(&variable_facts(1)).unwrap());
+        assert!(matches!(e, Err(PolyError::ParameterListChanged { .. })));
+    }
 }
