@@ -1,0 +1,413 @@
+"""Merges the raw outputs of bench/run.sh (bench/out/: JMH JSON, the Rust floor JSON, the Python
+JSON, the RSS JSON) into bench/results.json, bench/summary.json, BENCHMARKS.md and bench/plot.png.
+
+Usage: python assemble.py --mode quick|full --tfjava-version 1.1.0 [--seconds N]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+OUT = os.path.join(BENCH, "out")
+
+WORKLOADS = ["add2", "mlp", "matmul512", "args16", "list100", "map10", "shape_4B", "shape_64MiB"]
+CONTENDERS = [
+    "polyfn", "tfjava_concrete", "tfjava_session",
+    "floor_tfe", "floor_session", "floor_tfe_polyfn_tf",
+    "python_tf_function", "python_concrete",
+]
+LABELS = {
+    "polyfn": "Polyfn call",
+    "tfjava_concrete": "TF Java ConcreteFunction.call",
+    "tfjava_session": "TF Java Session.runner",
+    "floor_tfe": "floor: C API TFE_Execute",
+    "floor_session": "floor: C API TF_SessionRun",
+    "floor_tfe_polyfn_tf": "polyfn-tf EagerFunction::call (Rust)",
+    "python_tf_function": "Python tf.function",
+    "python_concrete": "Python ConcreteFunction",
+}
+JMH_NAMES = {"polyfn": "polyfn", "tfjavaConcrete": "tfjava_concrete", "tfjavaSession": "tfjava_session"}
+WORKLOAD_NOTES = {
+    "add2": "float scalar + 2",
+    "mlp": "2-layer MLP on [1,64] (64→64 relu →10, constant weights)",
+    "matmul512": "512×512 · 512×512 matmul",
+    "args16": "16 scalar tensor arguments, summed",
+    "list100": "list of 100 scalar tensors, summed",
+    "map10": "map of 10 scalar tensors, summed",
+    "shape_4B": "tf.shape(x), x float[1] (4 bytes)",
+    "shape_64MiB": "tf.shape(x), x float[16777216] (64 MiB)",
+}
+
+
+def load(name):
+    p = os.path.join(OUT, name)
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def jmh_entry(e):
+    pm = e["primaryMetric"]
+    raw = [v for fork in pm.get("rawData", []) for v in fork]
+    unit = pm["scoreUnit"].split("/")[0]
+    key = "us" if unit == "us" else "ms"
+    return {
+        key: statistics.median(raw) if raw else pm["score"],
+        "mean": pm["score"],
+        "error_99": pm["scoreError"] if isinstance(pm["scoreError"], (int, float)) else None,
+        "min_" + key: min(raw) if raw else None,
+        "samples": len(raw),
+        "forks": e.get("forks"),
+        "source": "jmh " + e["benchmark"].split(".")[-2] + "." + e["benchmark"].split(".")[-1],
+    }
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout + \
+            subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stderr
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def machine(jmh_any):
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal"):
+                mem_kb = int(re.sub(r"[^0-9]", "", line))
+    os_name = platform.system()
+    if os.path.exists("/etc/os-release"):
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    os_name = line.split("=", 1)[1].strip().strip('"')
+    jdk = None
+    if jmh_any:
+        jdk = "%s %s (%s)" % (jmh_any.get("vmName", ""), jmh_any.get("vmVersion", ""), jmh_any.get("jdkVersion", ""))
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_kb / 1024 / 1024, 1),
+        "os": "%s, kernel %s" % (os_name, platform.release()),
+        "jdk": jdk,
+        "rustc": sh("rustc --version").strip().splitlines()[0] if sh("rustc --version").strip() else None,
+    }
+
+
+def fmt_us(v):
+    if v is None:
+        return "–"
+    if v >= 1000:
+        return "%.0f" % v
+    if v >= 100:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", default="full")
+    ap.add_argument("--tfjava-version", default="1.1.0")
+    ap.add_argument("--seconds", type=int, default=None)
+    a = ap.parse_args()
+
+    floor = load("floor.json") or {"workloads": {}}
+    py = load("python.json") or {"workloads": {}}
+    jmh_call = load("jmh-call.json") or []
+    jmh_hit = load("jmh-hit.json") or []
+    jmh_first = load("jmh-first.json") or []
+    rss = load("rss.json")
+
+    res = {w: {} for w in WORKLOADS}
+    for e in jmh_call:
+        wl = e["params"]["workload"]
+        res[wl][JMH_NAMES[e["benchmark"].split(".")[-1]]] = jmh_entry(e)
+    for wl, cs in floor["workloads"].items():
+        for c, v in cs.items():
+            res.setdefault(wl, {})[c] = dict(v, source="native/tf/examples/floor.rs")
+    for wl, cs in py["workloads"].items():
+        for c, v in cs.items():
+            res.setdefault(wl, {})[c] = dict(v, source="bench/python/bench_tf.py")
+
+    # Ratios to the faster floor.
+    for wl in WORKLOADS:
+        cs = res[wl]
+        floors = [cs[f]["us"] for f in ("floor_tfe", "floor_session") if f in cs]
+        if floors:
+            best = min(floors)
+            for c, v in cs.items():
+                v["x_floor"] = round(v["us"] / best, 3)
+
+    # Hits.
+    hit_log = open(os.path.join(OUT, "jmh-hit.log")).read() if os.path.exists(os.path.join(OUT, "jmh-hit.log")) else ""
+    trace_lines = re.findall(r"\[hit\] traced (\d+) signatures in ([0-9.]+) s; ms per trace, by tenths:([0-9. ]*)", hit_log)
+    hit_n = None
+    for e in jmh_hit:
+        n = int(e["params"]["signatures"])
+        key = "hit_1" if n == 1 else "hit_10k"
+        v = jmh_entry(e)
+        v["signatures"] = n
+        for tn, secs, tenths in trace_lines:
+            if int(tn) == n:
+                v["trace_seconds"] = float(secs)
+                v["ms_per_trace_by_tenth"] = [float(x) for x in tenths.split()]
+        res.setdefault(key, {})["polyfn"] = v
+        if n != 1:
+            hit_n = n
+    for key in ("hit_1", "hit_10k"):
+        if key in py["workloads"]:
+            res.setdefault(key, {}).update({c: dict(v, source="bench/python/bench_tf.py") for c, v in py["workloads"][key].items()})
+    # First call.
+    fc = res.setdefault("first_call", {})
+    for e in jmh_first:
+        name = e["benchmark"].split(".")[-1]
+        fc["polyfn" if name == "polyfnFirstCall" else "tfjava_concrete"] = jmh_entry(e)
+    if "first_call" in py["workloads"]:
+        fc.update({c: dict(v, source="bench/python/bench_tf.py") for c, v in py["workloads"]["first_call"].items()})
+    if rss:
+        res["rss_add2_calls"] = {"polyfn": dict(rss, source="bench RssMain, -Xms256m -Xmx256m -XX:+AlwaysPreTouch")}
+
+    def us(wl, c):
+        v = res.get(wl, {}).get(c)
+        return None if v is None else v.get("us")
+
+    def ms(c):
+        v = fc.get(c)
+        return None if v is None else v.get("ms")
+
+    summary = {
+        "mode": a.mode,
+        "polyfn_add2_us": us("add2", "polyfn"),
+        "tfjava_concrete_add2_us": us("add2", "tfjava_concrete"),
+        "tfjava_session_add2_us": us("add2", "tfjava_session"),
+        "floor_tfe_add2_us": us("add2", "floor_tfe"),
+        "floor_session_add2_us": us("add2", "floor_session"),
+        "python_tf_function_add2_us": us("add2", "python_tf_function"),
+        "python_concrete_add2_us": us("add2", "python_concrete"),
+        "polyfn_list100_us": us("list100", "polyfn"),
+        "python_tf_function_list100_us": us("list100", "python_tf_function"),
+        "polyfn_hit_10k_us": us("hit_10k", "polyfn"),
+        "polyfn_hit_1_us": us("hit_1", "polyfn"),
+        "hit_10k_signatures": hit_n,
+        "polyfn_first_call_ms": ms("polyfn"),
+        "tfjava_concrete_first_call_ms": ms("tfjava_concrete"),
+        "python_first_call_ms": ms("python_tf_function"),
+        "polyfn_rss_growth_pct_1m_calls": rss["growth_pct"] if rss else None,
+        "rss_calls": rss["calls"] if rss else None,
+    }
+
+    def ratio(x, y):
+        return None if x is None or y is None or y == 0 else x / y
+
+    floor_best = min([v for v in (summary["floor_tfe_add2_us"], summary["floor_session_add2_us"]) if v is not None], default=None)
+    targets = [
+        ("add2: Polyfn within 1.25× of the faster floor", ratio(summary["polyfn_add2_us"], floor_best), "≤", 1.25, "× floor"),
+        ("add2: ≥ 5× faster than Python tf.function", ratio(summary["python_tf_function_add2_us"], summary["polyfn_add2_us"]), "≥", 5, "× faster"),
+        ("add2: ≥ 3× faster than TF Java ConcreteFunction.call", ratio(summary["tfjava_concrete_add2_us"], summary["polyfn_add2_us"]), "≥", 3, "× faster"),
+        ("list of 100: ≥ 10× faster than Python tf.function", ratio(summary["python_tf_function_list100_us"], summary["polyfn_list100_us"]), "≥", 10, "× faster"),
+        ("hit with %s signatures within 1.1× of hit with 1" % (hit_n and "{:,}".format(hit_n)), ratio(summary["polyfn_hit_10k_us"], summary["polyfn_hit_1_us"]), "≤", 1.1, "×"),
+        ("RSS growth over %s add2 calls < 5 %%" % (rss and "{:,}".format(rss["calls"])), summary["polyfn_rss_growth_pct_1m_calls"], "<", 5, "%"),
+    ]
+    summary["targets"] = {}
+    for name, val, op, bound, unit in targets:
+        met = None if val is None else (val <= bound if op == "≤" else val >= bound if op == "≥" else val < bound)
+        summary["targets"][name] = {"value": None if val is None else round(val, 3), "bound": "%s %s" % (op, bound), "met": met}
+
+    m = machine(jmh_call[0] if jmh_call else None)
+    versions = {
+        "polyfn": "dev.polyfn:polyfn:0.1.0-SNAPSHOT (built from git %s)" % (
+            open(os.path.join(OUT, "git.txt")).read().strip().replace("\n", " ") if os.path.exists(os.path.join(OUT, "git.txt")) else "?"),
+        "tensorflow_java": a.tfjava_version,
+        "tensorflow_in_tensorflow_java": floor.get("tf_version"),
+        "floor_tensorflow_c_api": "%s (libtensorflow_cc.so.2 from TF Java %s's native jar)" % (floor.get("tf_version"), a.tfjava_version),
+        "python_tensorflow": "tensorflow-cpu %s (Python %s, numpy %s)" % (py.get("tf_version"), py.get("python"), py.get("numpy")),
+        "jmh": "1.37",
+    }
+    meta = {
+        "mode": a.mode,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "run_seconds": a.seconds,
+        "machine": m,
+        "versions": versions,
+        "units": "per-call microseconds (median over iterations/batches) unless the key says ms or pct; x_floor = us / faster floor (min of floor_tfe, floor_session)",
+    }
+    results = {"meta": meta, "workloads": res}
+    with open(os.path.join(BENCH, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(BENCH, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
+    write_markdown(results, summary, a)
+    plot(res)
+
+
+def write_markdown(results, summary, a):
+    meta, res = results["meta"], results["workloads"]
+    m, v = meta["machine"], meta["versions"]
+    L = []
+    L.append("# Polyfn benchmarks\n")
+    L.append("**One command:** `bash bench/run.sh` (full, about 20 minutes on 2 cores) or `bash bench/run.sh --quick` "
+             "(under 5 minutes). It builds Polyfn and the JMH module (`mvn -Pbench`), creates `bench/.venv` "
+             "with `tensorflow-cpu==2.21.0` + matplotlib on first use, runs every contender on the same workloads "
+             "and regenerates `bench/results.json`, `bench/summary.json`, this file and `bench/plot.png` "
+             "(raw outputs and logs: `bench/out/`).\n")
+    L.append("This run: **%s** mode, %s%s.\n" % (meta["mode"], meta["date"],
+             ", %d s" % meta["run_seconds"] if meta["run_seconds"] else ""))
+    L.append("## Machine and versions\n")
+    L.append("| | |\n|---|---|")
+    L.append("| CPU | %s |" % m["cpu"])
+    L.append("| cores / memory | %s cores, %s GiB |" % (m["cores"], m["memory_gib"]))
+    L.append("| OS | %s |" % m["os"])
+    L.append("| JDK | %s |" % m["jdk"])
+    L.append("| Rust | %s |" % m["rustc"])
+    L.append("| Polyfn | %s |" % v["polyfn"])
+    L.append("| TensorFlow Java (Polyfn, ConcreteFunction, Session) | %s (TensorFlow %s inside) |" % (v["tensorflow_java"], v["tensorflow_in_tensorflow_java"]))
+    L.append("| C API floor (Rust, `polyfn-tf`) | TensorFlow %s |" % v["floor_tensorflow_c_api"])
+    L.append("| Python contenders | %s |" % v["python_tensorflow"])
+    L.append("| JMH | %s |" % v["jmh"])
+    L.append("")
+    L.append("## Targets (shown, not asserted)\n")
+    L.append("| target | value | bound | met? |\n|---|---|---|---|")
+    for name, t in summary["targets"].items():
+        val = "–" if t["value"] is None else ("%.2f" % t["value"])
+        met = "–" if t["met"] is None else ("**met**" if t["met"] else "**missed**")
+        L.append("| %s | %s | %s | %s |" % (name, val, t["bound"], met))
+    L.append("")
+    L.append("## Per-call cost of a cached call (µs, median; × the faster floor in parentheses)\n")
+    cols = [c for c in ["polyfn", "tfjava_concrete", "tfjava_session", "floor_tfe", "floor_session",
+                        "python_tf_function", "python_concrete", "floor_tfe_polyfn_tf"]]
+    L.append("| workload | " + " | ".join(LABELS[c] for c in cols) + " |")
+    L.append("|---" * (len(cols) + 1) + "|")
+    for wl in WORKLOADS:
+        cells = []
+        for c in cols:
+            e = res.get(wl, {}).get(c)
+            if e is None:
+                cells.append("–")
+            else:
+                cells.append("%s (%.2f×)" % (fmt_us(e["us"]), e.get("x_floor", float("nan"))))
+        L.append("| `%s` | %s |" % (wl, " | ".join(cells)))
+    L.append("")
+    L.append("Workloads: " + "; ".join("`%s`: %s" % (k, d) for k, d in WORKLOAD_NOTES.items()) + ".\n")
+    L.append("`shape_4B` vs `shape_64MiB` shows copying: Polyfn, the floor and Python pass the tensor's buffer "
+             "(zero copy), so both cost about the same; TensorFlow Java's ConcreteFunction.call copies its inputs.\n")
+    L.append("**TODO (lists/maps):** Polyfn does not take lists or maps of tensors yet; its `list100` and `map10` "
+             "contenders are functions of 100 / 10 separately named tensor parameters. They switch to "
+             "`in.list(name)` / `in.map(name)` when those land. The Python contenders take a real Python list / dict; "
+             "the other contenders take 100 / 10 graph inputs.\n")
+    L.append("## Cache hits with many signatures\n")
+    L.append("| | Polyfn (µs) | Python tf.function (µs) |\n|---|---|---|")
+    for key in ("hit_1", "hit_10k"):
+        p = res.get(key, {}).get("polyfn", {})
+        q = res.get(key, {}).get("python_tf_function", {})
+        L.append("| hit, %s signature(s) cached | %s | %s |" % (
+            "{:,}".format(p.get("signatures", 1)) if p else "?",
+            fmt_us(p.get("us")) if p else "–",
+            (fmt_us(q.get("us")) + " (%s signatures)" % "{:,}".format(q.get("signatures"))) if q else "–"))
+    p10 = res.get("hit_10k", {}).get("polyfn", {})
+    if p10.get("trace_seconds"):
+        L.append("\nTracing the %s signatures took Polyfn %.1f s; mean ms per trace in each tenth of them: %s.\n" % (
+            "{:,}".format(p10["signatures"]), p10["trace_seconds"], ", ".join("%.1f" % x for x in p10.get("ms_per_trace_by_tenth", []))))
+    q10 = res.get("hit_10k", {}).get("python_tf_function", {})
+    if q10.get("ms_per_trace_by_tenth"):
+        L.append("\nTracing the %s signatures took Python tf.function %.1f s; mean ms per trace in each tenth: %s. "
+                 "(Python caches fewer signatures than Polyfn here: 10,000 tf.function traces took over 10 minutes "
+                 "in a trial run.)\n" % ("{:,}".format(q10["signatures"]), q10["trace_seconds"],
+                                         ", ".join("%.1f" % x for x in q10["ms_per_trace_by_tenth"])))
+    if summary.get("hit_10k_signatures") and summary["hit_10k_signatures"] != 10000:
+        L.append("\n*Quick mode caches %s signatures instead of 10,000 to stay within its time budget "
+                 "(the `*_hit_10k_*` keys then hold that count's result).*\n" % "{:,}".format(summary["hit_10k_signatures"]))
+    L.append("\n## First call of a new signature (trace + build + first execution, ms, median)\n")
+    L.append("| Polyfn | TF Java ConcreteFunction.create + call | Python tf.function |\n|---|---|---|")
+    fc = res.get("first_call", {})
+    L.append("| %s | %s | %s |" % tuple(("%.2f" % fc[c]["ms"]) if c in fc else "–" for c in ("polyfn", "tfjava_concrete", "python_tf_function")))
+    r = res.get("rss_add2_calls", {}).get("polyfn")
+    if r:
+        L.append("\n## Memory\n")
+        L.append("Polyfn `add2`, JVM with a fixed pre-touched heap (`-Xms256m -Xmx256m -XX:+AlwaysPreTouch`): VmRSS "
+                 "%s kB after %s warm-up calls, %s kB after %s more calls: **%+.3f %%** (%.2f µs per call, %d trace). "
+                 "Samples (calls, kB): %s.\n" % (
+                     "{:,}".format(r["rss_before_kb"]), "{:,}".format(r["warmup_calls"]), "{:,}".format(r["rss_after_kb"]),
+                     "{:,}".format(r["calls"]), r["growth_pct"], r["us_per_call"], r["trace_count"],
+                     ", ".join("(%s, %s)" % (s[0], s[1]) for s in r["samples_calls_rss_kb"])))
+        if r["calls"] != 1000000:
+            L.append("*Quick mode makes %s calls instead of 1,000,000.*\n" % "{:,}".format(r["calls"]))
+    L.append("## Method\n")
+    jm = {"quick": "1 fork, 1×0.5 s warm-up, 3×0.5 s measurement", "full": "2 forks, 3×1 s warm-up, 5×1 s measurement"}[meta["mode"]] \
+        if meta["mode"] in ("quick", "full") else ""
+    L.append("- JVM contenders: JMH 1.37, average time per call, %s (hits: 1 fork; first call: single-shot, "
+             "each invocation a fresh function). Reported: the median over all measurement iterations "
+             "(`mean` and the 99.9 %% error are in results.json).\n"
+             "- Rust floor (`native/tf/examples/floor.rs`) and Python (`bench/python/bench_tf.py`): warm-up, then "
+             "%s batches of calls of about %s ms each; the median per-call time over batches.\n"
+             "- Every call passes already-built input tensors and releases its outputs (Polyfn `Outputs.close`, "
+             "TF Java `Result.close`, `TF_DeleteTensor` in the floor). `floor_tfe` is the least work a tensor-in, "
+             "tensor-out eager call can do (`TFE_NewOp`, one `TFE_NewTensorHandle` + `TFE_OpAddInput` per input, "
+             "`TFE_Execute`, `TFE_TensorHandleResolve`); `floor_tfe_polyfn_tf` is the same through polyfn-tf's "
+             "`EagerFunction::call`, the Rust code under Polyfn's JNI entry point.\n"
+             "- TensorFlow's thread pools are left at their defaults for every contender.\n"
+             "- The machine has 2 cores and other builds ran on it at the same time: numbers are noisy (medians "
+             "help, single runs can still be off by 20-50 %%). Contenders run one after another (floor, Python, then JMH), "
+             "so a change in background load between them skews their ratios; compare ratios within one run, "
+             "not across runs, and re-run before trusting a single ratio.\n"
+             % (jm, "7" if meta["mode"] == "quick" else "21", "40" if meta["mode"] == "quick" else "100"))
+    load = os.path.join(OUT, "load.log")
+    if os.path.exists(load) and os.path.getsize(load) > 0:
+        L.append("Load average (1, 5, 15 min) when each step started:\n")
+        L.append("| load | step |\n|---|---|")
+        for line in open(load):
+            la, _, what = line.strip().partition(" | ")
+            L.append("| %s | %s |" % (la, what))
+        L.append("")
+    L.append("![per-call cost by workload and contender](bench/plot.png)\n")
+    with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
+        f.write("\n".join(L))
+
+
+def plot(res):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = ["polyfn", "tfjava_concrete", "tfjava_session", "floor_tfe", "floor_session", "python_tf_function", "python_concrete"]
+    colors = ["#d62728", "#1f77b4", "#aec7e8", "#2ca02c", "#98df8a", "#ff7f0e", "#ffbb78"]
+    wls = WORKLOADS + ["hit_1", "hit_10k"]
+    fig, ax = plt.subplots(figsize=(12, 7))
+    width = 0.8 / len(cols)
+    for i, (c, col) in enumerate(zip(cols, colors)):
+        xs, ys = [], []
+        for j, wl in enumerate(wls):
+            e = res.get(wl, {}).get(c)
+            if e and e.get("us"):
+                xs.append(j + (i - len(cols) / 2 + 0.5) * width)
+                ys.append(e["us"])
+        ax.bar(xs, ys, width, label=LABELS[c], color=col)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(wls)))
+    ax.set_xticklabels(wls, rotation=20)
+    ax.set_ylabel("µs per call (median, log scale)")
+    ax.set_title("Polyfn benchmark: per-call cost by workload and contender")
+    ax.grid(axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(os.path.join(BENCH, "plot.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    main()

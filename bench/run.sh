@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Polyfn benchmark suite: every contender on the same workloads, in one run.
+#
+#   bash bench/run.sh            full run (about 20 minutes on 2 cores)
+#   bash bench/run.sh --quick    quick run (under 5 minutes on 2 cores; fewer iterations,
+#                                1,000 instead of 10,000 cached signatures, 200,000 calls for RSS)
+#
+# Environment: PY_TF_VERSION (default 2.21.0), the tensorflow-cpu version for the Python contenders.
+#
+# Writes bench/results.json, bench/summary.json, BENCHMARKS.md and bench/plot.png; raw outputs
+# and logs go to bench/out/ (git-ignored). Needs Java 17, Maven, cargo, python3 (3.9-3.12) and
+# network access on the first run (JMH from Maven Central; tensorflow-cpu and matplotlib from
+# PyPI into bench/.venv).
+set -euo pipefail
+
+MODE=full
+for arg in "$@"; do
+  case "$arg" in
+    --quick) MODE=quick ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $arg (use --quick)" >&2; exit 2 ;;
+  esac
+done
+
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH/.." && pwd)"
+OUT="$BENCH/out"
+mkdir -p "$OUT"
+cd "$ROOT"
+PY_TF_VERSION="${PY_TF_VERSION:-2.21.0}"
+T0=$(date +%s)
+step() {
+  echo "[bench $(( $(date +%s) - T0 ))s] $*" >&2
+  # Background load when each step starts (2-core machine shared with other builds).
+  echo "$(cut -d' ' -f1-3 /proc/loadavg) | $*" >> "$OUT/load.log"
+}
+: > "$OUT/load.log"
+
+if [ "$MODE" = quick ]; then
+  JMH_CALL=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms)
+  JMH_HIT=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms -p signatures=1,1000)
+  JMH_FIRST=(-f 1 -wi 5 -i 15)
+  RSS_CALLS=200000; RSS_WARMUP=20000
+  HIT_N=1000; PY_HIT_N=1000
+else
+  JMH_CALL=(-f 2 -wi 3 -w 1s -i 5 -r 1s)
+  JMH_HIT=(-f 1 -wi 3 -w 1s -i 8 -r 1s -p signatures=1,10000)
+  JMH_FIRST=(-f 2 -wi 10 -i 40)
+  RSS_CALLS=1000000; RSS_WARMUP=100000
+  HIT_N=10000
+  # tf.function's tracing slows down as its cache grows: 10,000 traces took over 10 minutes in a
+  # trial run, so Python's hit workload caches 1,000 signatures in both modes (BENCHMARKS.md says so).
+  PY_HIT_N=1000
+fi
+git -C "$ROOT" rev-parse --short HEAD > "$OUT/git.txt" 2>/dev/null || echo unknown > "$OUT/git.txt"
+[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo "+uncommitted changes" >> "$OUT/git.txt" || true
+
+# 1. Build Polyfn and the JMH benchmarks.
+step "building polyfn and bench (maven)"
+mvn -B -q install -DskipTests -pl java -am > "$OUT/mvn-install.log" 2>&1 || { cat "$OUT/mvn-install.log"; exit 1; }
+mvn -B -q -Pbench -pl bench package -DskipTests > "$OUT/mvn-bench.log" 2>&1 || { cat "$OUT/mvn-bench.log"; exit 1; }
+CP="$BENCH/target/classes:$(cat "$BENCH/target/classpath.txt")"
+
+# 2. Python virtual environment (once).
+if ! "$BENCH/.venv/bin/python" -c "import tensorflow, matplotlib" 2>/dev/null; then
+  step "creating bench/.venv with tensorflow-cpu==$PY_TF_VERSION and matplotlib"
+  python3 -m venv "$BENCH/.venv"
+  "$BENCH/.venv/bin/pip" install -q --upgrade pip > "$OUT/pip.log" 2>&1
+  "$BENCH/.venv/bin/pip" install -q "tensorflow-cpu==$PY_TF_VERSION" matplotlib >> "$OUT/pip.log" 2>&1 \
+    || { cat "$OUT/pip.log"; exit 1; }
+fi
+PY="$BENCH/.venv/bin/python"
+
+# 3. The C API floor (Rust), on the libtensorflow_cc.so.2 of the TensorFlow Java version Polyfn builds against.
+TFJ_VERSION=$(sed -n 's:.*<tensorflow-java.version>\(.*\)</tensorflow-java.version>.*:\1:p' pom.xml | head -1)
+NATIVE_JAR="$HOME/.m2/repository/org/tensorflow/tensorflow-core-native/$TFJ_VERSION/tensorflow-core-native-$TFJ_VERSION-linux-x86_64.jar"
+TF_DIR="$OUT/tf-runtime-$TFJ_VERSION"
+if [ ! -f "$TF_DIR/libtensorflow_cc.so.2" ]; then
+  mkdir -p "$TF_DIR"
+  unzip -o -j -q "$NATIVE_JAR" 'org/tensorflow/internal/c_api/linux-x86_64/libtensorflow_*' -d "$TF_DIR"
+fi
+step "building and running the C API floor (cargo example polyfn-tf/floor)"
+cargo build -q --release -p polyfn-tf --example floor
+FLOOR_ARGS=(); [ "$MODE" = quick ] && FLOOR_ARGS=(--quick)
+POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
+  "$ROOT/target/release/examples/floor" "${FLOOR_ARGS[@]}" > "$OUT/floor.json" 2> "$OUT/floor.log"
+
+# 4. Python tf.function / ConcreteFunction.
+step "running Python tf.function (tensorflow-cpu $PY_TF_VERSION)"
+PY_ARGS=(--hit-signatures "$PY_HIT_N"); [ "$MODE" = quick ] && PY_ARGS+=(--quick)
+"$PY" "$BENCH/python/bench_tf.py" "${PY_ARGS[@]}" > "$OUT/python.json" 2> "$OUT/python.log"
+
+# 5. JVM contenders with JMH.
+JMH=(java -cp "$CP" org.openjdk.jmh.Main)
+step "JMH: cached calls (Polyfn, TF Java ConcreteFunction, TF Java Session)"
+"${JMH[@]}" '^dev.polyfn.bench.CallBench\.' "${JMH_CALL[@]}" -rf json -rff "$OUT/jmh-call.json" > "$OUT/jmh-call.log" 2>&1
+step "JMH: cache hits with 1 vs N signatures"
+"${JMH[@]}" '^dev.polyfn.bench.HitBench\.' "${JMH_HIT[@]}" -rf json -rff "$OUT/jmh-hit.json" > "$OUT/jmh-hit.log" 2>&1
+step "JMH: first call of a new signature"
+"${JMH[@]}" '^dev.polyfn.bench.FirstCallBench\.' "${JMH_FIRST[@]}" -rf json -rff "$OUT/jmh-first.json" > "$OUT/jmh-first.log" 2>&1
+
+# 6. RSS over many add2 calls (fixed, pre-touched heap).
+step "RSS growth over $RSS_CALLS Polyfn add2 calls"
+java -Xms256m -Xmx256m -XX:+AlwaysPreTouch -cp "$CP" dev.polyfn.bench.RssMain "$RSS_CALLS" "$RSS_WARMUP" \
+  2> "$OUT/rss.log" | grep '^{' > "$OUT/rss.json"
+
+# 7. Assemble results.json, summary.json, BENCHMARKS.md, plot.png.
+step "assembling results"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+step "done: bench/results.json bench/summary.json BENCHMARKS.md bench/plot.png"
