@@ -257,6 +257,33 @@ pub fn decode_call(
     Ok(FunctionType::new(realized))
 }
 
+/// Decodes a call whose facts hold the parameters' values followed by the captures' values,
+/// into a monomorphic [`FunctionType`] with both (`declared` gives the parameter list and the
+/// capture names).
+pub fn decode_call_with_captures(
+    declared: &FunctionType,
+    facts: &[i64],
+    strings: &StringTable,
+    literals: &LiteralTable,
+) -> Result<FunctionType, BindError> {
+    let mut pos = 0;
+    let mut params_end = 0;
+    for _ in &declared.parameters {
+        decode_value(facts, &mut pos, strings, literals)?;
+        params_end = pos;
+    }
+    let mut call = decode_call(&declared.parameters, &facts[..params_end], strings, literals)?;
+    let mut captures = Vec::with_capacity(declared.captures.len());
+    for (name, _) in &declared.captures {
+        captures.push((name.clone(), decode_value(facts, &mut pos, strings, literals)?));
+    }
+    if pos != facts.len() {
+        return Err(BindError::BadFacts(format!("{} trailing facts after the last capture", facts.len() - pos)));
+    }
+    call.captures = captures;
+    Ok(call)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,31 +394,4 @@ mod tests {
             Err(BindError::BadFacts(_))
         ));
     }
-}
-
-/// Decodes a call whose facts hold the parameters' values followed by the captures' values,
-/// into a monomorphic [`FunctionType`] with both (`declared` gives the parameter list and the
-/// capture names).
-pub fn decode_call_with_captures(
-    declared: &FunctionType,
-    facts: &[i64],
-    strings: &StringTable,
-    literals: &LiteralTable,
-) -> Result<FunctionType, BindError> {
-    let mut pos = 0;
-    let mut params_end = 0;
-    for _ in &declared.parameters {
-        decode_value(facts, &mut pos, strings, literals)?;
-        params_end = pos;
-    }
-    let mut call = decode_call(&declared.parameters, &facts[..params_end], strings, literals)?;
-    let mut captures = Vec::with_capacity(declared.captures.len());
-    for (name, _) in &declared.captures {
-        captures.push((name.clone(), decode_value(facts, &mut pos, strings, literals)?));
-    }
-    if pos != facts.len() {
-        return Err(BindError::BadFacts(format!("{} trailing facts after the last capture", facts.len() - pos)));
-    }
-    call.captures = captures;
-    Ok(call)
 }

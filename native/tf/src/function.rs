@@ -1,6 +1,6 @@
 //! A traced graph turned into a `TF_Function` and registered in an eager context.
 
-use crate::c_api::{TFE_Context, TFE_TensorHandle, TF_Function, TF_Graph, TF_Operation, TF_Output, TF_Tensor};
+use crate::c_api::{TFE_Context, TFE_Op, TFE_TensorHandle, TF_Function, TF_Graph, TF_Operation, TF_Output, TF_Tensor};
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
 use std::ffi::{c_int, CString};
@@ -39,6 +39,7 @@ impl EagerContext {
     /// # Safety
     /// No function registered in it may be used afterwards.
     pub unsafe fn delete(self, rt: &Runtime) {
+        CachedOp::forget_context(rt, self);
         (rt.api().TFE_DeleteContext)(self.0)
     }
 }
@@ -236,8 +237,7 @@ impl EagerFunction {
         }
         let api = self.rt.api();
         let status = Status::new(api);
-        let op = (api.TFE_NewOp)(self.ctx.0, self.name.as_ptr(), status.raw());
-        status.check("creating the function call")?;
+        let op = CachedOp::take(self.rt, self.ctx, &self.name, &status)?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
         for &t in inputs {
@@ -247,20 +247,28 @@ impl EagerFunction {
                 break;
             }
             handles.0.push(h);
-            (api.TFE_OpAddInput)(op, h, status.raw());
+            (api.TFE_OpAddInput)(op.raw, h, status.raw());
             if let Err(e) = status.check("adding an input") {
                 result = Err(e);
                 break;
             }
         }
         if result.is_ok() {
-            let mut retvals: Vec<*mut TFE_TensorHandle> = vec![ptr::null_mut(); self.num_outputs()];
-            let mut n = self.num_outputs() as c_int;
-            (api.TFE_Execute)(op, retvals.as_mut_ptr(), &mut n, status.raw());
+            let n_out = self.num_outputs();
+            let mut retvals: [*mut TFE_TensorHandle; 8] = [ptr::null_mut(); 8];
+            let mut spill: Vec<*mut TFE_TensorHandle> = Vec::new();
+            let slots: &mut [*mut TFE_TensorHandle] = if n_out <= retvals.len() {
+                &mut retvals[..n_out]
+            } else {
+                spill.resize(n_out, ptr::null_mut());
+                &mut spill
+            };
+            let mut n = n_out as c_int;
+            (api.TFE_Execute)(op.raw, slots.as_mut_ptr(), &mut n, status.raw());
             result = status.check("");
             if result.is_ok() {
                 let start = out.len();
-                for &h in &retvals[..n as usize] {
+                for &h in &slots[..n as usize] {
                     let t = (api.TFE_TensorHandleResolve)(h, status.raw());
                     (api.TFE_DeleteTensorHandle)(h);
                     if result.is_ok() {
@@ -277,8 +285,76 @@ impl EagerFunction {
                 }
             }
         }
-        (api.TFE_DeleteOp)(op);
+        // Only an op that executed cleanly is kept for reuse.
+        op.give_back(result.is_ok());
         result
+    }
+}
+
+/// A `TFE_Op` kept per thread between calls, as TensorFlow's Python fast path does: the next
+/// call in the same context resets it to its function (`TFE_OpReset`) instead of allocating one.
+/// (One op per thread that ever called stays cached for the thread's life.)
+struct CachedOp {
+    rt: &'static Runtime,
+    ctx: EagerContext,
+    raw: *mut TFE_Op,
+}
+
+thread_local! {
+    static OP: std::cell::Cell<(*mut TFE_Context, *mut TFE_Op)> =
+        const { std::cell::Cell::new((ptr::null_mut(), ptr::null_mut())) };
+}
+
+impl CachedOp {
+    unsafe fn take(rt: &'static Runtime, ctx: EagerContext, name: &CString, status: &Status<'_>) -> Result<Self, TfError> {
+        let api = rt.api();
+        let (cached_ctx, cached) = OP.with(|c| c.replace((ptr::null_mut(), ptr::null_mut())));
+        if !cached.is_null() {
+            if cached_ctx == ctx.0 {
+                (api.TFE_OpReset)(cached, name.as_ptr(), ptr::null(), status.raw());
+                if status.check("").is_ok() {
+                    return Ok(CachedOp { rt, ctx, raw: cached });
+                }
+            }
+            (api.TFE_DeleteOp)(cached);
+        }
+        let raw = (api.TFE_NewOp)(ctx.0, name.as_ptr(), status.raw());
+        status.check("creating the function call")?;
+        Ok(CachedOp { rt, ctx, raw })
+    }
+
+    fn give_back(self, reusable: bool) {
+        let api = self.rt.api();
+        let (ctx, raw) = (self.ctx, self.raw);
+        std::mem::forget(self);
+        // SAFETY: the op is owned here; either cached for this thread or deleted.
+        unsafe {
+            if reusable {
+                let (_, previous) = OP.with(|c| c.replace((ctx.0, raw)));
+                if !previous.is_null() {
+                    (api.TFE_DeleteOp)(previous);
+                }
+            } else {
+                (api.TFE_DeleteOp)(raw);
+            }
+        }
+    }
+
+    /// Deletes this thread's cached op if it belongs to `ctx` (before `ctx` is deleted).
+    fn forget_context(rt: &Runtime, ctx: EagerContext) {
+        let (cached_ctx, cached) = OP.with(|c| c.get());
+        if cached_ctx == ctx.0 && !cached.is_null() {
+            OP.with(|c| c.set((ptr::null_mut(), ptr::null_mut())));
+            // SAFETY: owned by the cache, its context still alive.
+            unsafe { (rt.api().TFE_DeleteOp)(cached) };
+        }
+    }
+}
+
+impl Drop for CachedOp {
+    fn drop(&mut self) {
+        // SAFETY: owned; reached only on unwinding paths.
+        unsafe { (self.rt.api().TFE_DeleteOp)(self.raw) }
     }
 }
 
