@@ -307,10 +307,9 @@ def write_markdown(results, summary, a):
     L.append("Workloads: " + "; ".join("`%s`: %s" % (k, d) for k, d in WORKLOAD_NOTES.items()) + ".\n")
     L.append("`shape_4B` vs `shape_64MiB` shows copying: Polyfn, the floor and Python pass the tensor's buffer "
              "(zero copy), so both cost about the same; TensorFlow Java's ConcreteFunction.call copies its inputs.\n")
-    L.append("**TODO (lists/maps):** Polyfn does not take lists or maps of tensors yet; its `list100` and `map10` "
-             "contenders are functions of 100 / 10 separately named tensor parameters. They switch to "
-             "`in.list(name)` / `in.map(name)` when those land. The Python contenders take a real Python list / dict; "
-             "the other contenders take 100 / 10 graph inputs.\n")
+    L.append("Lists and maps: Polyfn's `list100` and `map10` contenders take one list parameter (`in.list`) and one "
+             "map parameter (`in.map`), as the Python contenders take a Python list / dict; the graph-level "
+             "contenders (TF Java, the C API floor) take 100 / 10 graph inputs.\n")
     L.append("## Cache hits with many signatures\n")
     L.append("| | Polyfn (µs) | Python tf.function (µs) |\n|---|---|---|")
     for key in ("hit_1", "hit_10k"):

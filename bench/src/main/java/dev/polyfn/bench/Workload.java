@@ -34,10 +34,14 @@ public final class Workload {
     "add2", "mlp", "matmul512", "args16", "list100", "map10", "shape_4B", "shape_64MiB"
   };
 
+  /** How Polyfn takes the inputs: separate tensor parameters, one list, or one map. */
+  enum Form { TENSORS, LIST, MAP }
+
   final String name;
   final String[] inputNames;
   final Shape[] shapes;
   final Body body;
+  Form form = Form.TENSORS;
 
   private Workload(String name, String[] inputNames, Shape[] shapes, Body body) {
     this.name = name;
@@ -94,13 +98,19 @@ public final class Workload {
             (tf, xs) -> tf.linalg.matMul(xs.get(0), xs.get(1)));
       case "args16":
         return scalars(name, "x", 16);
-      case "list100":
-        // TODO(polyfn list params): Polyfn takes these as 100 separately named tensor parameters
-        // until in.list(name) exists; then the Polyfn contender switches to one list parameter.
-        return scalars(name, "x", 100);
-      case "map10":
-        // TODO(polyfn map params): 10 separately named tensor parameters until in.map(name) exists.
-        return scalars(name, "k", 10);
+      case "list100": {
+        // Polyfn takes one list parameter (in.list), as Python takes a list; the graph-level
+        // contenders take 100 graph inputs.
+        Workload w = scalars(name, "x", 100);
+        w.form = Form.LIST;
+        return w;
+      }
+      case "map10": {
+        // Polyfn takes one map parameter (in.map), as Python takes a dict.
+        Workload w = scalars(name, "k", 10);
+        w.form = Form.MAP;
+        return w;
+      }
       case "shape_4B":
         return new Workload(name, new String[] {"x"}, new Shape[] {Shape.of(1)}, (tf, xs) -> tf.shape(xs.get(0)));
       case "shape_64MiB":
@@ -125,11 +135,32 @@ public final class Workload {
   MapFunction polyfn() {
     return Function.define((tf, in) -> {
       List<Operand<TFloat32>> xs = new ArrayList<>();
-      for (String n : inputNames) {
-        xs.add(in.input(n, TFloat32.class));
+      switch (form) {
+        case LIST:
+          xs.addAll(in.list("xs", TFloat32.class));
+          break;
+        case MAP:
+          xs.addAll(in.map("m", TFloat32.class).values());
+          break;
+        default:
+          for (String n : inputNames) {
+            xs.add(in.input(n, TFloat32.class));
+          }
       }
       return Map.of("y", body.build(tf, xs));
     });
+  }
+
+  /** The arguments of a Polyfn call over {@code inputs} (from {@link #newInputs}), in its form. */
+  Map<String, ?> polyfnArgs(Map<String, Tensor> inputs) {
+    switch (form) {
+      case LIST:
+        return Map.of("xs", List.copyOf(inputs.values()));
+      case MAP:
+        return Map.of("m", inputs);
+      default:
+        return inputs;
+    }
   }
 
   /** The TensorFlow Java {@code ConcreteFunction} contender (static input shapes). */
