@@ -125,7 +125,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), count);
       return r == null ? null : result(r);
     } finally {
-      buf.closeTemporaries();
+      buf.release(); // the buffer pinned the arguments until here
     }
   }
 
@@ -159,7 +159,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     try {
       return Arguments.describe(ps, captures, args, buf, interner) ? buf : null;
     } finally {
-      buf.closeTemporaries();
+      buf.release();
     }
   }
 
@@ -396,7 +396,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     try {
       return Arguments.describe(ps, captures, args, buf, interner) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
     } finally {
-      buf.closeTemporaries();
+      buf.release();
     }
   }
 

@@ -23,6 +23,12 @@ public final class CallBuffer {
   private long[] facts = new long[64];
   private int factCount;
   private long[] tensors = new long[16];
+  /**
+   * The objects owning {@link #tensors}' addresses, kept strongly reachable until the call
+   * returns, so that the GC cannot free an argument tensor (through JavaCPP's deallocator) while
+   * the runtime reads it, whatever the caller's frames keep alive.
+   */
+  private Object[] pins = new Object[16];
   private int tensorCount;
   private final List<Tensor> temporaries = new ArrayList<>();
   private Aliases aliases = new Aliases();
@@ -63,9 +69,15 @@ public final class CallBuffer {
     for (int i = 0; i < rank; i++) {
       facts[factCount++] = shape.get(i);
     }
+    pin(address, t);
+  }
+
+  private void pin(long address, Object owner) {
     if (tensorCount == tensors.length) {
       tensors = Arrays.copyOf(tensors, tensors.length * 2);
+      pins = Arrays.copyOf(pins, pins.length * 2);
     }
+    pins[tensorCount] = owner;
     tensors[tensorCount++] = address;
   }
 
@@ -86,6 +98,11 @@ public final class CallBuffer {
    * is). Its resource handle is fed only at its first occurrence ({@code resource} non-zero).
    */
   public void variable(int dtype, long[] dims, int alias, long resource) {
+    variable(dtype, dims, alias, resource, null);
+  }
+
+  /** {@link #variable(int, long[], int, long)}, pinning {@code owner} while the call runs. */
+  public void variable(int dtype, long[] dims, int alias, long resource, Object owner) {
     ensureFacts(4 + dims.length);
     facts[factCount++] = TAG_VARIABLE;
     facts[factCount++] = dtype;
@@ -95,10 +112,7 @@ public final class CallBuffer {
     }
     facts[factCount++] = alias;
     if (resource != 0) {
-      if (tensorCount == tensors.length) {
-        tensors = Arrays.copyOf(tensors, tensors.length * 2);
-      }
-      tensors[tensorCount++] = resource;
+      pin(resource, owner);
     }
   }
 
@@ -149,6 +163,15 @@ public final class CallBuffer {
   public void handOverTemporaries(CallBuffer other) {
     other.temporaries.addAll(temporaries);
     temporaries.clear();
+  }
+
+  /**
+   * Ends the call: unpins the arguments and closes the tensors made for it (outputs that share
+   * their buffers stay valid).
+   */
+  public void release() {
+    Arrays.fill(pins, 0, tensorCount, null);
+    closeTemporaries();
   }
 
   /** Closes the tensors made for the call (outputs that share their buffers stay valid). */

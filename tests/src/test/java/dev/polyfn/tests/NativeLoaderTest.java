@@ -1,0 +1,96 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * The native library loader, in fresh JVMs: it falls back past unwritable directories, and when
+ * nothing works it names every place it tried. (Paths under /proc are unwritable even for root.)
+ */
+class NativeLoaderTest {
+
+  /** Run in a child JVM: loads Polyfn and calls a function. */
+  public static void main(String[] args) {
+    try (MapFunction f = Function.define((tf, in) -> Map.of("y", tf.math.neg(in.input("x", TFloat32.class))));
+        TFloat32 x = TFloat32.scalarOf(2f);
+        Outputs out = f.call(Map.of("x", x))) {
+      System.out.println("result " + out.get("y", TFloat32.class).getFloat());
+    }
+  }
+
+  private static Process child(File workDir, String... properties) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // TensorFlow Java's own loader (JavaCPP) keeps its extracted runtime under user.home unless
+    // told otherwise: reuse this JVM's, so only Polyfn's loader meets the unwritable directories.
+    String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
+        Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
+    cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
+    for (String p : properties) {
+      cmd.add("-D" + p);
+    }
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(NativeLoaderTest.class.getName());
+    return new ProcessBuilder(cmd).directory(workDir).redirectErrorStream(true).start();
+  }
+
+  private static String output(Process p) throws Exception {
+    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
+    return text;
+  }
+
+  @Test
+  void anUnwritableTempDirectoryFallsBackToTheNextCandidate(@TempDir Path home) throws Exception {
+    Process p = child(home.toFile(), "java.io.tmpdir=/proc/polyfn-unwritable", "user.home=" + home);
+    String out = output(p);
+    assertEquals(0, p.exitValue(), out);
+    assertTrue(out.contains("result -2.0"), out);
+    assertTrue(Files.isDirectory(home.resolve(".cache/polyfn")), "extracted under ~/.cache/polyfn");
+    try (var files = Files.list(home.resolve(".cache/polyfn"))) {
+      assertEquals(0, files.count(), "the extracted copy is deleted once loaded");
+    }
+  }
+
+  @Test
+  void whenNoDirectoryWorksTheErrorNamesEveryPlaceTried() throws Exception {
+    Process p = child(new File("/proc"), "java.io.tmpdir=/proc/polyfn-a", "user.home=/proc/polyfn-b",
+        "polyfn.native.dir=/proc/polyfn-c");
+    String out = output(p);
+    assertTrue(p.exitValue() != 0, out);
+    assertTrue(out.contains("UnsatisfiedLinkError") && out.contains("could not load Polyfn's native library"), out);
+    for (String tried : new String[] {"/proc/polyfn-c", "/proc/polyfn-a", "/proc/polyfn-b/.cache/polyfn", "/proc:"}) {
+      assertTrue(out.contains(tried), "should name " + tried + ": " + out);
+    }
+    assertTrue(out.contains("-Dpolyfn.native.dir"), out);
+  }
+
+  @Test
+  void concurrentJvmsLoadFromTheSameDirectory(@TempDir Path shared) throws Exception {
+    List<Process> children = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      children.add(child(shared.toFile(), "polyfn.native.dir=" + shared));
+    }
+    for (Process p : children) {
+      String out = output(p);
+      assertEquals(0, p.exitValue(), out);
+      assertTrue(out.contains("result -2.0"), out);
+    }
+  }
+}
