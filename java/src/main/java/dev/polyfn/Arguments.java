@@ -61,7 +61,11 @@ final class Arguments {
     if (value instanceof Variable) {
       variable((Variable<?>) value, buf);
     } else {
-      buf.tensor("capture " + c.name, (Tensor) value);
+      try {
+        buf.tensor((Tensor) value);
+      } catch (IllegalStateException e) {
+        throw new IllegalArgumentException("argument 'capture " + c.name + "': the tensor is closed", e);
+      }
     }
   }
 
@@ -75,7 +79,7 @@ final class Arguments {
   static void write(Param p, Object v, CallBuffer buf, Interner interner) {
     switch (p.kind) {
       case Native.KIND_TENSOR:
-        tensor(p, p.name, v, buf);
+        tensor(p, -1, null, v, buf);
         return;
       case Native.KIND_LIST:
         if (!(v instanceof List)) {
@@ -86,7 +90,7 @@ final class Arguments {
         buf.list(list.size());
         int i = 0;
         for (Object e : list) {
-          tensor(p, p.name + "[" + i++ + "]", e, buf);
+          tensor(p, i++, null, e, buf);
         }
         return;
       case Native.KIND_MAP:
@@ -99,7 +103,7 @@ final class Arguments {
         // Rust flattens map values in key order: write them in the same order.
         for (String key : sortedKeys(p, map)) {
           buf.key(interner.string(key));
-          tensor(p, p.name + "['" + key + "']", map.get(key), buf);
+          tensor(p, -1, key, map.get(key), buf);
         }
         return;
       case Native.KIND_VARIABLE:
@@ -121,18 +125,30 @@ final class Arguments {
     }
   }
 
-  private static void tensor(Param p, String path, Object v, CallBuffer buf) {
-    if (v instanceof Tensor) {
-      buf.tensor(path, (Tensor) v);
-    } else if (v instanceof TensorSpec) {
-      TensorSpec s = (TensorSpec) v;
-      buf.spec(s.dtypeCode(), s.shape().isUnknown() ? null : s.shape().asArray());
-    } else if (v != null && Conversions.convertible(v)) {
-      buf.temporary(path, Conversions.toTensor(path, v, p.tensorType));
-    } else {
-      throw new IllegalArgumentException("argument '" + path + "': expected a tensor of "
-          + p.tensorType.getSimpleName() + ", got " + describe(v));
+  /**
+   * Writes one tensor of parameter {@code p}: the whole argument, list element {@code index} or
+   * map value {@code key}. The element's path (e.g. {@code xs[2]}) is built only for an error.
+   */
+  private static void tensor(Param p, int index, String key, Object v, CallBuffer buf) {
+    try {
+      if (v instanceof Tensor) {
+        buf.tensor((Tensor) v);
+      } else if (v instanceof TensorSpec) {
+        TensorSpec s = (TensorSpec) v;
+        buf.spec(s.dtypeCode(), s.shape().isUnknown() ? null : s.shape().asArray());
+      } else if (v != null && Conversions.convertible(v)) {
+        buf.temporary(Conversions.toTensor(path(p, index, key), v, p.tensorType));
+      } else {
+        throw new IllegalArgumentException("argument '" + path(p, index, key) + "': expected a tensor of "
+            + p.tensorType.getSimpleName() + ", got " + describe(v));
+      }
+    } catch (IllegalStateException closed) {
+      throw new IllegalArgumentException("argument '" + path(p, index, key) + "': the tensor is closed", closed);
     }
+  }
+
+  private static String path(Param p, int index, String key) {
+    return key != null ? p.name + "['" + key + "']" : index >= 0 ? p.name + "[" + index + "]" : p.name;
   }
 
   /**

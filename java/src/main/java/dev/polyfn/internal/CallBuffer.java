@@ -50,16 +50,10 @@ public final class CallBuffer {
   /**
    * Appends a tensor argument.
    *
-   * @param path the argument's name in errors, e.g. {@code xs[2]}
-   * @throws IllegalArgumentException naming {@code path} if the tensor is closed
+   * @throws IllegalStateException if the tensor is closed (callers name the argument)
    */
-  public void tensor(String path, Tensor t) {
-    long address;
-    try {
-      address = TensorFlowInternals.tensorAddress(t);
-    } catch (IllegalStateException e) {
-      throw new IllegalArgumentException("argument '" + path + "': the tensor is closed", e);
-    }
+  public void tensor(Tensor t) {
+    long address = TensorFlowInternals.tensorAddress(t);
     org.tensorflow.ndarray.Shape shape = t.shape();
     int rank = shape.numDimensions();
     ensureFacts(3 + rank);
@@ -154,9 +148,9 @@ public final class CallBuffer {
   }
 
   /** Appends a tensor Polyfn made for this call; it is closed by {@link #closeTemporaries}. */
-  public void temporary(String path, Tensor t) {
+  public void temporary(Tensor t) {
     temporaries.add(t);
-    tensor(path, t);
+    tensor(t);
   }
 
   /** Moves this buffer's temporaries to {@code other}, which closes them later. */
