@@ -439,11 +439,6 @@ impl<C> Polymorphic<C> {
         self.state.lock().declared.clone()
     }
 
-    /// The declared parameters, `None` before the first trace.
-    pub fn parameters(&self) -> Option<Vec<Parameter>> {
-        self.state.lock().declared.as_ref().map(|d| d.parameters.clone())
-    }
-
     /// Cached concrete functions in the order they were traced.
     pub fn concrete_functions(&self) -> Vec<Arc<Concrete<C>>> {
         let st = self.state.lock();
@@ -601,7 +596,7 @@ mod tests {
     fn nothing_is_found_before_the_first_trace() {
         let f = Fn::new("f");
         assert!(f.lookup::<String>(&tensor_facts(DType::FLOAT, &[2])).unwrap().is_none());
-        assert!(f.parameters().is_none());
+        assert!(f.declared().is_none());
         assert_eq!(f.trace_count(), 0);
     }
 
@@ -729,7 +724,7 @@ mod tests {
         if let Some(c) = f.lookup::<String>(&facts).unwrap() {
             return c.inner.clone();
         }
-        let known = f.parameters().is_some();
+        let known = f.declared().is_some();
         let mut s = f.begin_trace::<String>(vec!["x".into()], known.then_some(&facts[..]), true).unwrap();
         s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, dims)))
             .unwrap();
@@ -791,7 +786,7 @@ mod tests {
         call(&f, &[1]);
         f.clear_cache();
         assert!(f.concrete_functions().is_empty());
-        assert!(f.parameters().is_some());
+        assert!(f.declared().is_some());
         call(&f, &[1]);
         assert_eq!(f.trace_count(), 2);
     }

@@ -19,8 +19,6 @@ pub unsafe fn resolve(rt: &Runtime, handle: *mut TFE_TensorHandle) -> Result<*mu
 
 /// `TF_FLOAT`.
 pub const DT_FLOAT: i32 = 1;
-/// `TF_INT32`.
-pub const DT_INT32: i32 = 3;
 
 /// A `TF_Tensor` deleted on drop.
 #[derive(Debug)]

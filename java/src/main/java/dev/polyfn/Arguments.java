@@ -72,7 +72,7 @@ final class Arguments {
   /** Writes a variable: its type and alias index; its handle only at its first occurrence. */
   static void variable(Variable<?> v, CallBuffer buf) {
     int a = buf.aliases().aliasOf(v);
-    buf.variable(v.dtypeCode(), v.shape().asArray(), Aliases.index(a), a < 0 ? v.resourceAddress() : 0, v);
+    buf.variable(v.dtypeCode(), v.dims(), Aliases.index(a), a < 0 ? v.resourceAddress() : 0, v);
   }
 
   /** Writes one argument of parameter {@code p}. */

@@ -199,7 +199,7 @@ final class TracingInputs implements Inputs {
     int alias = Aliases.index(aliases.aliasOf(v));
     Capture c = Capture.of(v);
     CallBuffer facts = CallBuffer.fresh();
-    facts.variable(v.dtypeCode(), v.shape().asArray(), alias, 0);
+    facts.variable(v.dtypeCode(), v.dims(), alias, 0);
     long[] spec = Native.declareCapture(trace, c.name, true, facts.facts(), facts.factCount());
     captures.add(c);
     Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : placeholder(spec, 1);

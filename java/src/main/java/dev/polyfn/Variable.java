@@ -48,6 +48,9 @@ public final class Variable<T extends TType> implements AutoCloseable {
   private final long id;
   private final Class<T> type;
   private final Shape shape;
+  /** Fixed at creation and written into every call's facts: computed once. */
+  private final int dtypeCode;
+  private final long[] dims;
   private final Ops eager;
   private final Operand<? extends TType> handle;
   /** The resource handle resolved to a {@code TF_Tensor} (owned), fed to functions at each call. */
@@ -60,6 +63,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
     this.id = NEXT_ID.incrementAndGet();
     this.type = type;
     this.shape = shape;
+    this.dtypeCode = DataTypes.code(type);
+    this.dims = shape.asArray();
     this.eager = Ops.create(EagerSession.getDefault());
     VarHandleOp h = eager.varHandleOp(type, shape, VarHandleOp.sharedName("polyfn_variable_" + id));
     this.handle = h.resource();
@@ -142,7 +147,12 @@ public final class Variable<T extends TType> implements AutoCloseable {
   }
 
   int dtypeCode() {
-    return DataTypes.code(type);
+    return dtypeCode;
+  }
+
+  /** The shape's dims (callers must not modify the array). */
+  long[] dims() {
+    return dims;
   }
 
   /** The address of the resolved resource tensor, fed to functions by handle. */

@@ -34,10 +34,6 @@ public final class FunctionHandle implements AutoCloseable {
     return address;
   }
 
-  public boolean isClosed() {
-    return closed;
-  }
-
   @Override
   public void close() {
     if (!closed) {
