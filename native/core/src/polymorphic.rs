@@ -92,6 +92,10 @@ pub struct TraceRecord {
     pub reason: String,
     /// The parameter whose type differed (empty for the first trace).
     pub parameter: String,
+    /// Where in the parameter the difference is (PLACEHOLDER: the parameter).
+    pub path: String,
+    /// Whether `parameter` is a capture.
+    pub capture: bool,
     pub nanos: u64,
 }
 
@@ -314,6 +318,8 @@ impl<C> Polymorphic<C> {
         let record = TraceRecord {
             function_type: traced.to_string(),
             parameter: session.reason.split_once(": ").map(|(p, _)| p.to_owned()).unwrap_or_default(),
+            path: String::new(),
+            capture: false,
             reason: session.reason.clone(),
             nanos,
         };

@@ -1,8 +1,7 @@
 //! Java ⇄ Rust value conversions used by the entry points.
 
 use crate::errors::{NativeError, Result};
-use jni::objects::{JIntArray, JLongArray, JObject, JObjectArray, JString};
-use jni::strings::JNIString;
+use jni::objects::{JIntArray, JLongArray, JObjectArray, JString};
 use jni::Env;
 
 /// A Java `String[]` as Rust strings; `null` elements are an error naming `what`.
@@ -15,6 +14,9 @@ pub fn strings(env: &mut Env<'_>, array: &JObjectArray<'_, JString<'_>>, what: &
             return Err(NativeError::IllegalArgument(format!("{what}[{i}] is null")));
         }
         out.push(s.try_to_string(env)?);
+        // Free each element's local reference at once: arrays may be longer than the JVM's
+        // guaranteed local reference capacity (16 without EnsureLocalCapacity).
+        env.delete_local_ref(s);
     }
     Ok(out)
 }
@@ -64,12 +66,19 @@ pub fn new_longs<'l>(env: &mut Env<'l>, values: &[i64]) -> Result<JLongArray<'l>
 }
 
 /// A new Java `String[]` holding `values`.
-pub fn new_strings<'l>(env: &mut Env<'l>, values: &[String]) -> Result<JObject<'l>> {
-    let array = env.new_object_array(values.len() as i32, JNIString::from("java/lang/String"), JObject::null())?;
+pub fn new_strings<'l>(env: &mut Env<'l>, values: &[String]) -> Result<JObjectArray<'l, JString<'l>>> {
+    let array = JObjectArray::<JString>::new(env, values.len(), JString::null())?;
     for (i, v) in values.iter().enumerate() {
         let s = env.new_string(v)?;
         array.set_element(env, i, &s)?;
         env.delete_local_ref(s);
     }
-    Ok(array.into())
+    Ok(array)
+}
+
+/// The first `n` elements of a Java `long[]`, as a new vector.
+pub fn longs_prefix(env: &Env<'_>, array: &JLongArray<'_>, n: i32) -> Result<Vec<i64>> {
+    let mut buf = Vec::new();
+    longs_into(env, array, n, &mut buf)?;
+    Ok(buf)
 }

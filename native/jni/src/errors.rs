@@ -4,7 +4,7 @@
 use jni::errors::ErrorPolicy;
 use jni::strings::JNIString;
 use jni::Env;
-use polyfn_core::BindError;
+use polyfn_core::{BindError, PolyError};
 use polyfn_tf::TfError;
 
 /// Everything a native method can fail with, by the Java exception it becomes.
@@ -29,6 +29,16 @@ pub type Result<T> = std::result::Result<T, NativeError>;
 impl From<BindError> for NativeError {
     fn from(e: BindError) -> Self {
         NativeError::IllegalArgument(e.to_string())
+    }
+}
+
+impl From<PolyError<TfError>> for NativeError {
+    fn from(e: PolyError<TfError>) -> Self {
+        match e {
+            PolyError::Bind(b) => b.into(),
+            PolyError::Build(t) => NativeError::TensorFlow(t),
+            other => NativeError::IllegalState(other.to_string()),
+        }
     }
 }
 

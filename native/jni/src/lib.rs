@@ -1,8 +1,21 @@
-//! `polyfn-jni`: the JNI entry points of `dev.polyfn.internal.Native`. It converts Java values to
-//! core types and back and turns errors and panics into Java exceptions; the logic lives in
-//! `polyfn-core` (types, dispatch) and `polyfn-tf` (the runtime).
+//! `polyfn-jni`: the JNI entry points of `dev.polyfn.internal.Native`. Each is a shim: it converts
+//! Java values to core types and back and turns errors and panics into Java exceptions; the logic
+//! lives in `polyfn-core` (types, dispatch, the trace protocol) and `polyfn-tf` (the runtime).
+//!
+//! One module per concern: [`function`] (life of a function), [`call`] (the call path),
+//! [`trace`] (the trace protocol and nested calls), [`introspection`] (typed views for Java),
+//! [`runtime`] (TensorFlow itself and the wire constants). [`registry`] registers them all.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod call;
 mod convert;
 mod errors;
-mod exports;
+mod function;
+mod handles;
+mod introspection;
 mod logging;
+mod registry;
+mod runtime;
+mod tf_shim;
+mod trace;

@@ -1,10 +1,10 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Conversions;
 import dev.polyfn.internal.Interner;
-import dev.polyfn.internal.Native;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,10 +78,10 @@ final class Arguments {
   /** Writes one argument of parameter {@code p}. */
   static void write(Param p, Object v, CallBuffer buf, Interner interner) {
     switch (p.kind) {
-      case Native.KIND_TENSOR:
+      case Wire.KIND_TENSOR:
         tensor(p, -1, null, v, buf);
         return;
-      case Native.KIND_LIST:
+      case Wire.KIND_LIST:
         if (!(v instanceof List)) {
           throw new IllegalArgumentException(
               "argument '" + p.name + "': expected a list of tensors, got " + describe(v));
@@ -93,7 +93,7 @@ final class Arguments {
           tensor(p, i++, null, e, buf);
         }
         return;
-      case Native.KIND_MAP:
+      case Wire.KIND_MAP:
         if (!(v instanceof Map)) {
           throw new IllegalArgumentException(
               "argument '" + p.name + "': expected a map of tensors, got " + describe(v));
@@ -106,7 +106,7 @@ final class Arguments {
           tensor(p, -1, key, map.get(key), buf);
         }
         return;
-      case Native.KIND_VARIABLE:
+      case Wire.KIND_VARIABLE:
         if (!(v instanceof Variable)) {
           throw new IllegalArgumentException(
               "argument '" + p.name + "': expected a Variable of " + p.tensorType.getSimpleName() + ", got " + describe(v));

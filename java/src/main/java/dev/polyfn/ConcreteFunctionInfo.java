@@ -14,12 +14,13 @@ public final class ConcreteFunctionInfo {
 
   private final int inputCount;
 
-  ConcreteFunctionInfo(int id, String name, FunctionType functionType, List<String> outputNames, int inputCount) {
+  /** Built by Polyfn's native library. */
+  ConcreteFunctionInfo(int id, String name, FunctionType functionType, String[] outputNames, int inputCount) {
     this.inputCount = inputCount;
     this.id = id;
     this.name = name;
     this.functionType = functionType;
-    this.outputNames = List.copyOf(outputNames);
+    this.outputNames = List.of(outputNames);
   }
 
   int id() {
@@ -44,6 +45,7 @@ public final class ConcreteFunctionInfo {
     return inputCount;
   }
 
+  /** The names of the outputs, in output order. */
   public List<String> outputNames() {
     return outputNames;
   }

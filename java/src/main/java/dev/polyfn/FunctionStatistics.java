@@ -1,65 +1,29 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Wire;
 import java.time.Duration;
 
 /**
  * Counters of one function's calls and traces, from {@link PolymorphicFunction#statistics()}.
  * Every call is exactly one of an exact hit, an inexact hit (served by a more general cached
- * signature) or a miss (which traced).
+ * signature) or a miss (which traced): {@code exactHits + inexactHits + misses} is the number of
+ * calls.
+ *
+ * @param exactHits calls whose signature was cached exactly
+ * @param inexactHits calls served by a more general cached signature
+ * @param misses calls that found no concrete function (and traced)
+ * @param traces traces that produced a concrete function
+ * @param evictions concrete functions evicted by {@link FunctionOptions#withMaxConcreteFunctions}
+ * @param totalTraceTime time spent tracing, in all
+ * @param lastTraceTime time the last trace took
  */
-public final class FunctionStatistics {
-  private final long exactHits;
-  private final long inexactHits;
-  private final long misses;
-  private final long traces;
-  private final long evictions;
-  private final Duration totalTraceTime;
-  private final Duration lastTraceTime;
+public record FunctionStatistics(long exactHits, long inexactHits, long misses, long traces, long evictions,
+    Duration totalTraceTime, Duration lastTraceTime) {
 
-  FunctionStatistics(long[] v) {
-    this.exactHits = v[0];
-    this.inexactHits = v[1];
-    this.misses = v[2];
-    this.traces = v[3];
-    this.evictions = v[4];
-    this.totalTraceTime = Duration.ofNanos(v[5]);
-    this.lastTraceTime = Duration.ofNanos(v[6]);
-  }
-
-  public long exactHits() {
-    return exactHits;
-  }
-
-  public long inexactHits() {
-    return inexactHits;
-  }
-
-  /** Lookups that found no concrete function (the call then traced). */
-  public long misses() {
-    return misses;
-  }
-
-  public long traces() {
-    return traces;
-  }
-
-  /** Concrete functions evicted by {@link FunctionOptions#withMaxConcreteFunctions}. */
-  public long evictions() {
-    return evictions;
-  }
-
-  public Duration totalTraceTime() {
-    return totalTraceTime;
-  }
-
-  public Duration lastTraceTime() {
-    return lastTraceTime;
-  }
-
-  @Override
-  public String toString() {
-    return "FunctionStatistics(exactHits=" + exactHits + ", inexactHits=" + inexactHits + ", misses=" + misses
-        + ", traces=" + traces + ", evictions=" + evictions + ", totalTraceTime=" + totalTraceTime
-        + ", lastTraceTime=" + lastTraceTime + ")";
+  /** From the native counters, indexed by {@code Wire.STAT_*}. */
+  static FunctionStatistics fromWire(long[] v) {
+    return new FunctionStatistics(v[Wire.STAT_EXACT_HITS], v[Wire.STAT_INEXACT_HITS], v[Wire.STAT_MISSES],
+        v[Wire.STAT_TRACES], v[Wire.STAT_EVICTIONS], Duration.ofNanos(v[Wire.STAT_TOTAL_TRACE_NANOS]),
+        Duration.ofNanos(v[Wire.STAT_LAST_TRACE_NANOS]));
   }
 }

@@ -18,25 +18,19 @@ public final class FunctionType {
   private final List<Parameter> parameters;
   private final List<Parameter> captures;
 
-  FunctionType(List<Parameter> parameters) {
-    this(parameters, List.of());
-  }
-
   FunctionType(List<Parameter> parameters, List<Parameter> captures) {
     this.parameters = List.copyOf(parameters);
     this.captures = List.copyOf(captures);
   }
 
-  /** Decodes {@code (name, kind, optional, type)} quadruples from {@code from} at {@code offset}. */
-  static FunctionType decode(String[] flat, int offset, int count) {
-    List<Parameter> ps = new ArrayList<>(count);
-    List<Parameter> cs = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      int at = offset + 4 * i;
-      Parameter p = new Parameter(flat[at], flat[at + 1], Boolean.parseBoolean(flat[at + 2]), flat[at + 3]);
-      (p.kind().equals("capture") ? cs : ps).add(p);
-    }
-    return new FunctionType(ps, cs);
+  /** Built by Polyfn's native library. */
+  FunctionType(Parameter[] parameters, Parameter[] captures) {
+    this(List.of(parameters), List.of(captures));
+  }
+
+  /** The empty type of a function that has not traced yet. */
+  static FunctionType empty() {
+    return new FunctionType(List.of(), List.of());
   }
 
   /** The parameters, in order. */
@@ -60,8 +54,7 @@ public final class FunctionType {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof FunctionType && ((FunctionType) o).parameters.equals(parameters)
-        && ((FunctionType) o).captures.equals(captures);
+    return o instanceof FunctionType other && other.parameters.equals(parameters) && other.captures.equals(captures);
   }
 
   @Override
@@ -78,53 +71,17 @@ public final class FunctionType {
     return "(" + ps + "; captures: " + captures.stream().map(Parameter::toString).collect(Collectors.joining(", ")) + ")";
   }
 
-  /** One parameter: name, kind ({@code tensor}, {@code list}, {@code map}, {@code java}), type. */
-  public static final class Parameter {
-    private final String name;
-    private final String kind;
-    private final boolean optional;
-    private final String type;
-
-    Parameter(String name, String kind, boolean optional, String type) {
-      this.name = name;
-      this.kind = kind;
-      this.optional = optional;
-      this.type = type;
-    }
-
-    public String name() {
-      return name;
-    }
-
-    /** {@code tensor}, {@code list}, {@code map}, {@code java}, {@code variable} or {@code capture}. */
-    public String kind() {
-      return kind;
-    }
-
-    /** Whether the parameter has a default and may be omitted. */
-    public boolean optional() {
-      return optional;
-    }
-
-    /** The type constraint as text, e.g. {@code TensorSpec(FLOAT, [-1])}. */
-    public String type() {
-      return type;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      if (!(o instanceof Parameter)) {
-        return false;
-      }
-      Parameter p = (Parameter) o;
-      return name.equals(p.name) && kind.equals(p.kind) && optional == p.optional && type.equals(p.type);
-    }
-
-    @Override
-    public int hashCode() {
-      return name.hashCode() * 31 + type.hashCode();
-    }
-
+  /**
+   * One parameter: its name, kind ({@code tensor}, {@code list}, {@code map}, {@code java}, {@code
+   * variable}, or {@code capture} for a capture), whether it may be omitted, and its type
+   * constraint as text, e.g. {@code TensorSpec(FLOAT, [-1])}.
+   *
+   * @param name the parameter's name
+   * @param kind {@code tensor}, {@code list}, {@code map}, {@code java}, {@code variable} or {@code capture}
+   * @param optional whether the parameter has a default and may be omitted
+   * @param type the type constraint as text
+   */
+  public record Parameter(String name, String kind, boolean optional, String type) {
     @Override
     public String toString() {
       return name + ": " + type + (optional ? " = <default>" : "");

@@ -43,16 +43,16 @@ public final class ListFunction extends PolymorphicFunction {
 
   /** Calls the function; the caller closes the returned list. See {@link MapFunction#call(Map)}. */
   public ListOutputs call(Map<String, ?> args) {
-    return new ListOutputs(invoke(args).tensors);
+    return new ListOutputs(invoke(args).tensors());
   }
 
   /** Calls a function of one parameter with its argument. */
   public ListOutputs call(Tensor x) {
-    return new ListOutputs(invokeSingle(x).tensors);
+    return new ListOutputs(invokeSingle(x).tensors());
   }
 
   /** Adds a call of this function to the graph of {@code tf}; see {@link MapFunction#apply}. */
   public List<Operand<?>> apply(Ops tf, Map<String, ?> args) {
-    return List.of(applyInGraph(tf, args).operands);
+    return List.of(applyInGraph(tf, args).operands());
   }
 }

@@ -58,13 +58,13 @@ public final class MapFunction extends PolymorphicFunction {
    */
   public Outputs call(Map<String, ?> args) {
     Result r = invoke(args);
-    return new Outputs(r.names, r.tensors);
+    return new Outputs(r.names(), r.tensors());
   }
 
   /** Calls a function of one parameter with its argument. */
   public Outputs call(Tensor x) {
     Result r = invokeSingle(x);
-    return new Outputs(r.names, r.tensors);
+    return new Outputs(r.names(), r.tensors());
   }
 
   /**
@@ -84,8 +84,8 @@ public final class MapFunction extends PolymorphicFunction {
   public Map<String, Operand<?>> apply(Ops tf, Map<String, ?> args) {
     Traced t = applyInGraph(tf, args);
     Map<String, Operand<?>> out = new java.util.LinkedHashMap<>();
-    for (int i = 0; i < t.names.length; i++) {
-      out.put(t.names[i], t.operands[i]);
+    for (int i = 0; i < t.names().length; i++) {
+      out.put(t.names()[i], t.operands()[i]);
     }
     return java.util.Collections.unmodifiableMap(out);
   }

@@ -1,6 +1,6 @@
 package dev.polyfn;
 
-import dev.polyfn.internal.Native;
+import dev.polyfn.internal.Wire;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.family.TType;
 
@@ -33,10 +33,10 @@ final class Param {
 
   String kindName() {
     switch (kind) {
-      case Native.KIND_TENSOR: return "a tensor";
-      case Native.KIND_LIST: return "a list of tensors";
-      case Native.KIND_MAP: return "a map of tensors";
-      case Native.KIND_VARIABLE: return "a Variable";
+      case Wire.KIND_TENSOR: return "a tensor";
+      case Wire.KIND_LIST: return "a list of tensors";
+      case Wire.KIND_MAP: return "a map of tensors";
+      case Wire.KIND_VARIABLE: return "a Variable";
       default: return "a " + javaClass.getName();
     }
   }

@@ -1,24 +1,21 @@
 package dev.polyfn;
 
-import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.FunctionHandle;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.ref.Reference;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import org.tensorflow.Graph;
-import org.tensorflow.GraphOperation;
-import org.tensorflow.Operand;
-import org.tensorflow.Output;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.family.TType;
 
@@ -28,21 +25,27 @@ import org.tensorflow.types.family.TType;
  * returns: {@link MapFunction} (named outputs), {@link ListFunction}, {@link SingleFunction},
  * {@link UnaryFunction}.
  *
- * <p>Thread-safe: any number of threads may call one function. Close it to release its concrete
- * functions; later calls throw {@link IllegalStateException}.
+ * <p>Thread-safe: any number of threads may call one function. Calls of cached signatures take
+ * no lock; a new signature is traced by one thread at a time while the others wait. Close it to
+ * release its concrete functions; later calls throw {@link IllegalStateException}.
  */
 public abstract class PolymorphicFunction implements AutoCloseable {
   private final FunctionOptions options;
   private final FunctionHandle handle;
   private final Interner interner;
   private final Object traceLock = new Object();
+  /**
+   * Output names by the key a concrete function returns with its outputs. A trace records its
+   * names here before it publishes the function, so every call that finds it can name its outputs.
+   */
   private final Map<Integer, String[]> outputNames = new ConcurrentHashMap<>();
+  private final AtomicInteger nextOutputsKey = new AtomicInteger();
   /** The parameters as the first trace declared them; null before it (set after {@link #captures}). */
   private volatile Param[] params;
   /** The captures as the first trace declared them. */
   private volatile Capture[] captures = new Capture[0];
   /** Variables created by the first trace: the function's, closed with it. */
-  private final List<Variable<?>> ownedVariables = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Variable<?>> ownedVariables = new CopyOnWriteArrayList<>();
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
 
   PolymorphicFunction(FunctionOptions options) {
@@ -56,35 +59,18 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   abstract Traced trace(Ops tf, Inputs inputs);
 
   /** A body's outputs: names and operands, in output order. */
-  static final class Traced {
-    final String[] names;
-    final Operand<?>[] operands;
-
-    Traced(String[] names, Operand<?>[] operands) {
-      this.names = names;
-      this.operands = operands;
-    }
-  }
+  record Traced(String[] names, org.tensorflow.Operand<?>[] operands) {}
 
   /** The output tensors of one call, which the caller owns. */
-  static final class Result {
-    final String[] names;
-    final TType[] tensors;
-
-    Result(String[] names, TType[] tensors) {
-      this.names = names;
-      this.tensors = tensors;
-    }
-  }
+  record Result(String[] names, TType[] tensors) {}
 
   /** Calls with named arguments. */
   final Result invoke(Map<String, ?> args) {
     Objects.requireNonNull(args, "args");
     try {
-      long fn = handle.address();
       Param[] ps = params;
       if (ps != null) {
-        Result r = tryCall(fn, ps, args, true);
+        Result r = tryCall(handle.address(), ps, args, true);
         if (r != null) {
           return r;
         }
@@ -100,10 +86,15 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     Objects.requireNonNull(value, "argument");
     Param[] ps = params;
     if (ps == null) {
-      synchronized (traceLock) {
-        if (params == null) {
-          traceLocked(handle.address(), Arguments.Lookup.single(value), null, true);
+      try {
+        // The first call fixes the parameter list: trace it with the value bound to the one
+        // parameter the body declares, and run it.
+        Result r = traceAndCall(Arguments.Lookup.single(value), null);
+        if (r != null) {
+          return r;
         }
+      } finally {
+        Reference.reachabilityFence(this);
       }
       ps = params;
     }
@@ -125,27 +116,30 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), count);
       return r == null ? null : result(r);
     } finally {
-      buf.release(); // the buffer pinned the arguments until here
+      buf.release(); // the buffer held the arguments until here
     }
   }
 
+  /**
+   * Traces the call's signature (unless another thread did while this one waited) and runs the
+   * concrete function it produced. {@code args} is null for a single value before the first trace
+   * (then the bound value is used); returns null if that value does not bind to one parameter.
+   */
   private Result traceAndCall(Arguments.Lookup lookup, Map<String, ?> args) {
     synchronized (traceLock) {
       long fn = handle.address();
       Param[] ps = params;
+      if (ps != null && args == null) {
+        return null; // a single value, and another thread fixed the parameter list meanwhile
+      }
       if (ps != null) {
-        // Another thread may have traced this signature while we waited (then it is this call's hit).
+        // Another thread may have traced this signature while we waited: then it is this call's hit.
         Result r = tryCall(fn, ps, args, true);
         if (r != null) {
           return r;
         }
       }
-      traceLocked(fn, lookup, describeForTrace(args), true);
-      Result r = tryCall(fn, params, args, false);
-      if (r == null) {
-        throw new IllegalStateException("the trace of '" + name() + "' does not accept the call that traced it");
-      }
-      return r;
+      return traceLocked(fn, lookup, args == null ? null : describeForTrace(args), true, true);
     }
   }
 
@@ -164,64 +158,52 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /**
-   * Traces the body for the arguments in {@code lookup}; returns the new concrete function's id.
-   * {@code call} describes the call, when known, so Rust can explain and generalize the retrace.
+   * Traces the body for the arguments in {@code lookup}. {@code call} describes the call, when
+   * known, so Rust can explain and generalize the retrace. With {@code run}, runs the new concrete
+   * function on the arguments (the call that traced it) and returns its outputs; else returns null.
    */
-  private int traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall) {
+  private Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run) {
+    Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
     long trace = call == null
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
         : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
     TracingInputs inputs = null;
-    try (Graph graph = new Graph()) {
+    try (org.tensorflow.Graph graph = new org.tensorflow.Graph()) {
       Ops tf = Ops.create(graph);
       inputs = new TracingInputs(this, trace, graph, tf, lookup, interner, params == null);
       Tracing.push(inputs);
       Traced outs = trace(tf, inputs);
-      int n = outs.names.length;
-      String[] ops = new String[n];
-      int[] indices = new int[n];
-      for (int i = 0; i < n; i++) {
-        if (outs.names[i] == null || outs.operands[i] == null) {
-          throw new IllegalStateException("the body of '" + name() + "' returned a null output or output name");
-        }
-        Output<?> o = outs.operands[i].asOutput();
-        if (o.env() != graph) {
-          throw new IllegalStateException("output '" + outs.names[i] + "' of '" + name()
-              + "' is not an operand of the traced graph: build outputs with the Ops passed to the body");
-        }
-        ops[i] = o.op().name();
-        indices[i] = o.index();
-      }
-      int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
-          outs.names, ops, indices, effects(graph));
-      outputNames.put(id, outs.names);
+      TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
+      int key = nextOutputsKey.incrementAndGet();
+      outputNames.put(key, outs.names());
+      Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
+          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), key);
       if (params == null) {
         captures = inputs.captures();
         params = inputs.declared();
       }
-      return id;
+      return run ? runTraced(trace, lookup.asMap()) : null;
     } finally {
       if (inputs != null) {
         Tracing.pop(inputs);
         inputs.close();
       }
       Native.freeTrace(trace);
+      reentry.exit();
     }
   }
 
-  /**
-   * The operations run for their effects: those with no outputs (variable assignments...), which
-   * no output depends on, become the function's control outputs so every call runs them.
-   */
-  private static String[] effects(Graph graph) {
-    List<String> names = new ArrayList<>();
-    for (java.util.Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
-      GraphOperation op = it.next();
-      if (op.numOutputs() == 0) {
-        names.add(op.name());
+  /** Runs the concrete function {@code trace} just produced on the call's arguments. */
+  private Result runTraced(long trace, Map<String, ?> args) {
+    CallBuffer buf = CallBuffer.get();
+    try {
+      if (!Arguments.describe(params, captures, args, buf, interner)) {
+        return null;
       }
+      return result(Native.callTraced(trace, buf.tensors(), buf.tensorCount()));
+    } finally {
+      buf.release();
     }
-    return names.toArray(new String[0]);
   }
 
   void adopt(Variable<?> v) {
@@ -236,116 +218,30 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     namedVariables.put(name, v);
   }
 
-  /**
-   * Adds a call of this function to the graph of {@code tf}: dispatched on the symbolic specs of
-   * {@code args} (operands of that graph), tracing a concrete function if none is cached. Inside a
-   * Polyfn body the call is nested in the traced function; with the {@code Ops} of your own {@code
-   * Graph}, the function is copied into it and runs in a {@code Session}.
-   */
+  /** The parameters fixed by the first trace (null before it). */
+  Param[] params() {
+    return params;
+  }
+
+  /** The captures fixed by the first trace. */
+  Capture[] captures() {
+    return captures;
+  }
+
+  /** The native function's address, for calls made on this function's behalf. */
+  long address() {
+    return handle.address();
+  }
+
+  /** Adds a call of this function to the graph of {@code tf} (see {@link GraphCall}). */
   final Traced applyInGraph(Ops tf, Map<String, ?> args) {
     Objects.requireNonNull(tf, "tf");
     Objects.requireNonNull(args, "args");
-    if (!(tf.scope().env() instanceof Graph)) {
-      throw new IllegalArgumentException("apply adds a call to a graph: pass the Ops of a graph or of the body being "
-          + "traced; to run '" + name() + "' eagerly on tensors, use call");
-    }
-    Graph graph = (Graph) tf.scope().env();
-    TracingInputs outer = Tracing.owning(graph);
     try {
-      ConcreteFunctionInfo concrete = getConcreteFunction(specsOf(args));
-      List<Operand<?>> flat = new ArrayList<>();
-      Aliases seen = new Aliases();
-      for (Param p : params) {
-        Object v = Arguments.valueFor(p, args);
-        switch (p.kind) {
-          case Native.KIND_TENSOR:
-            flat.add((Operand<?>) v);
-            break;
-          case Native.KIND_LIST:
-            for (Object e : (List<?>) v) {
-              flat.add((Operand<?>) e);
-            }
-            break;
-          case Native.KIND_MAP:
-            for (String key : Arguments.sortedKeys(p, (Map<?, ?>) v)) {
-              flat.add((Operand<?>) ((Map<?, ?>) v).get(key));
-            }
-            break;
-          case Native.KIND_VARIABLE:
-            if (seen.aliasOf(v) < 0) {
-              flat.add(Tracing.captureVariable(tf, (Variable<?>) v));
-            }
-            break;
-          default:
-            break;
-        }
-      }
-      for (Capture c : captures) {
-        if (c.variable != null) {
-          if (seen.aliasOf(c.variable) < 0) {
-            flat.add(Tracing.captureVariable(tf, c.variable));
-          }
-        } else if (outer == null) {
-          throw new IllegalStateException("function '" + name() + "' captures values by reference; it can be called "
-              + "inside another Polyfn function's body, but not from your own Graph");
-        } else {
-          flat.add(outer.capture(name() + "." + c.name, c.supplier));
-        }
-      }
-      String[] ops = new String[flat.size()];
-      int[] indices = new int[flat.size()];
-      for (int i = 0; i < ops.length; i++) {
-        Output<?> o = flat.get(i).asOutput();
-        ops[i] = o.op().name();
-        indices[i] = o.index();
-      }
-      String opName = tf.scope().makeOpName(name().replaceAll("[^A-Za-z0-9_.\\-]", "_"));
-      int n = Native.addCall(handle.address(), concrete.id(), outer == null ? 0 : outer.trace(),
-          TensorFlowInternals.graphAddress(graph), opName, ops, indices);
-      GraphOperation op = graph.operation(opName);
-      Operand<?>[] outputs = new Operand<?>[n];
-      for (int i = 0; i < n; i++) {
-        outputs[i] = op.output(i);
-      }
-      return new Traced(concrete.outputNames().toArray(new String[0]), outputs);
+      return GraphCall.apply(this, tf, args);
     } finally {
       Reference.reachabilityFence(this);
     }
-  }
-
-  /** Symbolic arguments as specs: each operand becomes a TensorSpec of its dtype and static shape. */
-  private static Map<String, Object> specsOf(Map<String, ?> args) {
-    Map<String, Object> specs = new java.util.LinkedHashMap<>();
-    for (Map.Entry<String, ?> e : args.entrySet()) {
-      specs.put(e.getKey(), specOf(e.getKey(), e.getValue()));
-    }
-    return specs;
-  }
-
-  private static Object specOf(String path, Object v) {
-    if (v instanceof Operand) {
-      Operand<?> o = (Operand<?>) v;
-      return TensorSpec.of(o.type(), o.shape());
-    }
-    if (v instanceof List) {
-      List<Object> out = new ArrayList<>();
-      for (Object e : (List<?>) v) {
-        out.add(specOf(path, e));
-      }
-      return out;
-    }
-    if (v instanceof Map) {
-      Map<Object, Object> out = new java.util.LinkedHashMap<>();
-      for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-        out.put(e.getKey(), specOf(path, e.getValue()));
-      }
-      return out;
-    }
-    if (v instanceof org.tensorflow.Tensor) {
-      throw new IllegalArgumentException("argument '" + path + "': apply takes operands of the graph, not tensors; "
-          + "bring a tensor in with tf.constantOf or Inputs.constCapture");
-    }
-    return v; // Java values, variables
   }
 
   private Result result(long[] r) {
@@ -367,6 +263,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * }</pre>
    *
    * A later call whose types are subtypes of a traced spec reuses it.
+   *
+   * @param argsOrSpecs the arguments by parameter name: tensors, specs, Java values, variables
+   * @return the cached or newly traced concrete function that accepts them
    */
   public ConcreteFunctionInfo getConcreteFunction(Map<String, ?> argsOrSpecs) {
     Objects.requireNonNull(argsOrSpecs, "argsOrSpecs");
@@ -375,7 +274,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         long fn = handle.address();
         int id = find(fn, argsOrSpecs);
         if (id < 0) {
-          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false);
+          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false, false);
           id = find(fn, argsOrSpecs);
         }
         final int found = id;
@@ -400,55 +299,43 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
   }
 
-  /** The function's name (from {@link FunctionOptions#withName}). */
+  /**
+   * The function's name (from {@link FunctionOptions#withName}).
+   *
+   * @return the display name
+   */
   public String name() {
     return options.name();
   }
 
-  /** How many concrete functions tracing has produced (failed traces do not count). */
+  /**
+   * How many concrete functions tracing has produced (failed traces do not count).
+   *
+   * @return the number of successful traces
+   */
   public int traceCount() {
-    try {
-      return Native.traceCount(handle.address());
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    return native_(() -> Native.traceCount(handle.address()));
   }
 
   /**
    * The polymorphic type: the declared parameters and their constraints, e.g. {@code (x:
    * TensorSpec({FLOAT, DOUBLE}, [-1]), n: Literal<java.lang.Integer>)}. Empty before the first
    * trace, which fixes the parameter list.
+   *
+   * @return the declared type
    */
   public FunctionType functionType() {
-    try {
-      String[] flat = Native.parameters(handle.address());
-      return flat == null ? new FunctionType(List.of()) : FunctionType.decode(flat, 0, flat.length / 4);
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    FunctionType t = native_(() -> Native.parameters(handle.address()));
+    return t == null ? FunctionType.empty() : t;
   }
 
-  /** Every cached concrete function with its monomorphic type, in the order they were traced. */
+  /**
+   * Every cached concrete function with its monomorphic type, in the order they were traced.
+   *
+   * @return the cached concrete functions
+   */
   public List<ConcreteFunctionInfo> concreteFunctions() {
-    try {
-      String[] flat = Native.concreteFunctions(handle.address());
-      List<ConcreteFunctionInfo> result = new ArrayList<>();
-      int at = 0;
-      while (at < flat.length) {
-        int id = Integer.parseInt(flat[at++]);
-        String tfName = flat[at++];
-        int inputs = Integer.parseInt(flat[at++]);
-        int outputs = Integer.parseInt(flat[at++]);
-        List<String> outs = Arrays.asList(Arrays.copyOfRange(flat, at, at + outputs));
-        at += outputs;
-        int ps = Integer.parseInt(flat[at++]);
-        result.add(new ConcreteFunctionInfo(id, tfName, FunctionType.decode(flat, at, ps), outs, inputs));
-        at += 4 * ps;
-      }
-      return result;
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    return List.of(native_(() -> Native.concreteFunctions(handle.address())));
   }
 
   /**
@@ -456,20 +343,19 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * signature traces again. ({@code tf.function} has no such method.)
    */
   public void clearCache() {
-    try {
+    native_(() -> {
       Native.clearCache(handle.address());
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+      return null;
+    });
   }
 
-  /** Counters of calls (exact and inexact hits, misses) and traces, with trace times. */
+  /**
+   * Counters of calls (exact and inexact hits, misses) and traces, with trace times.
+   *
+   * @return a snapshot of the counters
+   */
   public FunctionStatistics statistics() {
-    try {
-      return new FunctionStatistics(Native.statistics(handle.address()));
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    return FunctionStatistics.fromWire(native_(() -> Native.statistics(handle.address())));
   }
 
   /**
@@ -477,15 +363,17 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * matched. The same records are logged at {@code DEBUG} to the {@code System.Logger} named
    * {@code dev.polyfn}; when 5 of the last 10 calls traced, a {@code WARNING} names the function,
    * the parameters that keep changing and the options that would help.
+   *
+   * @return the recent traces
    */
   public List<TraceEvent> traceHistory() {
+    return List.of(native_(() -> Native.traceHistory(handle.address())));
+  }
+
+  /** Runs a native query, keeping this function (and so its native state) alive until it returns. */
+  private <T> T native_(Supplier<T> query) {
     try {
-      String[] flat = Native.traceHistory(handle.address());
-      List<TraceEvent> events = new ArrayList<>(flat.length / 4);
-      for (int i = 0; i < flat.length; i += 4) {
-        events.add(new TraceEvent(flat[i], flat[i + 1], flat[i + 2], java.time.Duration.ofNanos(Long.parseLong(flat[i + 3]))));
-      }
-      return events;
+      return query.get();
     } finally {
       Reference.reachabilityFence(this);
     }

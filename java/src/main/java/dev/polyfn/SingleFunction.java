@@ -39,16 +39,16 @@ public final class SingleFunction extends PolymorphicFunction {
 
   /** Calls the function; the caller closes the returned tensor. See {@link MapFunction#call(Map)}. */
   public TType call(Map<String, ?> args) {
-    return invoke(args).tensors[0];
+    return invoke(args).tensors()[0];
   }
 
   /** Calls a function of one parameter with its argument. */
   public TType call(Tensor x) {
-    return invokeSingle(x).tensors[0];
+    return invokeSingle(x).tensors()[0];
   }
 
   /** Adds a call of this function to the graph of {@code tf}; see {@link MapFunction#apply}. */
   public Operand<?> apply(Ops tf, Map<String, ?> args) {
-    return applyInGraph(tf, args).operands[0];
+    return applyInGraph(tf, args).operands()[0];
   }
 }

@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.DataTypes;
@@ -30,8 +31,6 @@ import org.tensorflow.types.family.TType;
  * constraint) and builds the placeholders in the trace graph.
  */
 final class TracingInputs implements Inputs {
-  private static final long DT_RESOURCE = 20;
-
   private final PolymorphicFunction function;
   private final long trace;
   private final Graph graph;
@@ -103,7 +102,7 @@ final class TracingInputs implements Inputs {
   }
 
   private <T extends TType> Operand<T> tensor(String name, Class<T> type, Shape shape, boolean optional, T def) {
-    long[] spec = declare(new Param(name, Native.KIND_TENSOR, check(type), null, shape, optional, def));
+    long[] spec = declare(new Param(name, Wire.KIND_TENSOR, check(type), null, shape, optional, def));
     return placeholder(spec, 1);
   }
 
@@ -114,7 +113,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> List<Operand<T>> list(String name, Class<T> type) {
-    long[] spec = declare(new Param(name, Native.KIND_LIST, check(type), null, null, false, null));
+    long[] spec = declare(new Param(name, Wire.KIND_LIST, check(type), null, null, false, null));
     List<Operand<T>> result = new ArrayList<>();
     int at = 1;
     for (int i = 0; i < spec[0]; i++) {
@@ -131,7 +130,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type) {
-    Param p = new Param(name, Native.KIND_MAP, check(type), null, null, false, null);
+    Param p = new Param(name, Wire.KIND_MAP, check(type), null, null, false, null);
     long[] spec = declare(p);
     Object value = Arguments.valueFor(p, args.asMap());
     String[] keys = Arguments.sortedKeys(p, (Map<?, ?>) value);
@@ -157,7 +156,7 @@ final class TracingInputs implements Inputs {
   @SuppressWarnings("unchecked")
   private <T> T java(String name, Class<T> type, boolean optional, T def) {
     Objects.requireNonNull(type, "type");
-    Param p = new Param(name, Native.KIND_JAVA, null, type, null, optional, def);
+    Param p = new Param(name, Wire.KIND_JAVA, null, type, null, optional, def);
     declare(p);
     return (T) Arguments.valueFor(p, args.asMap());
   }
@@ -180,8 +179,13 @@ final class TracingInputs implements Inputs {
     Capture c = Capture.of(name, value);
     CallBuffer facts = CallBuffer.fresh();
     facts.useAliases(aliases);
-    Arguments.writeCapture(c, c.value(), facts);
-    long[] spec = Native.declareCapture(trace, name, false, facts.facts(), facts.factCount());
+    long[] spec;
+    try {
+      Arguments.writeCapture(c, c.value(), facts);
+      spec = Native.declareCapture(trace, name, false, facts.facts(), facts.factCount());
+    } finally {
+      facts.release();
+    }
     captures.add(c);
     return placeholder(spec, 1);
   }
@@ -224,7 +228,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> Operand<? extends TType> variableInput(String name, Class<T> type) {
-    Param p = new Param(name, Native.KIND_VARIABLE, check(type), null, null, false, null);
+    Param p = new Param(name, Wire.KIND_VARIABLE, check(type), null, null, false, null);
     long[] spec = declare(p);
     Variable<?> v = (Variable<?>) Arguments.valueFor(p, args.asMap());
     int alias = Aliases.index(aliases.aliasOf(v));
@@ -247,14 +251,18 @@ final class TracingInputs implements Inputs {
       Arguments.write(p, value, facts, interner);
       facts.handOverTemporaries(temporaries);
     }
-    int rank = p.shape == null ? -2 : p.shape.isUnknown() ? -1 : p.shape.numDimensions();
+    int rank = p.shape == null ? Wire.SHAPE_UNDECLARED : p.shape.isUnknown() ? Wire.RANK_UNKNOWN : p.shape.numDimensions();
     long[] dims = rank > 0 ? p.shape.asArray() : new long[0];
     int[] dtypes = p.tensorType == null ? new int[0] : DataTypes.accepted(p.tensorType);
     String javaClass = p.javaClass == null ? null : p.javaClass.getName();
-    long[] spec = Native.declareParameter(trace, p.name, p.kind, p.optional, dtypes, rank, dims, javaClass,
-        facts.facts(), facts.factCount());
-    declared.add(p);
-    return spec;
+    try {
+      long[] spec = Native.declareParameter(trace, p.name, p.kind, p.optional, dtypes, rank, dims, javaClass,
+          facts.facts(), facts.factCount());
+      declared.add(p);
+      return spec;
+    } finally {
+      facts.release();
+    }
   }
 
   private static <T extends TType> Class<T> check(Class<T> type) {
@@ -264,7 +272,7 @@ final class TracingInputs implements Inputs {
   /** Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. */
   @SuppressWarnings("unchecked")
   private <T extends TType> Operand<T> placeholder(long[] spec, int at) {
-    if (spec[at] == DT_RESOURCE) {
+    if (spec[at] == Wire.DT_RESOURCE) {
       // TensorFlow Java has no tensor class for resource handles: build the op directly.
       GraphOperation op = (GraphOperation) tf.scope().opBuilder("Placeholder", tf.scope().makeOpName("Placeholder"))
           .setAttr("dtype", DataType.DT_RESOURCE)

@@ -42,12 +42,12 @@ public final class UnaryFunction<I extends TType, O extends TType> extends Polym
   /** Calls the function on {@code x}; the caller closes the returned tensor. */
   @SuppressWarnings("unchecked")
   public O call(I x) {
-    return (O) invokeSingle(x).tensors[0];
+    return (O) invokeSingle(x).tensors()[0];
   }
 
   /** Adds a call of this function on {@code x} to the graph of {@code tf}; see {@link MapFunction#apply}. */
   @SuppressWarnings("unchecked")
   public Operand<O> apply(Ops tf, Operand<I> x) {
-    return (Operand<O>) applyInGraph(tf, java.util.Map.of("x", x)).operands[0];
+    return (Operand<O>) applyInGraph(tf, java.util.Map.of("x", x)).operands()[0];
   }
 }

@@ -3,7 +3,10 @@ package dev.polyfn.internal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.Tensor;
+import org.tensorflow.internal.c_api.TF_Tensor;
+import org.tensorflow.ndarray.Shape;
 
 /**
  * A reusable description of one call: its type facts (the wire format of {@code polyfn-core}'s
@@ -12,11 +15,6 @@ import org.tensorflow.Tensor;
  * (Java numbers cast to tensors) are held as temporaries and closed after it.
  */
 public final class CallBuffer {
-  public static final long TAG_TENSOR = 1;
-  public static final long TAG_LIST = 2;
-  public static final long TAG_MAP = 3;
-  public static final long TAG_LITERAL = 4;
-  public static final long TAG_VARIABLE = 5;
 
   private static final ThreadLocal<CallBuffer> PER_THREAD = ThreadLocal.withInitial(CallBuffer::new);
 
@@ -26,7 +24,9 @@ public final class CallBuffer {
   /**
    * The objects owning {@link #tensors}' addresses, kept strongly reachable until the call
    * returns, so that the GC cannot free an argument tensor (through JavaCPP's deallocator) while
-   * the runtime reads it, whatever the caller's frames keep alive.
+   * the runtime reads it, whatever the caller's frames keep alive. A tensor's entry is its {@code
+   * TF_Tensor} pointer, on which the buffer holds a reference of its own until {@link #release}:
+   * a concurrent {@code close()} of the tensor then frees nothing until the call is over.
    */
   private Object[] pins = new Object[16];
   private int tensorCount;
@@ -37,7 +37,7 @@ public final class CallBuffer {
   public static CallBuffer get() {
     CallBuffer b = PER_THREAD.get();
     b.factCount = 0;
-    b.tensorCount = 0;
+    b.release(); // nothing should be left; if it is, it must not stay referenced
     b.aliases.clear();
     return b;
   }
@@ -53,17 +53,17 @@ public final class CallBuffer {
    * @throws IllegalStateException if the tensor is closed (callers name the argument)
    */
   public void tensor(Tensor t) {
-    long address = TensorFlowInternals.tensorAddress(t);
-    org.tensorflow.ndarray.Shape shape = t.shape();
+    Shape shape = t.shape();
     int rank = shape.numDimensions();
     ensureFacts(3 + rank);
-    facts[factCount++] = TAG_TENSOR;
+    facts[factCount++] = Wire.TAG_TENSOR;
     facts[factCount++] = t.dataType().getNumber();
     facts[factCount++] = rank;
     for (int i = 0; i < rank; i++) {
       facts[factCount++] = shape.get(i);
     }
-    pin(address, t);
+    TF_Tensor retained = TensorFlowInternals.retainTensor(t);
+    pin(retained.address(), retained);
   }
 
   private void pin(long address, Object owner) {
@@ -79,7 +79,7 @@ public final class CallBuffer {
   public void spec(int dtype, long[] dims) {
     int rank = dims == null ? -1 : dims.length;
     ensureFacts(3 + Math.max(rank, 0));
-    facts[factCount++] = TAG_TENSOR;
+    facts[factCount++] = Wire.TAG_TENSOR;
     facts[factCount++] = dtype;
     facts[factCount++] = rank;
     for (int i = 0; i < rank; i++) {
@@ -98,7 +98,7 @@ public final class CallBuffer {
   /** {@link #variable(int, long[], int, long)}, pinning {@code owner} while the call runs. */
   public void variable(int dtype, long[] dims, int alias, long resource, Object owner) {
     ensureFacts(4 + dims.length);
-    facts[factCount++] = TAG_VARIABLE;
+    facts[factCount++] = Wire.TAG_VARIABLE;
     facts[factCount++] = dtype;
     facts[factCount++] = dims.length;
     for (long d : dims) {
@@ -123,14 +123,14 @@ public final class CallBuffer {
   /** Starts a list of {@code length} elements; the elements follow. */
   public void list(int length) {
     ensureFacts(2);
-    facts[factCount++] = TAG_LIST;
+    facts[factCount++] = Wire.TAG_LIST;
     facts[factCount++] = length;
   }
 
   /** Starts a map of {@code size} entries; each entry is {@link #key} then its value. */
   public void map(int size) {
     ensureFacts(2);
-    facts[factCount++] = TAG_MAP;
+    facts[factCount++] = Wire.TAG_MAP;
     facts[factCount++] = size;
   }
 
@@ -143,7 +143,7 @@ public final class CallBuffer {
   /** A Java value, by its interned id. */
   public void literal(int id) {
     ensureFacts(2);
-    facts[factCount++] = TAG_LITERAL;
+    facts[factCount++] = Wire.TAG_LITERAL;
     facts[factCount++] = id;
   }
 
@@ -164,7 +164,13 @@ public final class CallBuffer {
    * their buffers stay valid).
    */
   public void release() {
-    Arrays.fill(pins, 0, tensorCount, null);
+    for (int i = 0; i < tensorCount; i++) {
+      if (pins[i] instanceof Pointer) {
+        PointerReferences.release((Pointer) pins[i]);
+      }
+      pins[i] = null;
+    }
+    tensorCount = 0;
     closeTemporaries();
   }
 

@@ -1,20 +1,41 @@
 package dev.polyfn.internal;
 
+import dev.polyfn.ConcreteFunctionInfo;
+import dev.polyfn.FunctionType;
+import dev.polyfn.TraceEvent;
+
 /**
- * Polyfn's JNI entry points (implemented in Rust, crate {@code polyfn-jni}). Every method turns a
- * Rust error or panic into a Java exception: {@link IllegalArgumentException} for bad arguments
- * (naming the parameter), {@link IllegalStateException} for misuse, TensorFlow Java's {@code
- * org.tensorflow.exceptions} types for runtime errors.
+ * Polyfn's JNI entry points (implemented in Rust, crate {@code polyfn-jni}, one module per
+ * concern). Loading this class loads the native library and registers every method, checking each
+ * Java declaration against the Rust function's signature: a mismatch fails here, naming the method.
  *
- * <p>Handles are Rust objects owned by the Java object that created them: a function handle by
- * its {@code MapFunction} (freed by {@link #freeFunction}), a trace handle by the tracing code
- * (freed by {@link #freeTrace}).
+ * <p>Every method turns a Rust error or panic into a Java exception: {@link
+ * IllegalArgumentException} for bad arguments (naming the parameter), {@link
+ * IllegalStateException} for misuse, TensorFlow Java's {@code org.tensorflow.exceptions} types for
+ * runtime errors.
+ *
+ * <p>Handles are Rust objects owned by the Java object that created them: a function handle by its
+ * {@code FunctionHandle} (freed by {@link #freeFunction}), a trace handle by the tracing code (freed
+ * by {@link #freeTrace}). Callers keep the owner reachable for the whole call.
  */
 public final class Native {
   private Native() {}
 
+  static {
+    NativeLibrary.ensureLoaded();
+  }
+
+  /** Registers the other native methods (the one method the JVM finds by its symbol name). */
+  static native void registerNatives();
+
   /** Binds to TensorFlow's runtime and its eager context; returns TensorFlow's version. */
   static native String init(long eagerContext, int logLevel);
+
+  /** The names of the Rust side's wire constants, in the order of {@link #wireValues}. */
+  static native String[] wireNames();
+
+  /** The values of the Rust side's wire constants. */
+  static native long[] wireValues();
 
   /**
    * A new polymorphic function (no concrete function yet).
@@ -31,13 +52,15 @@ public final class Native {
 
   /**
    * The call path: types the call from {@code facts}, dispatches, executes on the {@code
-   * TF_Tensor} addresses in {@code tensors}. Returns {@code [concreteId, output addresses...]},
+   * TF_Tensor} addresses in {@code tensors}. Returns {@code [outputsKey, output addresses...]},
    * whose tensors the caller then owns, or {@code null} when no cached concrete function fits
-   * (trace, then call again). {@code count} counts a hit in the statistics; the attempt after a
-   * call's own trace passes false, so each call counts once (a miss is counted by its trace).
+   * (trace, then call again). {@code count} counts a hit in the statistics.
    */
   public static native long[] call(
       long function, long[] facts, int factCount, long[] tensors, int tensorCount, boolean count);
+
+  /** Runs the concrete function that {@code trace} produced, like {@link #call} but without a lookup. */
+  public static native long[] callTraced(long trace, long[] tensors, int tensorCount);
 
   /**
    * Starts a trace for a call with these argument names; binds them against known parameters.
@@ -47,21 +70,14 @@ public final class Native {
   public static native long beginTrace(
       long function, String[] argumentNames, long[] facts, int factCount, boolean forCall);
 
-  /** Parameter kinds, as {@code polyfn-core}'s {@code ParamKind}. */
-  public static final int KIND_TENSOR = 0;
-  public static final int KIND_LIST = 1;
-  public static final int KIND_MAP = 2;
-  public static final int KIND_JAVA = 3;
-  public static final int KIND_VARIABLE = 4;
-
   /**
-   * Declares a parameter in a trace and returns its placeholder specs: {@code [count, (dtype,
-   * rank, dims...)...]} in flatten order (list elements in order, map values by sorted key), rank
-   * -1 meaning unknown rank, dim -1 unknown size. Java parameters have no placeholders.
+   * Declares a parameter in a trace and returns its placeholder specs in flatten order (list
+   * elements in order, map values by sorted key); see {@link Wire} for the layout.
    *
+   * @param kind one of {@code Wire.KIND_*}
    * @param dtypes accepted (element) dtype codes (empty: any)
-   * @param shapeRank -2 when no shape is declared, -1 for an unknown rank, else the rank
-   * @param dims the declared dims (-1 unknown) when {@code shapeRank >= 0}
+   * @param shapeRank {@link Wire#SHAPE_UNDECLARED}, {@link Wire#RANK_UNKNOWN} or the rank
+   * @param dims the declared dims ({@link Wire#DIM_UNKNOWN} unknown) when {@code shapeRank >= 0}
    * @param javaClass the declared class of a Java parameter, else null
    * @param facts the type facts of the call's argument (none: the argument is absent)
    */
@@ -83,9 +99,10 @@ public final class Native {
    * @param placeholders the placeholder operation names, in declaration order
    * @param outputOps operation names of the outputs, with {@code outputIndices}
    * @param controlOps operations run for their effects (variable assignments) though no output needs them
+   * @param outputsKey the key under which the caller recorded the output names; calls return it
    */
   public static native int finishTrace(long trace, long graph, String[] placeholders, String[] outputNames,
-      String[] outputOps, int[] outputIndices, String[] controlOps);
+      String[] outputOps, int[] outputIndices, String[] controlOps, int outputsKey);
 
   /**
    * Declares a capture (a hidden input fed at every call) of a tensor or, if {@code variable}, a
@@ -104,17 +121,11 @@ public final class Native {
   /** Frees a trace (finished or not). */
   public static native void freeTrace(long trace);
 
-  /**
-   * The polymorphic FunctionType's parameters as {@code (name, kind, optional, type)} quadruples,
-   * or {@code null} before the first trace.
-   */
-  public static native String[] parameters(long function);
+  /** The polymorphic FunctionType (declared constraints), or {@code null} before the first trace. */
+  public static native FunctionType parameters(long function);
 
-  /**
-   * Every cached concrete function, flattened: {@code id, tfName, inputCount, outputCount, outputNames...,
-   * parameterCount, (name, kind, optional, type) quadruples...}.
-   */
-  public static native String[] concreteFunctions(long function);
+  /** Every cached concrete function, in the order they were traced. */
+  public static native ConcreteFunctionInfo[] concreteFunctions(long function);
 
   /** Number of traces that produced a concrete function. */
   public static native int traceCount(long function);
@@ -122,11 +133,11 @@ public final class Native {
   /** Releases every concrete function; the parameter list stays. */
   public static native void clearCache(long function);
 
-  /** {@code [exactHits, inexactHits, misses, traces, evictions, totalTraceNanos, lastTraceNanos]}. */
+  /** The statistics, indexed by {@code Wire.STAT_*}. */
   public static native long[] statistics(long function);
 
-  /** Recent traces, oldest first, as {@code (functionType, parameter, reason, nanos)} quadruples. */
-  public static native String[] traceHistory(long function);
+  /** Recent traces, oldest first. */
+  public static native TraceEvent[] traceHistory(long function);
 
   /** Concrete functions registered by Polyfn and not yet released, in this process. */
   public static native long liveConcreteFunctions();

@@ -24,21 +24,33 @@ import org.tensorflow.TensorFlow;
 public final class NativeLibrary {
   private static final String LIBRARY = "libpolyfn_jni.so";
   private static volatile String tensorFlowVersion;
+  /** True while this thread loads the library (guarded by the class lock). */
+  private static boolean loading;
 
   private NativeLibrary() {}
 
-  /** Loads the library (once) and binds it to TensorFlow Java's runtime; returns TensorFlow's version. */
+  /**
+   * Loads the library (once), registers its methods and binds it to TensorFlow Java's runtime;
+   * returns TensorFlow's version. {@link Native}'s static initializer calls this, so no native
+   * method can run before it; a call made while loading (from that initializer) returns null.
+   */
   public static String ensureLoaded() {
     String v = tensorFlowVersion;
     if (v != null) {
       return v;
     }
     synchronized (NativeLibrary.class) {
-      if (tensorFlowVersion == null) {
-        // TensorFlow Java's static initializer loads libtensorflow_cc.so.2, which Polyfn binds to.
-        TensorFlow.version();
-        load();
-        tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress(), NativeLog.maxRustLevel());
+      if (tensorFlowVersion == null && !loading) {
+        loading = true;
+        try {
+          // TensorFlow Java's static initializer loads libtensorflow_cc.so.2, which Polyfn binds to.
+          TensorFlow.version();
+          load();
+          Native.registerNatives();
+          tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress(), NativeLog.maxRustLevel());
+        } finally {
+          loading = false;
+        }
       }
       return tensorFlowVersion;
     }

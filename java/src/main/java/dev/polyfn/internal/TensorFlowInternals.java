@@ -64,18 +64,24 @@ public final class TensorFlowInternals {
   private TensorFlowInternals() {}
 
   /**
-   * The address of a tensor's {@code TF_Tensor}.
+   * A tensor's {@code TF_Tensor} pointer, with a reference of Polyfn's own (see {@link
+   * PointerReferences}); release it with {@link PointerReferences#release}.
    *
    * @throws IllegalStateException if the tensor is closed
    */
-  public static long tensorAddress(Tensor tensor) {
+  public static TF_Tensor retainTensor(Tensor tensor) {
+    TF_Tensor p;
     try {
-      return ((TF_Tensor) TENSOR_HANDLE.invokeExact(tensor.asRawTensor())).address();
+      p = (TF_Tensor) TENSOR_HANDLE.invokeExact(tensor.asRawTensor());
     } catch (IllegalStateException e) {
       throw e;
     } catch (Throwable t) {
       throw new IllegalStateException("reading a tensor's native handle", t);
     }
+    if (p == null || !PointerReferences.tryRetain(p)) {
+      throw new IllegalStateException("the tensor is closed");
+    }
+    return p;
   }
 
   /** Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. */

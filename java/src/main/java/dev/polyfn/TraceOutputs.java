@@ -1,0 +1,66 @@
+package dev.polyfn;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Output;
+import org.tensorflow.proto.DataType;
+
+/** What a trace hands to Rust about the body's outputs, checked before it reaches TensorFlow. */
+final class TraceOutputs {
+  private TraceOutputs() {}
+
+  /** The graph operation and output index of each output, in output order. */
+  record Resolved(String[] ops, int[] indices) {}
+
+  /**
+   * Checks the body's outputs and names their operations. An output must be an operand of the
+   * traced graph, and not a resource handle: a handle (a variable's) means nothing outside the
+   * call, so TensorFlow Java could not return it as a tensor.
+   */
+  static Resolved resolve(String function, Graph graph, PolymorphicFunction.Traced outs) {
+    int n = outs.names().length;
+    if (outs.operands().length != n) {
+      throw new IllegalStateException("the body of '" + function + "' returned " + n + " output names for "
+          + outs.operands().length + " outputs");
+    }
+    String[] ops = new String[n];
+    int[] indices = new int[n];
+    for (int i = 0; i < n; i++) {
+      String name = outs.names()[i];
+      if (name == null || outs.operands()[i] == null) {
+        throw new IllegalStateException("the body of '" + function + "' returned a null output or output name");
+      }
+      Output<?> o = outs.operands()[i].asOutput();
+      if (o.env() != graph) {
+        throw new IllegalStateException("output '" + name + "' of '" + function
+            + "' is not an operand of the traced graph: build outputs with the Ops passed to the body");
+      }
+      if (o.dataType() == DataType.DT_RESOURCE) {
+        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a resource handle (a "
+            + "variable's handle), which cannot be returned as a tensor: return the variable's value "
+            + "(variable.read(tf)) instead");
+      }
+      ops[i] = o.op().name();
+      indices[i] = o.index();
+    }
+    return new Resolved(ops, indices);
+  }
+
+  /**
+   * The operations run for their effects: those with no outputs (variable assignments...), which
+   * no output depends on, become the function's control outputs so every call runs them.
+   */
+  static String[] effects(Graph graph) {
+    List<String> names = new ArrayList<>();
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
+      if (op.numOutputs() == 0) {
+        names.add(op.name());
+      }
+    }
+    return names.toArray(new String[0]);
+  }
+}

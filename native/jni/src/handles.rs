@@ -1,0 +1,77 @@
+//! Rust objects that Java holds as `long` handles, and how a native call borrows them.
+//!
+//! A handle is the address of a `Box` made by a native method and freed by exactly one other
+//! (`freeFunction`, `freeTrace`). Java keeps the owner reachable for the whole of every native
+//! call that passes the handle (`Reference.reachabilityFence` after the call), and frees the box
+//! only when the owner is unreachable. So a handle is valid for the duration of the call that
+//! receives it, and the borrows below are tied to that call's JNI frame (`'local`): they cannot
+//! outlive it.
+
+use crate::errors::{NativeError, Result};
+use jni::sys::jlong;
+use jni::Env;
+use polyfn_core::{Polymorphic, TraceSession};
+use polyfn_tf::EagerFunction;
+use std::any::Any;
+use std::sync::Arc;
+
+/// A concrete function as the JNI layer caches it: the TensorFlow function and the key under
+/// which Java recorded its output names before the function was published (so a call that finds
+/// it can always name its outputs).
+pub struct Traced {
+    pub function: EagerFunction,
+    pub outputs_key: i32,
+}
+
+/// A polymorphic function whose concrete functions are TensorFlow eager functions.
+pub type Function = Polymorphic<Traced>;
+
+/// One cached concrete function.
+pub type ConcreteFn = polyfn_core::Concrete<Traced>;
+
+/// A trace in progress: the session, the function it belongs to, and the concrete functions its
+/// graph calls (nested calls), which the traced function keeps alive.
+pub struct Trace {
+    pub function: jlong,
+    pub session: TraceSession,
+    pub calls: Vec<Arc<dyn Any + Send + Sync>>,
+    /// The concrete function this trace produced, once finished: the call that traced runs it
+    /// directly, so a concurrent `clearCache` cannot take it away from that call.
+    pub traced: Option<Arc<ConcreteFn>>,
+}
+
+/// Moves `value` to the heap and returns its address for Java to hold.
+pub fn into_handle<T>(value: T) -> jlong {
+    Box::into_raw(Box::new(value)) as jlong
+}
+
+/// Frees a handle made by [`into_handle`]. 0 is ignored.
+///
+/// # Safety
+/// `handle` was made by `into_handle::<T>` and is freed once, when no call can still use it.
+pub unsafe fn free_handle<T>(handle: jlong) {
+    if handle != 0 {
+        // SAFETY: the caller guarantees it is a live Box<T> freed only here.
+        drop(unsafe { Box::from_raw(handle as *mut T) });
+    }
+}
+
+/// Borrows the function behind `handle` for the current native call.
+pub fn function<'local>(_frame: &Env<'local>, handle: jlong) -> Result<&'local Function> {
+    if handle == 0 {
+        return Err(NativeError::IllegalState("null function handle".into()));
+    }
+    // SAFETY: a live Box<Function> made by newFunction; Java keeps its owner reachable until this
+    // call returns (module docs), and the borrow cannot outlive the call's frame.
+    Ok(unsafe { &*(handle as *const Function) })
+}
+
+/// Borrows the trace behind `handle` for the current native call, mutably: a trace belongs to the
+/// one thread that runs the body, so no other call uses it at the same time.
+pub fn trace<'local>(_frame: &Env<'local>, handle: jlong) -> Result<&'local mut Trace> {
+    if handle == 0 {
+        return Err(NativeError::IllegalState("null trace handle".into()));
+    }
+    // SAFETY: a live Box<Trace> made by beginTrace and used only by its tracing thread (module docs).
+    Ok(unsafe { &mut *(handle as *mut Trace) })
+}

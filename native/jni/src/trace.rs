@@ -1,0 +1,211 @@
+//! Native methods of the trace protocol: begin, declare each parameter and capture, finish (turn
+//! the traced graph into a registered concrete function), free; and adding a call of a concrete
+//! function to a graph (nested calls).
+
+use crate::convert;
+use crate::errors::{NativeError, Result};
+use crate::handles::{self, Trace, Traced};
+use crate::runtime::runtime;
+use crate::tf_shim::{function_name, graph_output};
+use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
+use jni::sys::{jboolean, jint, jlong};
+use jni::Env;
+use polyfn_core::{wire, DType, DTypeSet, ParamKind, Shape};
+use polyfn_tf::c_api::{TF_Graph, TF_Output};
+use polyfn_tf::{EagerFunction, GraphSignature, Runtime, TfError};
+use std::ffi::CString;
+
+/// `Native.beginTrace`: starts a trace of a call with these argument names. `facts` (null when the
+/// parameter list is not known yet) type the call, to explain the retrace and generalize it.
+pub fn begin_trace<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    arg_names: JObjectArray<'l, JString<'l>>,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+    for_call: jboolean,
+) -> Result<jlong> {
+    let f = handles::function(env, handle)?;
+    let names = convert::strings(env, &arg_names, "argument names")?;
+    let call_facts = if facts.is_null() { None } else { Some(convert::longs_prefix(env, &facts, fact_count)?) };
+    let session = f.begin_trace::<TfError>(names, call_facts.as_deref(), for_call)?;
+    Ok(handles::into_handle(Trace { function: handle, session, calls: Vec::new(), traced: None }))
+}
+
+/// `Native.declareParameter`: declares a parameter with its constraint and the call's argument;
+/// returns its placeholder specs (see `polyfn_core::wire::encode_placeholder_specs`).
+pub fn declare_parameter<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+    name: JString<'l>,
+    kind: jint,
+    optional: jboolean,
+    dtypes: JIntArray<'l>,
+    shape_rank: jint,
+    dims: JLongArray<'l>,
+    java_class: JString<'l>,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+) -> Result<JLongArray<'l>> {
+    let trace = handles::trace(env, trace)?;
+    let f = handles::function(env, trace.function)?;
+    let name = convert::string(env, &name, "name")?;
+    let kind = ParamKind::from_wire(kind)
+        .ok_or_else(|| NativeError::IllegalArgument(format!("unknown parameter kind {kind}")))?;
+    let dtypes: Vec<DType> = convert::ints(env, &dtypes)?.into_iter().map(DType).collect();
+    let dtypes = if dtypes.is_empty() { DTypeSet::any() } else { DTypeSet::of(&dtypes) };
+    let shape = match shape_rank as i64 {
+        wire::SHAPE_UNDECLARED => None,
+        wire::RANK_UNKNOWN => Some(Shape::Unknown),
+        _ => Some(Shape::of(&convert::longs(env, &dims)?)),
+    };
+    let java_class = if java_class.is_null() { String::new() } else { convert::string(env, &java_class, "class")? };
+    let constraint = polyfn_core::declared_constraint(&name, kind, dtypes, shape, java_class)?;
+    let facts = convert::longs_prefix(env, &facts, fact_count)?;
+    let value = if facts.is_empty() { None } else { Some(f.decode_value(&facts)?) };
+    let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value)?;
+    convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
+}
+
+/// `Native.declareCapture`: declares a capture (a hidden input fed at every call) of a tensor or a
+/// variable; returns its placeholder specs (none when it aliases one already placed).
+pub fn declare_capture<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+    name: JString<'l>,
+    variable: jboolean,
+    facts: JLongArray<'l>,
+    fact_count: jint,
+) -> Result<JLongArray<'l>> {
+    let trace = handles::trace(env, trace)?;
+    let f = handles::function(env, trace.function)?;
+    let name = convert::string(env, &name, "name")?;
+    let value = f.decode_value(&convert::longs_prefix(env, &facts, fact_count)?)?;
+    let constraint = polyfn_core::capture_constraint(variable);
+    let specs = trace.session.declare_capture::<TfError>(&name, constraint, value)?;
+    convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
+}
+
+/// `Native.registerString`: the map key an id stands for in facts.
+pub fn register_string<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, id: jint, value: JString<'l>) -> Result<()> {
+    let value = convert::string(env, &value, "string")?;
+    handles::function(env, handle)?.register_string(id as i64, &value);
+    Ok(())
+}
+
+/// `Native.registerLiteral`: the Java value a literal id stands for in facts.
+pub fn register_literal<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    id: jint,
+    repr: JString<'l>,
+    class_name: JString<'l>,
+) -> Result<()> {
+    let repr = convert::string(env, &repr, "literal")?;
+    let class_name = convert::string(env, &class_name, "class")?;
+    handles::function(env, handle)?.register_literal(id as i64, &repr, &class_name);
+    Ok(())
+}
+
+/// `Native.finishTrace`: turns the traced graph into a concrete function, registers and caches
+/// it; returns its id. Java recorded the output names under `outputs_key` beforehand.
+pub fn finish_trace<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    trace: jlong,
+    graph: jlong,
+    placeholders: JObjectArray<'l, JString<'l>>,
+    output_names: JObjectArray<'l, JString<'l>>,
+    output_ops: JObjectArray<'l, JString<'l>>,
+    output_indices: JIntArray<'l>,
+    control_ops: JObjectArray<'l, JString<'l>>,
+    outputs_key: jint,
+) -> Result<jint> {
+    let trace = handles::trace(env, trace)?;
+    let f = handles::function(env, trace.function)?;
+    let (rt, ctx) = runtime()?;
+    let graph = graph as *mut TF_Graph;
+    let placeholders = convert::strings(env, &placeholders, "placeholders")?;
+    let names = convert::strings(env, &output_names, "output names")?;
+    let ops = convert::strings(env, &output_ops, "output operations")?;
+    let indices = convert::ints(env, &output_indices)?;
+    let control = convert::strings(env, &control_ops, "control operations")?;
+    if ops.len() != names.len() || indices.len() != names.len() {
+        return Err(NativeError::IllegalArgument("output names, operations and indices differ in length".into()));
+    }
+    let inputs = outputs_of(rt, graph, placeholders.iter().map(|op| (op.as_str(), 0)))?;
+    let outputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
+    let control: Vec<_> = outputs_of(rt, graph, control.iter().map(|op| (op.as_str(), 0)))?.into_iter().map(|o| o.oper).collect();
+    // TensorFlow argument names must match [a-z][a-z0-9_]*; user names stay on the Java side.
+    let arg_names: Vec<CString> = (0..outputs.len())
+        .map(|i| CString::new(format!("output_{i}")).expect("no NUL in a formatted name"))
+        .collect();
+    let tf_name = function_name(f.name());
+    let calls = std::mem::take(&mut trace.calls);
+    let id = f.finish_trace(&trace.session, names, |_ty, _id| {
+        let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names, control_outputs: &control };
+        // SAFETY: the graph is the live trace graph Java holds open for this call.
+        let mut function = unsafe { EagerFunction::from_graph(rt, ctx, graph, &tf_name, &sig) }?;
+        for dependency in calls {
+            function.keep_alive(dependency);
+        }
+        Ok(Traced { function, outputs_key })
+    })?;
+    trace.traced = f.concrete_functions().into_iter().find(|c| c.id == id);
+    Ok(id as jint)
+}
+
+/// The graph outputs named by `(operation, index)` pairs; a missing operation is an error.
+fn outputs_of<'a>(rt: &Runtime, graph: *mut TF_Graph, ops: impl Iterator<Item = (&'a str, i32)>) -> Result<Vec<TF_Output>> {
+    // SAFETY: the graph is live for the duration of the native call that passed it.
+    ops.map(|(op, index)| unsafe { graph_output(rt, graph, op, index) }).collect()
+}
+
+/// `Native.freeTrace`: frees a trace, finished or not.
+pub fn free_trace<'l>(_env: &mut Env<'l>, _class: JClass<'l>, trace: jlong) -> Result<()> {
+    // SAFETY: made by beginTrace, freed once by the tracing thread after its last use.
+    unsafe { handles::free_handle::<Trace>(trace) };
+    Ok(())
+}
+
+/// `Native.addCall`: adds a call of concrete function `concrete_id` to `graph` as operation
+/// `op_name`; returns its number of outputs. In a nested call (`outer_trace` non-zero) the traced
+/// function keeps the callee alive.
+pub fn add_call<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    concrete_id: jint,
+    outer_trace: jlong,
+    graph: jlong,
+    op_name: JString<'l>,
+    input_ops: JObjectArray<'l, JString<'l>>,
+    input_indices: JIntArray<'l>,
+) -> Result<jint> {
+    let f = handles::function(env, handle)?;
+    let (rt, _) = runtime()?;
+    let graph = graph as *mut TF_Graph;
+    let op_name = convert::string(env, &op_name, "operation name")?;
+    let ops = convert::strings(env, &input_ops, "input operations")?;
+    let indices = convert::ints(env, &input_indices)?;
+    if ops.len() != indices.len() {
+        return Err(NativeError::IllegalArgument("input operations and indices differ in length".into()));
+    }
+    let inputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
+    let concrete = f
+        .concrete_functions()
+        .into_iter()
+        .find(|c| c.id == concrete_id as u32)
+        .ok_or_else(|| NativeError::IllegalState(format!("concrete function {concrete_id} is not cached")))?;
+    // SAFETY: the graph is live and owned by the calling thread's trace or user code.
+    unsafe { concrete.inner.function.add_call(graph, &op_name, &inputs) }?;
+    let outputs = concrete.inner.function.num_outputs() as jint;
+    if outer_trace != 0 {
+        handles::trace(env, outer_trace)?.calls.push(concrete);
+    }
+    Ok(outputs)
+}
