@@ -2,6 +2,7 @@ package dev.polyfn;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.op.Ops;
@@ -25,7 +26,7 @@ public final class ListFunction extends PolymorphicFunction {
 
   ListFunction(ListBody body, FunctionOptions options) {
     super(options);
-    this.body = java.util.Objects.requireNonNull(body, "body");
+    this.body = Objects.requireNonNull(body, "body");
   }
 
   @Override

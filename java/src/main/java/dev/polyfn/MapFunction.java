@@ -1,6 +1,9 @@
 package dev.polyfn;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.op.Ops;
@@ -28,7 +31,7 @@ public final class MapFunction extends PolymorphicFunction {
 
   MapFunction(MapBody body, FunctionOptions options) {
     super(options);
-    this.body = java.util.Objects.requireNonNull(body, "body");
+    this.body = Objects.requireNonNull(body, "body");
   }
 
   @Override
@@ -83,10 +86,10 @@ public final class MapFunction extends PolymorphicFunction {
    */
   public Map<String, Operand<?>> apply(Ops tf, Map<String, ?> args) {
     Traced t = applyInGraph(tf, args);
-    Map<String, Operand<?>> out = new java.util.LinkedHashMap<>();
+    Map<String, Operand<?>> out = new LinkedHashMap<>();
     for (int i = 0; i < t.names().length; i++) {
       out.put(t.names()[i], t.operands()[i]);
     }
-    return java.util.Collections.unmodifiableMap(out);
+    return Collections.unmodifiableMap(out);
   }
 }

@@ -16,6 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import org.tensorflow.Graph;
+import org.tensorflow.Operand;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.family.TType;
 
@@ -59,7 +61,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   abstract Traced trace(Ops tf, Inputs inputs);
 
   /** A body's outputs: names and operands, in output order. */
-  record Traced(String[] names, org.tensorflow.Operand<?>[] operands) {}
+  record Traced(String[] names, Operand<?>[] operands) {}
 
   /** The output tensors of one call, which the caller owns. */
   record Result(String[] names, TType[] tensors) {}
@@ -168,7 +170,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
         : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
     TracingInputs inputs = null;
-    try (org.tensorflow.Graph graph = new org.tensorflow.Graph()) {
+    try (Graph graph = new Graph()) {
       Ops tf = Ops.create(graph);
       inputs = new TracingInputs(this, trace, graph, tf, lookup, interner, params == null);
       Tracing.push(inputs);

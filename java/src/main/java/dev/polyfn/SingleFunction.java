@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import java.util.Map;
+import java.util.Objects;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.op.Ops;
@@ -25,7 +26,7 @@ public final class SingleFunction extends PolymorphicFunction {
 
   SingleFunction(SingleBody body, FunctionOptions options) {
     super(options);
-    this.body = java.util.Objects.requireNonNull(body, "body");
+    this.body = Objects.requireNonNull(body, "body");
   }
 
   @Override

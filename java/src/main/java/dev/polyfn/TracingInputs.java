@@ -1,15 +1,16 @@
 package dev.polyfn;
 
-import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ final class TracingInputs implements Inputs {
   /** Resource placeholders by alias index: a variable used twice is one graph input. */
   private final Map<Integer, Operand<? extends TType>> variableHandles = new HashMap<>();
   /** Variables this trace captured, by identity. */
-  private final Map<Variable<?>, Operand<? extends TType>> capturedVariables = new java.util.IdentityHashMap<>();
+  private final Map<Variable<?>, Operand<? extends TType>> capturedVariables = new IdentityHashMap<>();
 
   TracingInputs(PolymorphicFunction function, long trace, Graph graph, Ops tf, Arguments.Lookup args,
       Interner interner, boolean firstTrace) {

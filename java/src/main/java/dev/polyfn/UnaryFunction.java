@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import java.util.Map;
 import java.util.Objects;
 import org.tensorflow.Operand;
 import org.tensorflow.op.Ops;
@@ -48,6 +49,6 @@ public final class UnaryFunction<I extends TType, O extends TType> extends Polym
   /** Adds a call of this function on {@code x} to the graph of {@code tf}; see {@link MapFunction#apply}. */
   @SuppressWarnings("unchecked")
   public Operand<O> apply(Ops tf, Operand<I> x) {
-    return (Operand<O>) applyInGraph(tf, java.util.Map.of("x", x)).operands()[0];
+    return (Operand<O>) applyInGraph(tf, Map.of("x", x)).operands()[0];
   }
 }

@@ -1,5 +1,8 @@
 package dev.polyfn.internal;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * The Java side of the wire contract with Polyfn's native library: every constant that crosses
  * the boundary, defined once here and once in Rust ({@code polyfn_core::wire}). A test compares
@@ -27,10 +30,10 @@ public final class Wire {
    *
    * @return every Rust wire constant by its name
    */
-  public static java.util.Map<String, Long> nativeTable() {
+  public static Map<String, Long> nativeTable() {
     String[] names = Native.wireNames();
     long[] values = Native.wireValues();
-    java.util.Map<String, Long> table = new java.util.LinkedHashMap<>();
+    Map<String, Long> table = new LinkedHashMap<>();
     for (int i = 0; i < names.length; i++) {
       table.put(names[i], values[i]);
     }
