@@ -5,6 +5,7 @@
 //! `tensorflow/c/eager/c_api_experimental.h` of TensorFlow 2.18 – 2.21 (stable C ABI).
 #![allow(non_camel_case_types, non_snake_case)]
 
+use crate::runtime::RuntimeError;
 use std::ffi::{c_char, c_int, c_uchar, c_void};
 
 macro_rules! opaque {
@@ -54,14 +55,18 @@ macro_rules! c_api {
             /// # Safety
             /// `handle` must be a live `dlopen` handle of a TensorFlow C API library whose ABI
             /// matches the declarations above.
-            pub(crate) unsafe fn resolve(handle: *mut c_void) -> Result<Api, String> {
+            pub(crate) unsafe fn resolve(handle: *mut c_void) -> Result<Api, RuntimeError> {
                 Ok(Api { $(
                     $name: {
-                        let sym = libc::dlsym(handle, concat!(stringify!($name), "\0").as_ptr().cast());
+                        // SAFETY: handle is a live dlopen handle (caller's contract); the name is
+                        // NUL-terminated.
+                        let sym = unsafe { libc::dlsym(handle, concat!(stringify!($name), "\0").as_ptr().cast()) };
                         if sym.is_null() {
-                            return Err(format!("symbol {} not found in the TensorFlow runtime", stringify!($name)));
+                            return Err(RuntimeError::MissingSymbol { symbol: stringify!($name) });
                         }
-                        std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(sym)
+                        // SAFETY: the symbol is the C function of that name, whose signature the
+                        // declaration above copies from TensorFlow's headers (caller's contract).
+                        unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(sym) }
                     },
                 )* })
             }

@@ -3,6 +3,9 @@
 //! needs from it: turning a traced graph into a registered eager function and executing it
 //! without copying tensor data.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod call;
 pub mod c_api;
 pub mod function;
 pub mod graph;
@@ -11,5 +14,5 @@ pub mod status;
 pub mod tensor;
 
 pub use function::{EagerContext, EagerFunction, GraphSignature};
-pub use runtime::Runtime;
-pub use status::TfError;
+pub use runtime::{Runtime, RuntimeError};
+pub use status::{Code, TfError};
