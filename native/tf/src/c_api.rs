@@ -3,6 +3,10 @@
 //!
 //! Declarations follow `tensorflow/c/c_api.h`, `tensorflow/c/eager/c_api.h` and
 //! `tensorflow/c/eager/c_api_experimental.h` of TensorFlow 2.18 – 2.21 (stable C ABI).
+//!
+//! Every symbol declared here is resolved when the runtime is bound, and a missing one fails the
+//! binding: declare only functions Polyfn (or its examples) calls, so another TensorFlow build
+//! lacking an unused function still works.
 #![allow(non_camel_case_types, non_snake_case)]
 
 use crate::runtime::RuntimeError;
@@ -103,12 +107,6 @@ c_api! {
     fn TF_GraphGetTensorNumDims(g: *mut TF_Graph, out: TF_Output, s: *mut TF_Status) -> c_int;
     fn TF_GraphGetTensorShape(g: *mut TF_Graph, out: TF_Output, dims: *mut i64, num_dims: c_int, s: *mut TF_Status);
 
-    fn TF_GraphToFunction(
-        fn_body: *const TF_Graph, fn_name: *const c_char, append_hash_to_fn_name: c_uchar,
-        num_opers: c_int, opers: *const *const TF_Operation,
-        ninputs: c_int, inputs: *const TF_Output, noutputs: c_int, outputs: *const TF_Output,
-        output_names: *const *const c_char, opts: *const TF_FunctionOptions,
-        description: *const c_char, s: *mut TF_Status) -> *mut TF_Function;
     fn TF_GraphToFunctionWithControlOutputs(
         fn_body: *const TF_Graph, fn_name: *const c_char, append_hash_to_fn_name: c_uchar,
         num_opers: c_int, opers: *const *const TF_Operation,
@@ -124,7 +122,6 @@ c_api! {
     fn TF_SetAttrTypeList(d: *mut TF_OperationDescription, name: *const c_char, values: *const c_int, num_values: c_int);
     fn TF_SetAttrFuncName(d: *mut TF_OperationDescription, name: *const c_char, value: *const c_char, length: usize);
     fn TF_DeleteFunction(f: *mut TF_Function);
-    fn TF_FunctionName(f: *mut TF_Function) -> *const c_char;
 
     fn TF_NewSessionOptions() -> *mut TF_SessionOptions;
     fn TF_DeleteSessionOptions(o: *mut TF_SessionOptions);
@@ -154,6 +151,5 @@ c_api! {
     fn TFE_DeleteOp(op: *mut TFE_Op);
     fn TFE_OpReset(op: *mut TFE_Op, op_or_function_name: *const c_char, raw_device_name: *const c_char, s: *mut TF_Status);
     fn TFE_OpAddInput(op: *mut TFE_Op, input: *mut TFE_TensorHandle, s: *mut TF_Status);
-    fn TFE_OpSetAttrType(op: *mut TFE_Op, name: *const c_char, dtype: c_int);
     fn TFE_Execute(op: *mut TFE_Op, retvals: *mut *mut TFE_TensorHandle, num_retvals: *mut c_int, s: *mut TF_Status);
 }
