@@ -9,10 +9,13 @@ mod call;
 pub mod c_api;
 pub mod function;
 pub mod graph;
+pub mod graph_ops;
+pub mod naming;
 pub mod runtime;
 pub mod status;
 pub mod tensor;
 
 pub use function::{EagerContext, EagerFunction, GraphSignature};
+pub use graph_ops::{graph_operation, graph_output};
 pub use runtime::{Runtime, RuntimeError};
 pub use status::{Code, TfError};
