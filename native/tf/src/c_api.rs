@@ -106,6 +106,7 @@ c_api! {
     fn TF_OperationOutputType(out: TF_Output) -> c_int;
     fn TF_GraphGetTensorNumDims(g: *mut TF_Graph, out: TF_Output, s: *mut TF_Status) -> c_int;
     fn TF_GraphGetTensorShape(g: *mut TF_Graph, out: TF_Output, dims: *mut i64, num_dims: c_int, s: *mut TF_Status);
+    fn TF_SetHandleShapeAndType(g: *mut TF_Graph, out: TF_Output, proto: *const c_void, proto_len: usize, s: *mut TF_Status);
 
     fn TF_GraphToFunctionWithControlOutputs(
         fn_body: *const TF_Graph, fn_name: *const c_char, append_hash_to_fn_name: c_uchar,

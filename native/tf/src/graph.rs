@@ -72,6 +72,12 @@ impl Graph {
         self.op(op_type, &[x], |api, d| unsafe { (api.TF_SetAttrType)(d, c"T".as_ptr(), dtype) })
     }
 
+    /// A `ReadVariableOp` of `dtype` over the resource handle `handle`.
+    pub fn read_variable(&mut self, handle: TF_Output, dtype: i32) -> Result<TF_Output, TfError> {
+        // SAFETY: live description.
+        self.op("ReadVariableOp", &[handle], |api, d| unsafe { (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype) })
+    }
+
     /// An error unless `o` is an existing output of an operation made by this graph.
     pub fn check_input(&self, o: TF_Output) -> Result<(), TfError> {
         if !self.made.contains(&o.oper) {

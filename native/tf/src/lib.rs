@@ -10,6 +10,7 @@ pub mod c_api;
 pub mod function;
 pub mod graph;
 pub mod graph_ops;
+pub mod handle_data;
 pub mod naming;
 pub mod runtime;
 pub mod status;
@@ -17,5 +18,6 @@ pub mod tensor;
 
 pub use function::{EagerContext, EagerFunction, GraphSignature};
 pub use graph_ops::{graph_operation, graph_output};
+pub use handle_data::set_handle_shape;
 pub use runtime::{Runtime, RuntimeError};
 pub use status::{Code, TfError};

@@ -20,6 +20,10 @@ pub unsafe fn resolve(rt: &Runtime, handle: *mut TFE_TensorHandle) -> Result<*mu
 
 /// `TF_FLOAT`.
 pub const DT_FLOAT: i32 = 1;
+/// `TF_RESOURCE`: a handle to a resource such as a variable.
+pub const DT_RESOURCE: i32 = 20;
+/// `TF_VARIANT`.
+pub const DT_VARIANT: i32 = 21;
 
 /// A `TF_Tensor` deleted on drop.
 #[derive(Debug)]
