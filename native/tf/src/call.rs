@@ -1,10 +1,11 @@
 //! Executing a registered function eagerly: the hot path of a cache hit.
 
-use crate::c_api::{TFE_Context, TFE_Op, TFE_TensorHandle, TF_Tensor};
-use crate::function::{EagerContext, EagerFunction};
+use crate::c_api::{TFE_TensorHandle, TF_Tensor};
+use crate::function::EagerFunction;
+use crate::op_cache::CachedOp;
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
-use std::ffi::{c_int, CString};
+use std::ffi::c_int;
 use std::ptr;
 
 impl EagerFunction {
@@ -25,7 +26,7 @@ impl EagerFunction {
         let api = self.rt.api();
         let status = Status::new(api);
         // SAFETY: the context outlives every function registered in it.
-        let op = unsafe { CachedOp::take(self.rt, self.ctx, &self.name, &status) }?;
+        let op = unsafe { CachedOp::take(self.rt, self.ctx, self.id, &self.name, &status) }?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
         for &t in inputs {
@@ -83,83 +84,8 @@ impl EagerFunction {
             }
         }
         // Only an op that executed cleanly is kept for reuse.
-        op.give_back(result.is_ok());
+        op.give_back(result.is_ok(), self.id);
         result
-    }
-}
-
-/// A `TFE_Op` kept per thread between calls, as TensorFlow's Python fast path does: the next
-/// call in the same context resets it to its function (`TFE_OpReset`) instead of allocating one.
-/// (One op per thread that ever called stays cached for the thread's life.)
-pub(crate) struct CachedOp {
-    rt: &'static Runtime,
-    ctx: EagerContext,
-    raw: *mut TFE_Op,
-}
-
-thread_local! {
-    static OP: std::cell::Cell<(*mut TFE_Context, *mut TFE_Op)> =
-        const { std::cell::Cell::new((ptr::null_mut(), ptr::null_mut())) };
-}
-
-impl CachedOp {
-    /// This thread's op, reset to call `name` in `ctx`, or a new one.
-    ///
-    /// # Safety
-    /// `ctx` must be live.
-    unsafe fn take(rt: &'static Runtime, ctx: EagerContext, name: &CString, status: &Status<'_>) -> Result<Self, TfError> {
-        let api = rt.api();
-        let (cached_ctx, cached) = OP.with(|c| c.replace((ptr::null_mut(), ptr::null_mut())));
-        if !cached.is_null() {
-            if cached_ctx == ctx.0 {
-                // SAFETY: the cached op is owned here and belongs to the live ctx.
-                unsafe { (api.TFE_OpReset)(cached, name.as_ptr(), ptr::null(), status.raw()) };
-                if status.check("").is_ok() {
-                    return Ok(CachedOp { rt, ctx, raw: cached });
-                }
-            }
-            // SAFETY: owned here; an op of another context is deleted before that context is
-            // (EagerContext::delete forgets it), so its context is still live.
-            unsafe { (api.TFE_DeleteOp)(cached) };
-        }
-        // SAFETY: live context, NUL-terminated name.
-        let raw = unsafe { (api.TFE_NewOp)(ctx.0, name.as_ptr(), status.raw()) };
-        status.check("creating the function call")?;
-        Ok(CachedOp { rt, ctx, raw })
-    }
-
-    fn give_back(self, reusable: bool) {
-        let api = self.rt.api();
-        let (ctx, raw) = (self.ctx, self.raw);
-        std::mem::forget(self);
-        // SAFETY: the op is owned here; either cached for this thread or deleted.
-        unsafe {
-            if reusable {
-                let (_, previous) = OP.with(|c| c.replace((ctx.0, raw)));
-                if !previous.is_null() {
-                    (api.TFE_DeleteOp)(previous);
-                }
-            } else {
-                (api.TFE_DeleteOp)(raw);
-            }
-        }
-    }
-
-    /// Deletes this thread's cached op if it belongs to `ctx` (before `ctx` is deleted).
-    pub(crate) fn forget_context(rt: &Runtime, ctx: EagerContext) {
-        let (cached_ctx, cached) = OP.with(|c| c.get());
-        if cached_ctx == ctx.0 && !cached.is_null() {
-            OP.with(|c| c.set((ptr::null_mut(), ptr::null_mut())));
-            // SAFETY: owned by the cache, its context still alive.
-            unsafe { (rt.api().TFE_DeleteOp)(cached) };
-        }
-    }
-}
-
-impl Drop for CachedOp {
-    fn drop(&mut self) {
-        // SAFETY: owned; reached only on unwinding paths.
-        unsafe { (self.rt.api().TFE_DeleteOp)(self.raw) }
     }
 }
 

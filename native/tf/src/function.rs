@@ -1,15 +1,17 @@
 //! A traced graph turned into a `TF_Function` and registered in an eager context.
 
 use crate::c_api::{TFE_Context, TF_Function, TF_Graph, TF_Operation, TF_Output};
-use crate::call::CachedOp;
+use crate::op_cache::CachedOp;
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
 use std::ffi::{c_int, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Functions registered by [`EagerFunction`] and not yet removed, process-wide (for leak checks).
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// Identifies EagerFunctions for the per-thread op cache (never 0; unique in this copy).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// An eager context Polyfn registers functions in. Owned by TensorFlow Java (its default
 /// `EagerSession`), or by the caller of [`EagerContext::new_owned`] in Rust-only tools.
@@ -72,6 +74,7 @@ pub struct EagerFunction {
     /// Functions this one calls, kept registered while it lives.
     keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     pub(crate) name: CString,
+    pub(crate) id: u64,
     pub(crate) num_inputs: usize,
     input_dtypes: Vec<i32>,
     pub(crate) output_dtypes: Vec<i32>,
@@ -156,6 +159,7 @@ impl EagerFunction {
             library,
             keep_alive: Vec::new(),
             name: cname,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             num_inputs: sig.inputs.len(),
             input_dtypes: sig.inputs.iter().map(dtype).collect(),
             output_dtypes: sig.outputs.iter().map(dtype).collect(),

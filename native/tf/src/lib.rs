@@ -12,6 +12,7 @@ pub mod graph;
 pub mod graph_ops;
 pub mod handle_data;
 pub mod naming;
+pub mod op_cache;
 pub mod runtime;
 pub mod status;
 pub mod tensor;

@@ -35,6 +35,8 @@ pub enum RuntimeError {
 pub struct Runtime {
     api: Api,
     version: String,
+    /// The `dlopen` handle (as an address: it is only passed back to `dlsym`).
+    handle: usize,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -75,12 +77,19 @@ impl Runtime {
         let api = unsafe { Api::resolve(handle)? };
         // SAFETY: TF_Version returns a static NUL-terminated string.
         let version = unsafe { CStr::from_ptr((api.TF_Version)()) }.to_string_lossy().into_owned();
-        Ok(RUNTIME.get_or_init(|| Runtime { api, version }))
+        Ok(RUNTIME.get_or_init(|| Runtime { api, version, handle: handle as usize }))
     }
 
     /// The C API table.
     pub fn api(&self) -> &Api {
         &self.api
+    }
+
+    /// The address of an optional symbol of the runtime (one Polyfn can do without), or `None`.
+    pub(crate) fn optional_symbol(&self, name: &CStr) -> Option<*mut libc::c_void> {
+        // SAFETY: the handle stays open for the life of the process; name is NUL-terminated.
+        let sym = unsafe { libc::dlsym(self.handle as *mut libc::c_void, name.as_ptr()) };
+        (!sym.is_null()).then_some(sym)
     }
 
     /// TensorFlow's version string, e.g. `2.18.0`.
