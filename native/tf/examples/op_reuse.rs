@@ -1,6 +1,7 @@
 //! Measures the per-call cost of resetting the cached `TFE_Op` to a function name
 //! (`TFE_OpReset`, a registry miss per call) against clearing and reusing it (see
-//! `polyfn_tf::op_cache`), through `EagerFunction::call`, interleaved in one process. Reports
+//! `polyfn_tf::op_cache`) and the opt-in caller-thread path (`EagerFunction::set_fast_path`),
+//! through `EagerFunction::call`, interleaved in one process. Reports
 //! wall time and CPU time of the calling thread and of the process (CPU time is what a loaded
 //! machine distorts least).
 //!
@@ -39,11 +40,12 @@ fn main() {
     let f = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("add2"), &sig) }.unwrap();
     let input = OwnedTensor::from_f32(rt, &[], &[1.0]);
     let mut out = Vec::new();
-    // [reset, reuse] x [wall, caller cpu, process cpu]
-    let mut samples: [[Vec<f64>; 3]; 2] = Default::default();
+    // [reset, reuse, fast path] x [wall, caller cpu, process cpu]
+    let mut samples: [[Vec<f64>; 3]; 3] = Default::default();
     for round in 0..31 {
-        for (mode, reuse) in [false, true].into_iter().enumerate() {
+        for (mode, reuse) in [false, true, true].into_iter().enumerate() {
             set_op_reuse(reuse);
+            f.set_fast_path(mode == 2).unwrap();
             let (t, c0, p0) =
                 (Instant::now(), cpu_us(libc::CLOCK_THREAD_CPUTIME_ID), cpu_us(libc::CLOCK_PROCESS_CPUTIME_ID));
             for _ in 0..n {
@@ -61,7 +63,7 @@ fn main() {
     }
     set_op_reuse(true);
     eprintln!("op reuse supported by this runtime: {}", op_reuse_active(rt));
-    for (mode, name) in ["TFE_OpReset per call", "clear and reuse"].iter().enumerate() {
+    for (mode, name) in ["TFE_OpReset per call", "clear and reuse", "caller-thread path"].iter().enumerate() {
         let s = &mut samples[mode];
         println!(
             "{name:<22} wall {:8.3} us  caller cpu {:7.3} us  process cpu {:7.3} us",

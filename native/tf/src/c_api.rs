@@ -103,6 +103,8 @@ c_api! {
     fn TF_SetAttrTensor(d: *mut TF_OperationDescription, name: *const c_char, value: *mut TF_Tensor, s: *mut TF_Status);
     fn TF_FinishOperation(d: *mut TF_OperationDescription, s: *mut TF_Status) -> *mut TF_Operation;
     fn TF_OperationNumOutputs(oper: *mut TF_Operation) -> c_int;
+    fn TF_OperationOpType(oper: *mut TF_Operation) -> *const c_char;
+    fn TF_GraphNextOperation(g: *mut TF_Graph, pos: *mut usize) -> *mut TF_Operation;
     fn TF_OperationOutputType(out: TF_Output) -> c_int;
     fn TF_GraphGetTensorNumDims(g: *mut TF_Graph, out: TF_Output, s: *mut TF_Status) -> c_int;
     fn TF_GraphGetTensorShape(g: *mut TF_Graph, out: TF_Output, dims: *mut i64, num_dims: c_int, s: *mut TF_Status);

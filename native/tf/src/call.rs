@@ -26,7 +26,8 @@ impl EagerFunction {
         let api = self.rt.api();
         let status = Status::new(api);
         // SAFETY: the context outlives every function registered in it.
-        let op = unsafe { CachedOp::take(self.rt, self.ctx, self.id, &self.name, &status) }?;
+        let fast = if self.fast_path() { crate::fast_path::fast_api(self.rt) } else { None };
+        let op = unsafe { CachedOp::take(self, fast, &status) }?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
         for &t in inputs {

@@ -76,8 +76,12 @@ pub struct EagerFunction {
     pub(crate) name: CString,
     pub(crate) id: u64,
     pub(crate) num_inputs: usize,
-    input_dtypes: Vec<i32>,
+    pub(crate) input_dtypes: Vec<i32>,
     pub(crate) output_dtypes: Vec<i32>,
+    /// Why the caller-thread path would not give this function's results (None: it would).
+    pub(crate) fast_path_blocker: Option<String>,
+    /// Whether calls take the caller-thread path (opt-in, see [`EagerFunction::set_fast_path`]).
+    pub(crate) fast_path: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -140,6 +144,8 @@ impl EagerFunction {
             return Err(e);
         }
         LIVE.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: live graph, its own outputs (caller's contract).
+        let fast_path_blocker = unsafe { crate::fast_path::blocker(rt, graph, sig.outputs) };
         // SAFETY: the outputs belong to the live graph (caller's contract).
         let dtype = |o: &TF_Output| unsafe { (api.TF_OperationOutputType)(*o) };
         // SAFETY: live graph; the buffer holds n pointers, and TF_GraphGetFunctions writes at most
@@ -163,6 +169,8 @@ impl EagerFunction {
             num_inputs: sig.inputs.len(),
             input_dtypes: sig.inputs.iter().map(dtype).collect(),
             output_dtypes: sig.outputs.iter().map(dtype).collect(),
+            fast_path_blocker,
+            fast_path: Default::default(),
         })
     }
 

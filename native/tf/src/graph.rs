@@ -72,6 +72,20 @@ impl Graph {
         self.op(op_type, &[x], |api, d| unsafe { (api.TF_SetAttrType)(d, c"T".as_ptr(), dtype) })
     }
 
+    /// An operation of `op_type` over one input with attribute `T` set to its dtype and the
+    /// type attribute `attr` set to `dtype` (e.g. `Shape` with `out_type`).
+    pub fn unary_typed(&mut self, op_type: &str, x: TF_Output, attr: &str, dtype: i32) -> Result<TF_Output, TfError> {
+        self.check_input(x)?;
+        // SAFETY: x is an output of an operation of this live graph (checked above).
+        let t = unsafe { (self.rt.api().TF_OperationOutputType)(x) };
+        let attr = CString::new(attr).map_err(|_| TfError::invalid_argument("attribute name contains NUL"))?;
+        // SAFETY: live description; attr is NUL-terminated.
+        self.op(op_type, &[x], |api, d| unsafe {
+            (api.TF_SetAttrType)(d, c"T".as_ptr(), t);
+            (api.TF_SetAttrType)(d, attr.as_ptr(), dtype);
+        })
+    }
+
     /// A `ReadVariableOp` of `dtype` over the resource handle `handle`.
     pub fn read_variable(&mut self, handle: TF_Output, dtype: i32) -> Result<TF_Output, TfError> {
         // SAFETY: live description.

@@ -6,6 +6,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod call;
+mod fast_path;
 pub mod c_api;
 pub mod function;
 pub mod graph;

@@ -15,10 +15,11 @@
 //! executor (per thread, and the op is per thread).
 
 use crate::c_api::{TFE_Context, TFE_Op};
-use crate::function::EagerContext;
+use crate::fast_path::FastApi;
+use crate::function::{EagerContext, EagerFunction};
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
-use std::ffi::{c_void, CString};
+use std::ffi::{c_int, c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -75,7 +76,11 @@ struct Slot {
 const EMPTY: Slot = Slot { ctx: ptr::null_mut(), op: ptr::null_mut(), ready_for: 0 };
 
 thread_local! {
+    /// The op calling functions by name.
     static OP: std::cell::Cell<Slot> = const { std::cell::Cell::new(EMPTY) };
+    /// The `StatefulPartitionedCall` op of the caller-thread path (kept apart: resetting it to
+    /// that registered op type is cheap, to a function name is not).
+    static CALL_OP: std::cell::Cell<Slot> = const { std::cell::Cell::new(EMPTY) };
 }
 
 /// An op taken from this thread's cache (or new) for one call; give it back with
@@ -84,41 +89,56 @@ pub(crate) struct CachedOp {
     rt: &'static Runtime,
     ctx: EagerContext,
     pub(crate) raw: *mut TFE_Op,
+    /// A `StatefulPartitionedCall` op (cached in its own slot) rather than a call by name.
+    fast: bool,
 }
 
 impl CachedOp {
-    /// An op with no inputs set to call the function `function_id` named `name` in `ctx`.
+    /// An op with no inputs set to call `f`: by name, or through a `StatefulPartitionedCall`
+    /// when `f` takes the caller-thread path (`fast`).
     ///
     /// # Safety
-    /// `ctx` must be live and the function registered in it.
-    pub(crate) unsafe fn take(
-        rt: &'static Runtime,
-        ctx: EagerContext,
-        function_id: u64,
-        name: &CString,
-        status: &Status<'_>,
-    ) -> Result<Self, TfError> {
+    /// `f`'s context must be live.
+    pub(crate) unsafe fn take(f: &EagerFunction, fast: Option<&FastApi>, status: &Status<'_>) -> Result<Self, TfError> {
+        let (rt, ctx) = (f.rt, f.ctx);
         let api = rt.api();
-        let cached = OP.with(|c| c.replace(EMPTY));
+        let slot = if fast.is_some() { &CALL_OP } else { &OP };
+        let op_type: &CStr = if fast.is_some() { c"StatefulPartitionedCall" } else { &f.name };
+        let cached = slot.with(|c| c.replace(EMPTY));
+        let mut raw = ptr::null_mut();
         if !cached.op.is_null() {
             if cached.ctx == ctx.0 {
-                if cached.ready_for == function_id {
-                    return Ok(CachedOp { rt, ctx, raw: cached.op });
+                if cached.ready_for == f.id {
+                    return Ok(CachedOp { rt, ctx, raw: cached.op, fast: fast.is_some() });
                 }
                 // SAFETY: the cached op is owned here and belongs to the live ctx.
-                unsafe { (api.TFE_OpReset)(cached.op, name.as_ptr(), ptr::null(), status.raw()) };
+                unsafe { (api.TFE_OpReset)(cached.op, op_type.as_ptr(), ptr::null(), status.raw()) };
                 if status.check("").is_ok() {
-                    return Ok(CachedOp { rt, ctx, raw: cached.op });
+                    raw = cached.op;
                 }
             }
-            // SAFETY: owned here; an op of another context is deleted before that context is
-            // (EagerContext::delete forgets it), so its context is still live.
-            unsafe { (api.TFE_DeleteOp)(cached.op) };
+            if raw.is_null() {
+                // SAFETY: owned here; an op of another context is deleted before that context
+                // is (EagerContext::delete forgets it), so its context is still live.
+                unsafe { (api.TFE_DeleteOp)(cached.op) };
+            }
         }
-        // SAFETY: live context, NUL-terminated name.
-        let raw = unsafe { (api.TFE_NewOp)(ctx.0, name.as_ptr(), status.raw()) };
-        status.check("creating the function call")?;
-        Ok(CachedOp { rt, ctx, raw })
+        if raw.is_null() {
+            // SAFETY: live context, NUL-terminated name.
+            raw = unsafe { (api.TFE_NewOp)(ctx.0, op_type.as_ptr(), status.raw()) };
+            status.check("creating the function call")?;
+        }
+        let op = CachedOp { rt, ctx, raw, fast: fast.is_some() };
+        if let Some(fast) = fast {
+            let fname = f.name.as_bytes();
+            // SAFETY: live op; each list holds the count passed with it.
+            unsafe {
+                (fast.set_attr_type_list)(raw, c"Tin".as_ptr(), f.input_dtypes.as_ptr(), f.input_dtypes.len() as c_int);
+                (fast.set_attr_type_list)(raw, c"Tout".as_ptr(), f.output_dtypes.as_ptr(), f.output_dtypes.len() as c_int);
+                (fast.set_attr_function_name)(raw, c"f".as_ptr(), fname.as_ptr().cast(), fname.len());
+            }
+        }
+        Ok(op)
     }
 
     /// Caches the op for this thread's next call if it executed cleanly (`reusable`), else
@@ -126,7 +146,7 @@ impl CachedOp {
     /// input between calls and the next call of `function_id` needs no reset.
     pub(crate) fn give_back(self, reusable: bool, function_id: u64) {
         let api = self.rt.api();
-        let (ctx, raw, rt) = (self.ctx, self.raw, self.rt);
+        let (ctx, raw, rt, slot) = (self.ctx, self.raw, self.rt, if self.fast { &CALL_OP } else { &OP });
         std::mem::forget(self);
         if !reusable {
             // SAFETY: the op is owned here.
@@ -148,7 +168,7 @@ impl CachedOp {
                 }
             }
         }
-        let previous = OP.with(|c| c.replace(Slot { ctx: ctx.0, op: raw, ready_for }));
+        let previous = slot.with(|c| c.replace(Slot { ctx: ctx.0, op: raw, ready_for }));
         if !previous.op.is_null() {
             // SAFETY: owned by the cache, replaced just now.
             unsafe { (api.TFE_DeleteOp)(previous.op) };
@@ -157,11 +177,13 @@ impl CachedOp {
 
     /// Deletes this thread's cached op if it belongs to `ctx` (before `ctx` is deleted).
     pub(crate) fn forget_context(rt: &Runtime, ctx: EagerContext) {
-        let cached = OP.with(|c| c.get());
-        if cached.ctx == ctx.0 && !cached.op.is_null() {
-            OP.with(|c| c.set(EMPTY));
-            // SAFETY: owned by the cache, its context still alive.
-            unsafe { (rt.api().TFE_DeleteOp)(cached.op) };
+        for slot in [&OP, &CALL_OP] {
+            let cached = slot.with(|c| c.get());
+            if cached.ctx == ctx.0 && !cached.op.is_null() {
+                slot.with(|c| c.set(EMPTY));
+                // SAFETY: owned by the cache, its context still alive.
+                unsafe { (rt.api().TFE_DeleteOp)(cached.op) };
+            }
         }
     }
 }
