@@ -27,10 +27,14 @@ use std::sync::OnceLock;
 /// C API functions only the fast path needs, resolved when first asked for: a TensorFlow build
 /// without them still runs everything else.
 pub(crate) struct FastApi {
-    pub(crate) set_run_eager_op_as_function: unsafe extern "C" fn(*mut TFE_Context, c_uchar, *mut TF_Status),
-    pub(crate) set_attr_type_list: unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_int, c_int),
-    pub(crate) set_attr_function_name: unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_char, usize),
+    pub(crate) set_run_eager_op_as_function: SetRunEagerOpAsFunction,
+    pub(crate) set_attr_type_list: SetAttrTypeList,
+    pub(crate) set_attr_function_name: SetAttrFunctionName,
 }
+
+type SetRunEagerOpAsFunction = unsafe extern "C" fn(*mut TFE_Context, c_uchar, *mut TF_Status);
+type SetAttrTypeList = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_int, c_int);
+type SetAttrFunctionName = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_char, usize);
 
 pub(crate) fn fast_api(rt: &Runtime) -> Option<&'static FastApi> {
     static API: OnceLock<Option<FastApi>> = OnceLock::new();
@@ -42,9 +46,9 @@ pub(crate) fn fast_api(rt: &Runtime) -> Option<&'static FastApi> {
         // tensorflow/c/eager/c_api.h and c_api_experimental.h.
         unsafe {
             Some(FastApi {
-                set_run_eager_op_as_function: std::mem::transmute::<*mut c_void, _>(run),
-                set_attr_type_list: std::mem::transmute::<*mut c_void, _>(types),
-                set_attr_function_name: std::mem::transmute::<*mut c_void, _>(func),
+                set_run_eager_op_as_function: std::mem::transmute::<*mut c_void, SetRunEagerOpAsFunction>(run),
+                set_attr_type_list: std::mem::transmute::<*mut c_void, SetAttrTypeList>(types),
+                set_attr_function_name: std::mem::transmute::<*mut c_void, SetAttrFunctionName>(func),
             })
         }
     })
