@@ -58,35 +58,19 @@ fn measure(t: &Timing, mut f: impl FnMut()) -> (f64, f64, usize) {
     (median, samples[0], batch)
 }
 
-/// Builds operations with the raw C API (the `graph` module covers placeholders, constants and
-/// binary ops; unary ops with a `T` attribute are added here).
+/// Builds the workloads' graphs with the `graph` module.
 struct Builder {
     g: Graph,
     rt: &'static Runtime,
-    n: usize,
 }
 
 impl Builder {
     fn new(rt: &'static Runtime) -> Self {
-        Builder { g: Graph::new(rt), rt, n: 0 }
+        Builder { g: Graph::new(rt), rt }
     }
 
     fn unary(&mut self, op_type: &str, x: TF_Output) -> TF_Output {
-        let api = self.rt.api();
-        self.n += 1;
-        let name = CString::new(format!("floor_{op_type}_{}", self.n)).unwrap();
-        let ty = CString::new(op_type).unwrap();
-        unsafe {
-            let status = (api.TF_NewStatus)();
-            let dtype = (api.TF_OperationOutputType)(x);
-            let d = (api.TF_NewOperation)(self.g.raw(), ty.as_ptr(), name.as_ptr());
-            (api.TF_AddInput)(d, x);
-            (api.TF_SetAttrType)(d, c"T".as_ptr(), dtype);
-            let oper = (api.TF_FinishOperation)(d, status);
-            check(api, status, op_type);
-            (api.TF_DeleteStatus)(status);
-            TF_Output { oper, index: 0 }
-        }
+        self.g.unary(op_type, x).unwrap()
     }
 
     fn input(&mut self, dims: &[i64]) -> TF_Output {
@@ -110,7 +94,7 @@ fn weight(i: i64) -> f32 {
 }
 
 unsafe fn check(api: &Api, status: *mut polyfn_tf::c_api::TF_Status, what: &str) {
-    if (api.TF_GetCode)(status) != 0 {
+    if (api.TF_GetCode)(status) != polyfn_tf::Code::Ok.raw() {
         let msg = CStr::from_ptr((api.TF_Message)(status)).to_string_lossy();
         panic!("{what}: {msg}");
     }

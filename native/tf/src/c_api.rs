@@ -3,8 +3,13 @@
 //!
 //! Declarations follow `tensorflow/c/c_api.h`, `tensorflow/c/eager/c_api.h` and
 //! `tensorflow/c/eager/c_api_experimental.h` of TensorFlow 2.18 – 2.21 (stable C ABI).
+//!
+//! Every symbol declared here is resolved when the runtime is bound, and a missing one fails the
+//! binding: declare only functions Polyfn (or its examples) calls, so another TensorFlow build
+//! lacking an unused function still works.
 #![allow(non_camel_case_types, non_snake_case)]
 
+use crate::runtime::RuntimeError;
 use std::ffi::{c_char, c_int, c_uchar, c_void};
 
 macro_rules! opaque {
@@ -54,14 +59,18 @@ macro_rules! c_api {
             /// # Safety
             /// `handle` must be a live `dlopen` handle of a TensorFlow C API library whose ABI
             /// matches the declarations above.
-            pub(crate) unsafe fn resolve(handle: *mut c_void) -> Result<Api, String> {
+            pub(crate) unsafe fn resolve(handle: *mut c_void) -> Result<Api, RuntimeError> {
                 Ok(Api { $(
                     $name: {
-                        let sym = libc::dlsym(handle, concat!(stringify!($name), "\0").as_ptr().cast());
+                        // SAFETY: handle is a live dlopen handle (caller's contract); the name is
+                        // NUL-terminated.
+                        let sym = unsafe { libc::dlsym(handle, concat!(stringify!($name), "\0").as_ptr().cast()) };
                         if sym.is_null() {
-                            return Err(format!("symbol {} not found in the TensorFlow runtime", stringify!($name)));
+                            return Err(RuntimeError::MissingSymbol { symbol: stringify!($name) });
                         }
-                        std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(sym)
+                        // SAFETY: the symbol is the C function of that name, whose signature the
+                        // declaration above copies from TensorFlow's headers (caller's contract).
+                        unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(sym) }
                     },
                 )* })
             }
@@ -94,16 +103,13 @@ c_api! {
     fn TF_SetAttrTensor(d: *mut TF_OperationDescription, name: *const c_char, value: *mut TF_Tensor, s: *mut TF_Status);
     fn TF_FinishOperation(d: *mut TF_OperationDescription, s: *mut TF_Status) -> *mut TF_Operation;
     fn TF_OperationNumOutputs(oper: *mut TF_Operation) -> c_int;
+    fn TF_OperationOpType(oper: *mut TF_Operation) -> *const c_char;
+    fn TF_GraphNextOperation(g: *mut TF_Graph, pos: *mut usize) -> *mut TF_Operation;
     fn TF_OperationOutputType(out: TF_Output) -> c_int;
     fn TF_GraphGetTensorNumDims(g: *mut TF_Graph, out: TF_Output, s: *mut TF_Status) -> c_int;
     fn TF_GraphGetTensorShape(g: *mut TF_Graph, out: TF_Output, dims: *mut i64, num_dims: c_int, s: *mut TF_Status);
+    fn TF_SetHandleShapeAndType(g: *mut TF_Graph, out: TF_Output, proto: *const c_void, proto_len: usize, s: *mut TF_Status);
 
-    fn TF_GraphToFunction(
-        fn_body: *const TF_Graph, fn_name: *const c_char, append_hash_to_fn_name: c_uchar,
-        num_opers: c_int, opers: *const *const TF_Operation,
-        ninputs: c_int, inputs: *const TF_Output, noutputs: c_int, outputs: *const TF_Output,
-        output_names: *const *const c_char, opts: *const TF_FunctionOptions,
-        description: *const c_char, s: *mut TF_Status) -> *mut TF_Function;
     fn TF_GraphToFunctionWithControlOutputs(
         fn_body: *const TF_Graph, fn_name: *const c_char, append_hash_to_fn_name: c_uchar,
         num_opers: c_int, opers: *const *const TF_Operation,
@@ -119,7 +125,6 @@ c_api! {
     fn TF_SetAttrTypeList(d: *mut TF_OperationDescription, name: *const c_char, values: *const c_int, num_values: c_int);
     fn TF_SetAttrFuncName(d: *mut TF_OperationDescription, name: *const c_char, value: *const c_char, length: usize);
     fn TF_DeleteFunction(f: *mut TF_Function);
-    fn TF_FunctionName(f: *mut TF_Function) -> *const c_char;
 
     fn TF_NewSessionOptions() -> *mut TF_SessionOptions;
     fn TF_DeleteSessionOptions(o: *mut TF_SessionOptions);
@@ -149,6 +154,5 @@ c_api! {
     fn TFE_DeleteOp(op: *mut TFE_Op);
     fn TFE_OpReset(op: *mut TFE_Op, op_or_function_name: *const c_char, raw_device_name: *const c_char, s: *mut TF_Status);
     fn TFE_OpAddInput(op: *mut TFE_Op, input: *mut TFE_TensorHandle, s: *mut TF_Status);
-    fn TFE_OpSetAttrType(op: *mut TFE_Op, name: *const c_char, dtype: c_int);
     fn TFE_Execute(op: *mut TFE_Op, retvals: *mut *mut TFE_TensorHandle, num_retvals: *mut c_int, s: *mut TF_Status);
 }

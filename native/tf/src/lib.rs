@@ -3,13 +3,23 @@
 //! needs from it: turning a traced graph into a registered eager function and executing it
 //! without copying tensor data.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod call;
+mod fast_path;
 pub mod c_api;
 pub mod function;
 pub mod graph;
+pub mod graph_ops;
+pub mod handle_data;
+pub mod naming;
+pub mod op_cache;
 pub mod runtime;
 pub mod status;
 pub mod tensor;
 
 pub use function::{EagerContext, EagerFunction, GraphSignature};
-pub use runtime::Runtime;
-pub use status::TfError;
+pub use graph_ops::{graph_operation, graph_output};
+pub use handle_data::set_handle_shape;
+pub use runtime::{Runtime, RuntimeError};
+pub use status::{Code, TfError};

@@ -12,13 +12,18 @@ use crate::status::{Status, TfError};
 /// `handle` must be a live `TFE_TensorHandle`.
 pub unsafe fn resolve(rt: &Runtime, handle: *mut TFE_TensorHandle) -> Result<*mut TF_Tensor, TfError> {
     let status = Status::new(rt.api());
-    let t = (rt.api().TFE_TensorHandleResolve)(handle, status.raw());
+    // SAFETY: handle is live (caller's contract); the result is a new tensor the caller owns.
+    let t = unsafe { (rt.api().TFE_TensorHandleResolve)(handle, status.raw()) };
     status.check("resolving a tensor handle")?;
     Ok(t)
 }
 
 /// `TF_FLOAT`.
 pub const DT_FLOAT: i32 = 1;
+/// `TF_RESOURCE`: a handle to a resource such as a variable.
+pub const DT_RESOURCE: i32 = 20;
+/// `TF_VARIANT`.
+pub const DT_VARIANT: i32 = 21;
 
 /// A `TF_Tensor` deleted on drop.
 #[derive(Debug)]
@@ -31,6 +36,7 @@ impl OwnedTensor {
     /// A float tensor of `dims` holding `values` (row-major).
     pub fn from_f32(rt: &'static Runtime, dims: &[i64], values: &[f32]) -> Self {
         let n: i64 = dims.iter().product();
+        assert!(dims.iter().all(|&d| d >= 0), "negative dimension in {dims:?}");
         assert_eq!(n as usize, values.len(), "values do not fill dims {dims:?}");
         let bytes = std::mem::size_of_val(values);
         // SAFETY: TF_AllocateTensor returns a buffer of `bytes` bytes, filled right after.

@@ -1,0 +1,109 @@
+//! Executing a registered function eagerly: the hot path of a cache hit.
+
+use crate::c_api::{TFE_TensorHandle, TF_Tensor};
+use crate::function::EagerFunction;
+use crate::op_cache::CachedOp;
+use crate::runtime::Runtime;
+use crate::status::{Status, TfError};
+use std::ffi::c_int;
+use std::ptr;
+
+impl EagerFunction {
+    /// Executes the function on `inputs` (borrowed; their buffers are shared, not copied) and
+    /// appends one new `TF_Tensor` per output to `out`; the caller owns them.
+    ///
+    /// # Safety
+    /// Every input must be a live `TF_Tensor`.
+    pub unsafe fn call(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>) -> Result<(), TfError> {
+        if inputs.len() != self.num_inputs {
+            return Err(TfError::invalid_argument(format!(
+                "function {} takes {} inputs, got {}",
+                self.name(),
+                self.num_inputs,
+                inputs.len()
+            )));
+        }
+        let api = self.rt.api();
+        let status = Status::new(api);
+        // SAFETY: the context outlives every function registered in it.
+        let fast = if self.fast_path() { crate::fast_path::fast_api(self.rt) } else { None };
+        let op = unsafe { CachedOp::take(self, fast, &status) }?;
+        let mut handles = HandleList::new(self.rt);
+        let mut result = Ok(());
+        for &t in inputs {
+            // SAFETY: t is a live tensor (caller's contract); the handle shares its buffer.
+            let h = unsafe { (api.TFE_NewTensorHandle)(t, status.raw()) };
+            if let Err(e) = status.check("wrapping an input tensor") {
+                result = Err(e);
+                break;
+            }
+            handles.0.push(h);
+            // SAFETY: live op and handle; the op takes its own reference to the handle.
+            unsafe { (api.TFE_OpAddInput)(op.raw, h, status.raw()) };
+            if let Err(e) = status.check("adding an input") {
+                result = Err(e);
+                break;
+            }
+        }
+        if result.is_ok() {
+            let n_out = self.num_outputs();
+            let mut retvals: [*mut TFE_TensorHandle; 8] = [ptr::null_mut(); 8];
+            let mut spill: Vec<*mut TFE_TensorHandle> = Vec::new();
+            let slots: &mut [*mut TFE_TensorHandle] = if n_out <= retvals.len() {
+                &mut retvals[..n_out]
+            } else {
+                spill.resize(n_out, ptr::null_mut());
+                &mut spill
+            };
+            let mut n = n_out as c_int;
+            // SAFETY: the op is complete; slots holds n writable entries.
+            unsafe { (api.TFE_Execute)(op.raw, slots.as_mut_ptr(), &mut n, status.raw()) };
+            result = status.check("");
+            if result.is_ok() {
+                let start = out.len();
+                // TensorFlow writes back how many it returned; never read past the slots.
+                let n = (n.max(0) as usize).min(slots.len());
+                for &h in &slots[..n] {
+                    // SAFETY: h is a live output handle owned here, deleted right after; the
+                    // resolved tensor is a new reference the caller will own.
+                    let t = unsafe { (api.TFE_TensorHandleResolve)(h, status.raw()) };
+                    // SAFETY: as above.
+                    unsafe { (api.TFE_DeleteTensorHandle)(h) };
+                    if result.is_ok() {
+                        result = status.check("reading an output");
+                        if result.is_ok() {
+                            out.push(t);
+                        }
+                    }
+                }
+                if result.is_err() {
+                    for t in out.drain(start..) {
+                        // SAFETY: made above and not handed out.
+                        unsafe { (api.TF_DeleteTensor)(t) };
+                    }
+                }
+            }
+        }
+        // Only an op that executed cleanly is kept for reuse.
+        op.give_back(result.is_ok(), self.id);
+        result
+    }
+}
+
+/// Input handles deleted when the call ends, whatever path it takes.
+struct HandleList(Vec<*mut TFE_TensorHandle>, &'static Runtime);
+
+impl HandleList {
+    fn new(rt: &'static Runtime) -> Self {
+        HandleList(Vec::new(), rt)
+    }
+}
+
+impl Drop for HandleList {
+    fn drop(&mut self) {
+        for &h in &self.0 {
+            // SAFETY: each handle was created by TFE_NewTensorHandle and is deleted once.
+            unsafe { (self.1.api().TFE_DeleteTensorHandle)(h) }
+        }
+    }
+}

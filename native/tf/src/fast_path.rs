@@ -1,0 +1,148 @@
+//! The caller-thread call path (opt-in per function).
+//!
+//! Executing a function by name hands it to TensorFlow's inter-op thread pool and waits for a
+//! worker. With the eager context's experimental "run eager op as function" mode on, a
+//! `StatefulPartitionedCall` op naming the function (attributes `Tin`, `Tout`, `f` only) takes
+//! TensorFlow's synchronous small-function path instead and runs on the calling thread.
+//!
+//! Limits, why the path is opt-in and refused for some functions:
+//! - the mode is set on the whole eager context (TensorFlow Java's, shared with its own eager
+//!   ops), and TensorFlow marks it experimental;
+//! - functions with control flow (`If`, `While` and their stateless forms) run slower on it, and
+//!   an int32 output carrying a shape (from `Shape`, directly or through `Identity`) fails at
+//!   instantiation ("int32 output with unexpected full type information", INTERNAL);
+//! - independent ops inside one function lose inter-op parallelism.
+//!
+//! A function whose graph contains control flow, calls other functions (whose bodies are not
+//! inspected), or has an int32 output and a `Shape` op anywhere is refused ([`blocker`]).
+
+use crate::c_api::{TFE_Context, TFE_Op, TF_Graph, TF_Output, TF_Status};
+use crate::function::EagerFunction;
+use crate::runtime::Runtime;
+use crate::status::{Code, Status, TfError};
+use std::ffi::{c_char, c_int, c_uchar, c_void, CStr};
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
+
+/// C API functions only the fast path needs, resolved when first asked for: a TensorFlow build
+/// without them still runs everything else.
+pub(crate) struct FastApi {
+    pub(crate) set_run_eager_op_as_function: SetRunEagerOpAsFunction,
+    pub(crate) set_attr_type_list: SetAttrTypeList,
+    pub(crate) set_attr_function_name: SetAttrFunctionName,
+}
+
+type SetRunEagerOpAsFunction = unsafe extern "C" fn(*mut TFE_Context, c_uchar, *mut TF_Status);
+type SetAttrTypeList = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_int, c_int);
+type SetAttrFunctionName = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_char, usize);
+
+pub(crate) fn fast_api(rt: &Runtime) -> Option<&'static FastApi> {
+    static API: OnceLock<Option<FastApi>> = OnceLock::new();
+    API.get_or_init(|| {
+        let run = rt.optional_symbol(c"TFE_ContextSetRunEagerOpAsFunction")?;
+        let types = rt.optional_symbol(c"TFE_OpSetAttrTypeList")?;
+        let func = rt.optional_symbol(c"TFE_OpSetAttrFunctionName")?;
+        // SAFETY: the symbols are the C functions of those names, declared as in
+        // tensorflow/c/eager/c_api.h and c_api_experimental.h.
+        unsafe {
+            Some(FastApi {
+                set_run_eager_op_as_function: std::mem::transmute::<*mut c_void, SetRunEagerOpAsFunction>(run),
+                set_attr_type_list: std::mem::transmute::<*mut c_void, SetAttrTypeList>(types),
+                set_attr_function_name: std::mem::transmute::<*mut c_void, SetAttrFunctionName>(func),
+            })
+        }
+    })
+    .as_ref()
+}
+
+const CONTROL_FLOW: [&str; 6] = ["If", "While", "StatelessIf", "StatelessWhile", "Case", "StatelessCase"];
+const CALLS: [&str; 2] = ["StatefulPartitionedCall", "PartitionedCall"];
+/// Ops whose int32 result is typed as a shape tensor, a type that follows it through `Identity`
+/// and that the caller-thread path rejects on a function output (`Size`, `Abs` of a shape... pass).
+const SHAPE_OPS: [&str; 2] = ["Shape", "ShapeN"];
+const DT_INT32: i32 = 3;
+
+/// Why `graph`, as a function returning `outputs`, must not take the fast path; `None` if it may.
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently; `outputs` must belong to it.
+pub(crate) unsafe fn blocker(rt: &Runtime, graph: *mut TF_Graph, outputs: &[TF_Output]) -> Option<String> {
+    let api = rt.api();
+    // SAFETY: live graph (caller's contract).
+    if unsafe { (api.TF_GraphNumFunctions)(graph) } > 0 {
+        return Some("it calls other functions".to_owned());
+    }
+    let op_type = |oper| {
+        // SAFETY: oper is an operation of the live graph; its type name is a NUL-terminated
+        // string owned by the graph, copied at once.
+        unsafe { CStr::from_ptr((api.TF_OperationOpType)(oper)) }.to_string_lossy().into_owned()
+    };
+    let mut shape_op = None;
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (api.TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            break;
+        }
+        let ty = op_type(oper);
+        if CONTROL_FLOW.contains(&ty.as_str()) {
+            return Some(format!("it contains control flow ({ty})"));
+        }
+        if CALLS.contains(&ty.as_str()) {
+            return Some("it calls other functions".to_owned());
+        }
+        if SHAPE_OPS.contains(&ty.as_str()) {
+            shape_op = Some(ty);
+        }
+    }
+    let shape_op = shape_op?;
+    // Whether the shape reaches an output is not traced through the graph: any int32 output
+    // with a shape op in the graph is refused.
+    outputs.iter().enumerate().find_map(|(i, o)| {
+        // SAFETY: an output of the live graph (caller's contract).
+        let dtype = unsafe { (api.TF_OperationOutputType)(*o) };
+        (dtype == DT_INT32).then(|| format!("its output {i} is an int32 and the function computes {shape_op}"))
+    })
+}
+
+impl EagerFunction {
+    /// Turns the caller-thread path on or off for calls of this function. Turning it on sets
+    /// the eager context's (experimental, context-wide) "run eager op as function" mode. Fails,
+    /// leaving the function on the default path, if the function cannot take it (see
+    /// [`EagerFunction::fast_path_blocker`]) or the TensorFlow runtime lacks it.
+    pub fn set_fast_path(&self, enabled: bool) -> Result<(), TfError> {
+        if !enabled {
+            self.fast_path.store(false, Ordering::Relaxed);
+            return Ok(());
+        }
+        if let Some(why) = &self.fast_path_blocker {
+            return Err(TfError::new(
+                Code::FailedPrecondition,
+                format!("function {} cannot take the caller-thread path: {why}", self.name()),
+            ));
+        }
+        let Some(fast) = fast_api(self.rt) else {
+            return Err(TfError::new(
+                Code::Unimplemented,
+                format!("TensorFlow {} lacks the caller-thread function path", self.rt.version()),
+            ));
+        };
+        let status = Status::new(self.rt.api());
+        // SAFETY: the context outlives the functions registered in it.
+        unsafe { (fast.set_run_eager_op_as_function)(self.ctx.0, 1, status.raw()) };
+        status.check("enabling the caller-thread function path")?;
+        self.fast_path.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Whether calls take the caller-thread path.
+    pub fn fast_path(&self) -> bool {
+        self.fast_path.load(Ordering::Relaxed)
+    }
+
+    /// Why this function cannot take the caller-thread path, if it cannot.
+    pub fn fast_path_blocker(&self) -> Option<&str> {
+        self.fast_path_blocker.as_deref()
+    }
+}
