@@ -5,7 +5,7 @@ use jni::errors::ErrorPolicy;
 use jni::strings::JNIString;
 use jni::Env;
 use polyfn_core::{BindError, PolyError};
-use polyfn_tf::TfError;
+use polyfn_tf::{Code, TfError};
 
 /// Everything a native method can fail with, by the Java exception it becomes.
 #[derive(Debug, thiserror::Error)]
@@ -59,16 +59,16 @@ impl NativeError {
     }
 }
 
-/// TensorFlow Java's exception class for a `TF_Code`, as its own runtime raises them.
-fn tensorflow_exception(code: i32) -> &'static str {
+/// TensorFlow Java's exception class for a TensorFlow status code, as its own runtime raises them.
+fn tensorflow_exception(code: Code) -> &'static str {
     match code {
-        3 => "org/tensorflow/exceptions/TFInvalidArgumentException",
-        7 => "org/tensorflow/exceptions/TFPermissionDeniedException",
-        8 => "org/tensorflow/exceptions/TFResourceExhaustedException",
-        9 => "org/tensorflow/exceptions/TFFailedPreconditionException",
-        11 => "org/tensorflow/exceptions/TFOutOfRangeException",
-        12 => "org/tensorflow/exceptions/TFUnimplementedException",
-        16 => "org/tensorflow/exceptions/TFUnauthenticatedException",
+        Code::InvalidArgument => "org/tensorflow/exceptions/TFInvalidArgumentException",
+        Code::PermissionDenied => "org/tensorflow/exceptions/TFPermissionDeniedException",
+        Code::ResourceExhausted => "org/tensorflow/exceptions/TFResourceExhaustedException",
+        Code::FailedPrecondition => "org/tensorflow/exceptions/TFFailedPreconditionException",
+        Code::OutOfRange => "org/tensorflow/exceptions/TFOutOfRangeException",
+        Code::Unimplemented => "org/tensorflow/exceptions/TFUnimplementedException",
+        Code::Unauthenticated => "org/tensorflow/exceptions/TFUnauthenticatedException",
         _ => "org/tensorflow/exceptions/TensorFlowException",
     }
 }

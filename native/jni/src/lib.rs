@@ -17,5 +17,4 @@ mod introspection;
 mod logging;
 mod registry;
 mod runtime;
-mod tf_shim;
 mod trace;

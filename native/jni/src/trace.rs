@@ -6,14 +6,13 @@ use crate::convert;
 use crate::errors::{NativeError, Result};
 use crate::handles::{self, Trace, Traced};
 use crate::runtime::runtime;
-use crate::tf_shim::{function_name, graph_output};
 use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
 use polyfn_core::{wire, DType, DTypeSet, ParamKind, Shape};
 use polyfn_tf::c_api::{TF_Graph, TF_Output};
-use polyfn_tf::{EagerFunction, GraphSignature, Runtime, TfError};
-use std::ffi::CString;
+use polyfn_tf::naming::{output_arg_names, unused_function_name};
+use polyfn_tf::{graph_operation, graph_output, EagerFunction, GraphSignature, Runtime, TfError};
 
 /// `Native.beginTrace`: starts a trace of a call with these argument names. `facts` (null when the
 /// parameter list is not known yet) type the call, to explain the retrace and generalize it.
@@ -139,12 +138,14 @@ pub fn finish_trace<'l>(
     }
     let inputs = outputs_of(rt, graph, placeholders.iter().map(|op| (op.as_str(), 0)))?;
     let outputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
-    let control: Vec<_> = outputs_of(rt, graph, control.iter().map(|op| (op.as_str(), 0)))?.into_iter().map(|o| o.oper).collect();
+    let control = control
+        .iter()
+        // SAFETY: the graph is live for the duration of this native call.
+        .map(|op| unsafe { graph_operation(rt, graph, op) })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
     // TensorFlow argument names must match [a-z][a-z0-9_]*; user names stay on the Java side.
-    let arg_names: Vec<CString> = (0..outputs.len())
-        .map(|i| CString::new(format!("output_{i}")).expect("no NUL in a formatted name"))
-        .collect();
-    let tf_name = function_name(f.name());
+    let arg_names = output_arg_names(outputs.len());
+    let tf_name = unused_function_name(rt, ctx, f.name());
     let calls = std::mem::take(&mut trace.calls);
     let id = f.finish_trace(&trace.session, names, |_ty, _id| {
         let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names, control_outputs: &control };
@@ -162,7 +163,7 @@ pub fn finish_trace<'l>(
 /// The graph outputs named by `(operation, index)` pairs; a missing operation is an error.
 fn outputs_of<'a>(rt: &Runtime, graph: *mut TF_Graph, ops: impl Iterator<Item = (&'a str, i32)>) -> Result<Vec<TF_Output>> {
     // SAFETY: the graph is live for the duration of the native call that passed it.
-    ops.map(|(op, index)| unsafe { graph_output(rt, graph, op, index) }).collect()
+    ops.map(|(op, index)| unsafe { graph_output(rt, graph, op, index) }.map_err(NativeError::from)).collect()
 }
 
 /// `Native.freeTrace`: frees a trace, finished or not.
