@@ -1,14 +1,5 @@
 //! Decoding the flat `i64` "facts" buffer Java writes for each call into a [`FunctionType`].
-//!
-//! Java walks the arguments in parameter order and writes one value per parameter:
-//!
-//! | tag | layout |
-//! |---|---|
-//! | [`TAG_OMITTED`] | `[0]` (an optional argument that was not passed) |
-//! | [`TAG_TENSOR`] | `[1, dtype, rank, d0, ..., d(rank-1)]` (`rank = -1`: unknown rank; `d = -1`: unknown dim) |
-//! | [`TAG_LIST`] | `[2, len, <element facts>...]` |
-//! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`StringTable`], any order) |
-//! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`LiteralTable`]) |
+//! The layout is the wire contract's (see [`crate::wire`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -17,21 +8,10 @@ use crate::{
     BindError, DType, FunctionType, ListType, Literal, MapType, Omitted, ParamKind, Parameter,
     Shape, TensorSpec, TypeRef,
 };
+use crate::wire::{RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 
 /// `[0]`: an optional argument the call left out.
 pub const TAG_OMITTED: i64 = 0;
-/// `[1, dtype, rank, dims...]` (rank -1 = unknown rank, dim -1 = unknown dim).
-pub const TAG_TENSOR: i64 = 1;
-/// `[2, len, elements...]`.
-pub const TAG_LIST: i64 = 2;
-/// `[3, len, (key_id, value)...]`.
-pub const TAG_MAP: i64 = 3;
-/// `[4, literal_id]`.
-pub const TAG_LITERAL: i64 = 4;
-/// `[5, dtype, rank, d0, ..., alias]`: a resource variable, by which distinct variable of the
-/// call it is (see [`crate::VariableSpec`]).
-pub const TAG_VARIABLE: i64 = 5;
-
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
 
@@ -125,7 +105,7 @@ impl Reader<'_> {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
                 })?;
-                let shape = if self.facts.get(*self.pos) == Some(&-1) {
+                let shape = if self.facts.get(*self.pos) == Some(&RANK_UNKNOWN) {
                     *self.pos += 1;
                     Shape::Unknown
                 } else {

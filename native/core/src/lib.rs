@@ -20,15 +20,14 @@ pub mod polymorphic;
 pub mod shape;
 pub mod trace_type;
 pub mod types;
+pub mod wire;
 
 pub use binding::{bind, BindError};
 pub use dispatch::{DispatchTable, Hit};
 pub use dtype::{DType, DTypeSet};
 pub use explain::explain_retrace;
-pub use facts::{
-    decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable, TAG_LIST, TAG_LITERAL,
-    TAG_MAP, TAG_OMITTED, TAG_TENSOR, TAG_VARIABLE,
-};
+pub use facts::{decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable, TAG_OMITTED};
+pub use wire::{TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
 pub use polymorphic::{Concrete, Options, PolyError, Polymorphic, Stats, TraceRecord, TraceSession};
