@@ -32,6 +32,10 @@ pub enum BindError {
         got: String,
     },
     /// The facts buffer from Java is malformed (a bug on the Java side, not the user's).
+    /// A shape TensorFlow cannot hold, or a dimension that is not a size; `path` names the
+    /// parameter and where inside it (`xs[1]['k']`).
+    #[error("{path}: {reason}")]
+    InvalidShape { path: String, reason: String },
     #[error("malformed call facts: {0}")]
     BadFacts(String),
 }

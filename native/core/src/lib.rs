@@ -10,6 +10,7 @@
 //! Types are open: anything implementing [`TraceType`] can be a parameter type.
 
 pub mod binding;
+pub mod declare;
 pub mod dispatch;
 pub mod dtype;
 pub mod explain;
@@ -23,6 +24,7 @@ pub mod types;
 pub mod wire;
 
 pub use binding::{bind, BindError};
+pub use declare::{capture_constraint, declared_constraint, declared_shape};
 pub use dispatch::{DispatchTable, Hit};
 pub use dtype::{DType, DTypeSet};
 pub use explain::explain_retrace;

@@ -29,6 +29,19 @@ impl Shape {
         Shape::Known(dims.iter().map(|&d| (d >= 0).then_some(d)).collect())
     }
 
+    /// The shape for dims as they come from Java (`-1`: unknown), rejecting any other negative
+    /// dim: `Shape::of` would silently read `-5` as unknown and accept any size there.
+    pub fn from_wire_dims(dims: &[i64]) -> Result<Shape, String> {
+        match dims.iter().position(|&d| d < -1) {
+            Some(i) => Err(format!(
+                "shape {} has dimension {} at index {i}; a dimension is a size >= 0, or -1 for unknown",
+                WireDims(dims),
+                dims[i]
+            )),
+            None => Ok(Shape::of(dims)),
+        }
+    }
+
     pub fn rank(&self) -> Option<usize> {
         match self {
             Shape::Unknown => None,
@@ -98,6 +111,22 @@ impl fmt::Display for Shape {
                 f.write_str("]")
             }
         }
+    }
+}
+
+/// Raw dims displayed as Java wrote them.
+struct WireDims<'a>(&'a [i64]);
+
+impl fmt::Display for WireDims<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
     }
 }
 
