@@ -2,7 +2,7 @@
 //! passes, validated here so that a bad declaration fails naming the parameter before anything
 //! reaches TensorFlow.
 
-use crate::wire::{RANK_UNKNOWN, SHAPE_UNDECLARED};
+use crate::wire::{MAX_RANK, RANK_UNKNOWN, SHAPE_UNDECLARED};
 use crate::{
     BindError, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, ParamKind, Shape, TensorConstraint,
     TypeRef, VariableConstraint,
@@ -23,6 +23,7 @@ pub fn declared_shape(name: &str, rank: i64, dims: &[i64]) -> Result<Option<Shap
     match rank {
         SHAPE_UNDECLARED => Ok(None),
         RANK_UNKNOWN => Ok(Some(Shape::Unknown)),
+        r if r > MAX_RANK as i64 => Err(invalid(crate::shape::rank_error(r as usize))),
         r if r >= 0 && r as u64 == dims.len() as u64 => Shape::from_wire_dims(dims).map(Some).map_err(invalid),
         r => Err(invalid(format!("declared rank {r} does not match {} dims", dims.len()))),
     }
@@ -37,7 +38,9 @@ pub fn declared_constraint(
     shape: Option<Shape>,
     java_class: String,
 ) -> Result<TypeRef, BindError> {
-    let _ = name;
+    if let Some(shape) = &shape {
+        shape.validate().map_err(|reason| BindError::InvalidShape { path: name.to_owned(), reason })?;
+    }
     let tensor = || TypeRef::new(TensorConstraint { dtypes: dtypes.clone(), shape: shape.clone() });
     Ok(match kind {
         ParamKind::Tensor => tensor(),
@@ -90,6 +93,20 @@ mod tests {
         assert!(t(&[3]).is_subtype_of(&*c) && t(&[0]).is_subtype_of(&*c));
         assert!(!t(&[3, 1]).is_subtype_of(&*c));
         assert!(!TensorSpec::new(DType::INT32, Shape::of(&[3])).is_subtype_of(&*c));
+    }
+
+    #[test]
+    fn shapes_beyond_tensorflow_limits_are_rejected_naming_the_parameter() {
+        let e = declared_shape("x", 300, &[1; 300]).unwrap_err();
+        assert_eq!(e.to_string(), "x: shape of rank 300 exceeds TensorFlow's limit of 254 dimensions");
+        let huge = declared_shape("x", 3, &[i64::MAX, i64::MAX, 4]).unwrap();
+        let e = declared_constraint("x", ParamKind::List, floats(), huge, String::new()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x: shape [9223372036854775807, 9223372036854775807, 4] has more elements than fit in a 64-bit count"
+        );
+        let e = declared_constraint("y", ParamKind::Tensor, floats(), Some(Shape::of(&[1; 255])), String::new());
+        assert!(e.unwrap_err().to_string().starts_with("y: shape of rank 255"));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::{
     BindError, DType, FunctionType, ListType, Literal, MapType, Omitted, ParamKind, Parameter,
     Shape, TensorSpec, TypeRef,
 };
-use crate::wire::{RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
+use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 
 /// `[0]`: an optional argument the call left out.
 pub const TAG_OMITTED: i64 = 0;
@@ -87,6 +87,23 @@ impl Reader<'_> {
             .ok_or_else(|| BindError::BadFacts(format!("bad {what} {n} at position {at}")))
     }
 
+    /// `rank, dims...` of a known shape, checked against TensorFlow's limits: facts also
+    /// come from user TensorSpecs, and TensorFlow aborts the process on a shape beyond them.
+    fn shape(&mut self) -> Result<Shape, BindError> {
+        let invalid = |reason| BindError::InvalidShape { path: String::new(), reason };
+        let rank = self.len("rank", 1)?;
+        if rank > MAX_RANK {
+            return Err(invalid(crate::shape::rank_error(rank)));
+        }
+        let mut dims = [0i64; MAX_RANK];
+        for d in &mut dims[..rank] {
+            *d = self.next("a dim")?;
+        }
+        let shape = Shape::from_wire_dims(&dims[..rank]).map_err(invalid)?;
+        shape.validate().map_err(invalid)?;
+        Ok(shape)
+    }
+
     fn value(
         &mut self,
         strings: &StringTable,
@@ -109,11 +126,7 @@ impl Reader<'_> {
                     *self.pos += 1;
                     Shape::Unknown
                 } else {
-                    let rank = self.len("rank", 1)?;
-                    let dims = (0..rank)
-                        .map(|_| self.next("a dim"))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Shape::of(&dims)
+                    self.shape()?
                 };
                 Ok(TypeRef::new(TensorSpec::new(DType(dtype), shape)))
             }
@@ -121,16 +134,17 @@ impl Reader<'_> {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
                 })?;
-                let rank = self.len("rank", 1)?;
-                let dims = (0..rank).map(|_| self.next("a dim")).collect::<Result<Vec<_>, _>>()?;
+                let shape = self.shape()?;
                 let alias = u64::try_from(self.next("an alias index")?)
                     .map_err(|_| BindError::BadFacts(format!("negative alias at position {}", *self.pos - 1)))?;
-                Ok(TypeRef::new(VariableSpec::new(DType(dtype), Shape::of(&dims), alias)))
+                Ok(TypeRef::new(VariableSpec::new(DType(dtype), shape, alias)))
             }
             TAG_LIST => {
                 let n = self.len("list length", 1)?;
                 let elements = (0..n)
-                    .map(|_| self.value(strings, literals, depth + 1))
+                    .map(|i| {
+                        self.value(strings, literals, depth + 1).map_err(|e| e.within(&format!("[{i}]"), false))
+                    })
                     .collect::<Result<_, _>>()?;
                 Ok(TypeRef::new(ListType::new(elements)))
             }
@@ -142,7 +156,9 @@ impl Reader<'_> {
                     let key = strings.get(key_id).ok_or_else(|| {
                         BindError::BadFacts(format!("unknown string id {key_id}"))
                     })?;
-                    let value = self.value(strings, literals, depth + 1)?;
+                    let value = self
+                        .value(strings, literals, depth + 1)
+                        .map_err(|e| e.within(&format!("['{key}']"), false))?;
                     if entries.insert(key.to_string(), value).is_some() {
                         return Err(BindError::BadFacts(format!("duplicate map key '{key}'")));
                     }
@@ -212,7 +228,7 @@ pub fn decode_call(
                 expected: p.type_constraint.as_ref().map(|t| t.to_string()),
             });
         }
-        let t = decode_value(facts, &mut pos, strings, literals)?;
+        let t = decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(&p.name, true))?;
         if tag != TAG_OMITTED && tag != tag_for(p.kind) {
             return Err(BindError::TypeMismatch {
                 param: p.name.clone(),
@@ -248,14 +264,15 @@ pub fn decode_call_with_captures(
 ) -> Result<FunctionType, BindError> {
     let mut pos = 0;
     let mut params_end = 0;
-    for _ in &declared.parameters {
-        decode_value(facts, &mut pos, strings, literals)?;
+    for p in &declared.parameters {
+        decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(&p.name, true))?;
         params_end = pos;
     }
     let mut call = decode_call(&declared.parameters, &facts[..params_end], strings, literals)?;
     let mut captures = Vec::with_capacity(declared.captures.len());
     for (name, _) in &declared.captures {
-        captures.push((name.clone(), decode_value(facts, &mut pos, strings, literals)?));
+        let value = decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(name, true))?;
+        captures.push((name.clone(), value));
     }
     if pos != facts.len() {
         return Err(BindError::BadFacts(format!("{} trailing facts after the last capture", facts.len() - pos)));
@@ -338,6 +355,33 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unknown tag 9"));
+    }
+
+    #[test]
+    fn shapes_beyond_tensorflow_limits_are_errors_naming_the_parameter_and_path() {
+        let (s, l) = tables();
+        let params = [Parameter::new("x", ParamKind::Tensor), Parameter::new("m", ParamKind::Map)];
+        let mut rank300 = vec![1, 1, 300];
+        rank300.extend([1; 300]);
+        let call = |x: &[i64], m: &[i64]| decode_call(&params, &[x, m].concat(), &s, &l).unwrap_err().to_string();
+        assert_eq!(call(&rank300, &[3, 0]), "x: shape of rank 300 exceeds TensorFlow's limit of 254 dimensions");
+        let mut rank254 = vec![1, 1, 254];
+        rank254.extend([1; 254]);
+        assert!(decode_call(&params, &[&rank254[..], &[3, 0]].concat(), &s, &l).is_ok(), "254 is the limit");
+        let huge = [1, 1, 3, i64::MAX, i64::MAX, 4];
+        assert_eq!(
+            call(&[1, 1, 0], &[&[3, 1, 11, 2, 2, 1, 1, 0][..], &huge].concat()),
+            "m['a'][1]: shape [9223372036854775807, 9223372036854775807, 4] has more elements than fit in a 64-bit count"
+        );
+        assert_eq!(
+            call(&[1, 1, 2, 3, -4], &[3, 0]),
+            "x: shape [3, -4] has dimension -4 at index 1; a dimension is a size >= 0, or -1 for unknown"
+        );
+        // A variable's shape is checked too.
+        let e = decode(&[5, 1, 2, i64::MAX, 3, 0]).unwrap_err();
+        assert!(matches!(e, BindError::InvalidShape { ref path, .. } if path.is_empty()), "{e}");
+        // Malformed facts name the parameter they were in.
+        assert!(call(&[1, 1, 2, 3], &[]).starts_with("malformed call facts: parameter 'x': "), "{}", call(&[1, 1, 2, 3], &[]));
     }
 
     #[test]

@@ -169,6 +169,12 @@ impl<C> Polymorphic<C> {
         Ok(t)
     }
 
+    /// Like [`Polymorphic::decode_value`], for the argument or capture `name`: errors name it
+    /// (`x: shape of rank 300 exceeds ...`, `xs[2]: ...`).
+    pub fn decode_argument(&self, name: &str, facts: &[i64]) -> Result<TypeRef, BindError> {
+        self.decode_value(facts).map_err(|e| e.within(name, true))
+    }
+
     /// The concrete function for a call described by `facts`, or `None` when it must be traced.
     /// Counts a hit in the statistics (a miss is counted by the trace the call then begins).
     pub fn lookup<E>(&self, facts: &[i64]) -> Result<Option<Arc<Concrete<C>>>, PolyError<E>> {
@@ -590,6 +596,17 @@ mod tests {
         let mut s = f.begin_trace::<String>(vec!["x".into()], None, true)?;
         s.declare::<String>("x", ParamKind::Tensor, false, c, Some(value))?;
         f.finish_trace(&s, vec!["y".into()], |ty, _| Ok(ty.to_string()))
+    }
+
+    #[test]
+    fn a_bad_shape_in_an_argument_is_an_error_naming_it() {
+        let f = Fn::new("f");
+        let mut facts = vec![crate::TAG_LIST, 2, TAG_TENSOR, 1, 0, TAG_TENSOR, 1, 300];
+        facts.extend([1; 300]);
+        let e = f.decode_argument("xs", &facts).unwrap_err();
+        assert_eq!(e.to_string(), "xs[1]: shape of rank 300 exceeds TensorFlow's limit of 254 dimensions");
+        let e = f.decode_argument("w", &[TAG_TENSOR, 1, 2, -7, 1]).unwrap_err();
+        assert!(e.to_string().starts_with("w: shape [-7, 1] has dimension -7"), "{e}");
     }
 
     #[test]
