@@ -5,13 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::{
     VariableSpec,
-    BindError, DType, FunctionType, ListType, Literal, MapType, Omitted, ParamKind, Parameter,
+    BindError, DType, FunctionType, ListType, Literal, MapType, ParamKind, Parameter,
     Shape, TensorSpec, TypeRef,
 };
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 
-/// `[0]`: an optional argument the call left out.
-pub const TAG_OMITTED: i64 = 0;
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
 
@@ -117,7 +115,6 @@ impl Reader<'_> {
         }
         let at = *self.pos;
         match self.next("a tag")? {
-            TAG_OMITTED => Ok(TypeRef::new(Omitted)),
             TAG_TENSOR => {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
@@ -222,14 +219,8 @@ pub fn decode_call(
         let tag = *facts.get(pos).ok_or_else(|| {
             BindError::BadFacts(format!("truncated: no value for parameter '{}'", p.name))
         })?;
-        if tag == TAG_OMITTED && !p.optional {
-            return Err(BindError::Missing {
-                param: p.name.clone(),
-                expected: p.type_constraint.as_ref().map(|t| t.to_string()),
-            });
-        }
         let t = decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(&p.name, true))?;
-        if tag != TAG_OMITTED && tag != tag_for(p.kind) {
+        if tag != tag_for(p.kind) {
             return Err(BindError::TypeMismatch {
                 param: p.name.clone(),
                 expected: p
@@ -331,7 +322,8 @@ mod tests {
             lit.downcast_ref::<Literal>().unwrap().class_name,
             "java.lang.Integer"
         );
-        assert_eq!(decode(&[0]).unwrap(), TypeRef::new(Omitted));
+        // Tag 0 is not a value: an optional argument the call leaves out is its captured default.
+        assert!(matches!(decode(&[0]), Err(BindError::BadFacts(_))));
     }
 
     #[test]
@@ -392,13 +384,13 @@ mod tests {
             Parameter::new("xs", ParamKind::List),
             Parameter::new("n", ParamKind::Java).optional(),
         ];
-        let call = decode_call(&params, &[1, 1, 1, 2, 2, 0, 0], &s, &l).unwrap();
+        let call = decode_call(&params, &[1, 1, 1, 2, 2, 0, 4, 7], &s, &l).unwrap();
         assert_eq!(
             call.to_string(),
-            "(x: TensorSpec(FLOAT, [2]), xs: List[], n: <omitted> = <default>)"
+            "(x: TensorSpec(FLOAT, [2]), xs: List[], n: Literal(3) = <default>)"
         );
         assert!(call.same_signature(&FunctionType::new(params.to_vec())));
-        let e = decode_call(&params, &[1, 1, 1, 2, 3, 0, 0], &s, &l).unwrap_err();
+        let e = decode_call(&params, &[1, 1, 1, 2, 3, 0, 4, 7], &s, &l).unwrap_err();
         assert_eq!(
             e,
             BindError::TypeMismatch {
@@ -407,14 +399,14 @@ mod tests {
                 got: "Map{}".into()
             }
         );
-        let e = decode_call(&params, &[0, 2, 0, 0], &s, &l).unwrap_err();
-        assert!(matches!(e, BindError::Missing { ref param, .. } if param == "x"));
+        let e = decode_call(&params, &[4, 7, 2, 0, 4, 7], &s, &l).unwrap_err();
+        assert!(matches!(e, BindError::TypeMismatch { ref param, .. } if param == "x"), "{e}");
         assert!(matches!(
-            decode_call(&params, &[1, 1, 1, 2], &s, &l),
+            decode_call(&params, &[1, 1, 1, 2, 2, 0], &s, &l),
             Err(BindError::BadFacts(_))
         ));
         assert!(matches!(
-            decode_call(&params, &[1, 1, 1, 2, 2, 0, 0, 0], &s, &l),
+            decode_call(&params, &[1, 1, 1, 2, 2, 0, 4, 7, 0], &s, &l),
             Err(BindError::BadFacts(_))
         ));
     }

@@ -108,7 +108,8 @@ struct State<C> {
     warned_burst: bool,
 }
 
-/// A polymorphic function (seed 000): bind → type the call → look up or trace.
+/// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
+/// concrete function for that type, or trace one.
 pub struct Polymorphic<C> {
     name: String,
     options: Options,
@@ -462,11 +463,13 @@ pub struct TraceSession {
     arg_names: Vec<String>,
     declared: Vec<Parameter>,
     traced: Vec<Parameter>,
-    /// Captures (seed 000): hidden inputs the body declared, with their constraints...
+    /// Captures: values the body reads from outside (variables, tensors), fed as hidden inputs
+    /// at every call; their constraints...
     declared_captures: Vec<(String, TypeRef)>,
     /// ...and the types they were traced with.
     traced_captures: Vec<(String, TypeRef)>,
-    /// Shared by parameters and captures: one placeholder per aliased value (seed 002).
+    /// Shared by parameters and captures: one placeholder per aliased value (a variable passed
+    /// as an argument and also captured is one graph input).
     placeholders: PlaceholderContext,
     /// With reduce-retracing: the call generalized against the cached signatures.
     generalized: Option<FunctionType>,

@@ -31,7 +31,6 @@ use crate::{PlaceholderContext, PlaceholderSpec};
 ///         others.iter().all(|o| self.dyn_eq(*o)).then(|| TypeRef::new(Unit))
 ///     }
 ///     fn placeholders(&self, _: &str, _: &mut PlaceholderContext, _: &mut Vec<PlaceholderSpec>) {}
-///     fn flat_len(&self) -> usize { 0 }
 ///     polyfn_core::trace_type_common!();
 /// }
 /// assert_eq!(TypeRef::new(Unit), TypeRef::new(Unit));
@@ -53,9 +52,6 @@ pub trait TraceType: CloneTypeRef + Send + Sync + fmt::Debug + fmt::Display + 's
         ctx: &mut PlaceholderContext,
         out: &mut Vec<PlaceholderSpec>,
     );
-
-    /// Number of flat tensors a value of this type contributes at call time.
-    fn flat_len(&self) -> usize;
 
     /// Why `self` (a call's type) is not a subtype of `traced`; None if it is. Text without the
     /// parameter name, e.g. "TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0".

@@ -124,9 +124,6 @@ impl TraceType for ListType {
         }
     }
 
-    fn flat_len(&self) -> usize {
-        self.elements.iter().map(|e| e.flat_len()).sum()
-    }
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         if self.is_subtype_of(traced) {
@@ -242,9 +239,6 @@ impl TraceType for ListConstraint {
     ) {
     }
 
-    fn flat_len(&self) -> usize {
-        0
-    }
 
     crate::trace_type_common!();
 }
@@ -342,6 +336,5 @@ mod tests {
             out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(),
             ["xs[0]", "xs[1]", "xs[2]"]
         );
-        assert_eq!(a.flat_len(), 3);
     }
 }

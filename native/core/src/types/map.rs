@@ -124,9 +124,6 @@ impl TraceType for MapType {
         }
     }
 
-    fn flat_len(&self) -> usize {
-        self.entries.values().map(|v| v.flat_len()).sum()
-    }
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         if self.is_subtype_of(traced) {
@@ -240,9 +237,6 @@ impl TraceType for MapConstraint {
     ) {
     }
 
-    fn flat_len(&self) -> usize {
-        0
-    }
 
     crate::trace_type_common!();
 }
@@ -274,7 +268,6 @@ mod tests {
             out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(),
             ["m['a']", "m['b']"]
         );
-        assert_eq!(m.flat_len(), 2);
     }
 
     #[test]
