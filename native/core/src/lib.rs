@@ -29,7 +29,7 @@ pub use binding::{bind, BindError};
 pub use declare::{capture_constraint, declared_constraint, declared_shape};
 pub use dispatch::{DispatchTable, Hit};
 pub use dtype::{DType, DTypeSet};
-pub use explain::explain_retrace;
+pub use explain::{explain_retrace, RetraceReason};
 pub use facts::{decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable};
 pub use wire::{TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};

@@ -59,6 +59,14 @@ pub trait TraceType: CloneTypeRef + Send + Sync + fmt::Debug + fmt::Display + 's
         (!self.is_subtype_of(traced)).then(|| format!("{self} does not match {traced}"))
     }
 
+    /// Where inside `self` the mismatch with `traced` that [`explain_mismatch`](Self::explain_mismatch)
+    /// describes is, as a path suffix (`[1]['k']` for element 1's key `k`); empty when it is the
+    /// whole value. Default: empty.
+    fn mismatch_path(&self, traced: &dyn TraceType) -> String {
+        let _ = traced;
+        String::new()
+    }
+
     /// Like [`explain_mismatch`](Self::explain_mismatch) against `closest`, but may also
     /// summarize every traced type of this parameter (`all`), as literals do:
     /// "new value 3 (traced: 1, 2)". Default: `explain_mismatch(closest)`.

@@ -19,7 +19,7 @@ pub use monitor::{
 pub use session::TraceSession;
 
 use crate::{
-    bind, check_constraints, decode_call_with_captures, decode_value, explain_retrace, BindError, DispatchTable,
+    bind, check_constraints, decode_call_with_captures, decode_value, explain_retrace, BindError, RetraceReason, DispatchTable,
     FunctionType, Hit, LiteralTable, PlaceholderContext, StringTable, TypeRef,
 };
 use monitor::Monitor;
@@ -188,10 +188,10 @@ impl<C> Polymorphic<C> {
             _ => None,
         };
         let cached = st.table.types();
-        let reason = match &call {
+        let why = match &call {
             Some(call) => explain_retrace(call, &cached),
-            None if cached.is_empty() => "first call".to_owned(),
-            None => "a call without a typed description (first call with a single argument)".to_owned(),
+            None if cached.is_empty() => RetraceReason::general("first call"),
+            None => RetraceReason::general("a call without a typed description (first call with a single argument)"),
         };
         let generalized = match &call {
             Some(call) if self.options.reduce_retracing => Some(st.table.generalize(call)),
@@ -208,7 +208,8 @@ impl<C> Polymorphic<C> {
             traced_captures: Vec::new(),
             placeholders: PlaceholderContext::new(),
             generalized,
-            reason,
+            reason: why.to_string(),
+            why,
             started: Instant::now(),
         })
     }
@@ -269,7 +270,9 @@ impl<C> Polymorphic<C> {
         st.stats.last_trace_nanos = nanos;
         let record = TraceRecord {
             function_type: traced.to_string(),
-            parameter: session.reason.split_once(": ").map(|(p, _)| p.to_owned()).unwrap_or_default(),
+            parameter: session.why.parameter.clone(),
+            capture: session.why.capture,
+            path: session.why.path.clone(),
             reason: session.reason.clone(),
             nanos,
         };

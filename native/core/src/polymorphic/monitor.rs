@@ -52,8 +52,13 @@ pub struct TraceRecord {
     /// Why the call did not match a cached signature, e.g.
     /// `x: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0`.
     pub reason: String,
-    /// The parameter whose type differed (empty for the first trace).
+    /// The parameter or capture whose type differed (empty for the first trace, or when no
+    /// single one is to blame).
     pub parameter: String,
+    /// Whether `parameter` is a capture.
+    pub capture: bool,
+    /// Where inside the parameter the difference is (`xs[1]['k']`), else the parameter's name.
+    pub path: String,
     pub nanos: u64,
 }
 

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::PolyError;
-use crate::{describe_mismatch, BindError, FunctionType, ParamKind, Parameter, PlaceholderContext, PlaceholderSpec, TypeRef};
+use crate::{describe_mismatch, BindError, RetraceReason, FunctionType, ParamKind, Parameter, PlaceholderContext, PlaceholderSpec, TypeRef};
 
 /// The parameters a body declares while it is traced.
 pub struct TraceSession {
@@ -24,6 +24,8 @@ pub struct TraceSession {
     pub(super) placeholders: PlaceholderContext,
     /// With reduce-retracing: the call generalized against the cached signatures.
     pub(super) generalized: Option<FunctionType>,
+    /// Why this trace happens, and its text.
+    pub(super) why: RetraceReason,
     pub(super) reason: String,
     pub(super) started: Instant,
 }
@@ -32,6 +34,11 @@ impl TraceSession {
     /// Why this trace happens.
     pub fn reason(&self) -> &str {
         &self.reason
+    }
+
+    /// Why this trace happens, by parameter and path.
+    pub fn retrace_reason(&self) -> &RetraceReason {
+        &self.why
     }
 
     /// Declares parameter `name` of `kind` under `constraint`; `value` is the type of the call's

@@ -245,7 +245,8 @@ fn every_trace_records_why() {
     let h = f.history();
     assert_eq!(h[0].reason, "first call");
     assert_eq!(h[1].reason, "x: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0");
-    assert_eq!(h[1].parameter, "x");
+    assert_eq!((h[1].parameter.as_str(), h[1].path.as_str(), h[1].capture), ("x", "x", false));
+    assert_eq!((h[0].parameter.as_str(), h[0].path.as_str()), ("", ""));
     assert!(h[2].reason.starts_with("x: ") && h[2].reason.contains("rank 2 vs 1"), "{}", h[2].reason);
     assert_eq!(h[2].function_type, "(x: TensorSpec(FLOAT, [3, 1]))");
 }
@@ -306,8 +307,18 @@ fn a_capture_is_part_of_the_signature_and_an_aliased_capture_shares_a_placeholde
     // A later trace must capture the same names in the same order.
     let mut s = f.begin_trace::<String>(vec!["v".into()], Some(&other), true).unwrap();
     assert!(s.reason().starts_with("capture w: "), "{}", s.reason());
+    assert_eq!((s.retrace_reason().parameter.as_str(), s.retrace_reason().capture), ("w", true));
     let v = f.decode_value(&variable_facts(0)).unwrap();
     s.declare::<String>("v", ParamKind::Variable, false, var_constraint(), Some(v)).unwrap();
     let e = s.declare_capture::<String>("z", var_constraint(), f.decode_value(&variable_facts(1)).unwrap());
     assert!(matches!(e, Err(PolyError::ParameterListChanged { .. })));
+    // The same capture with another variable retraces; the history blames capture w.
+    let mut s = f.begin_trace::<String>(vec!["v".into()], Some(&other), true).unwrap();
+    s.declare::<String>("v", ParamKind::Variable, false, var_constraint(), Some(f.decode_value(&variable_facts(0)).unwrap()))
+        .unwrap();
+    s.declare_capture::<String>("w", var_constraint(), f.decode_value(&variable_facts(1)).unwrap()).unwrap();
+    f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    let last = f.history().pop().unwrap();
+    assert_eq!((last.parameter.as_str(), last.capture, last.path.as_str()), ("w", true, "w"));
+    assert!(last.reason.starts_with("capture w: "), "{}", last.reason);
 }

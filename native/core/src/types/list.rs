@@ -163,6 +163,29 @@ impl TraceType for ListType {
         Some(format!("{self} does not match {traced}"))
     }
 
+    fn mismatch_path(&self, traced: &dyn TraceType) -> String {
+        let pairs: Vec<(&TypeRef, &dyn TraceType)> = if let Some(o) = traced.as_any().downcast_ref::<ListType>() {
+            if o.elements.len() != self.elements.len() {
+                return String::new();
+            }
+            self.elements.iter().zip(o.elements.iter().map(|e| e.as_dyn())).collect()
+        } else if let Some(c) = traced.as_any().downcast_ref::<ListConstraint>() {
+            match (&c.element, c.length) {
+                (_, Some(len)) if len != self.elements.len() => return String::new(),
+                (Some(el), _) => self.elements.iter().map(|e| (e, el.as_dyn())).collect(),
+                (None, _) => return String::new(),
+            }
+        } else {
+            return String::new();
+        };
+        pairs
+            .into_iter()
+            .enumerate()
+            .find(|(_, (a, b))| !a.is_subtype_of(*b))
+            .map(|(i, (a, b))| format!("[{i}]{}", a.mismatch_path(b)))
+            .unwrap_or_default()
+    }
+
     fn specialize_for_trace(&self, constraint: &dyn TraceType) -> TypeRef {
         let element = constraint
             .as_any()
