@@ -99,7 +99,6 @@ impl<V: Clone> DispatchTable<V> {
             // Exact memos are bounded by the entries; inexact ones (one per call shape served by
             // a general signature) are what can grow, so they are what gets dropped.
             if self.memo.len() >= MEMO_CAPACITY + self.entries.len() {
-                log::debug!("dispatch memo full ({MEMO_CAPACITY} inexact call shapes); clearing them");
                 self.memo.retain(|_, m| m.hit == Hit::Exact);
             }
             self.memo.insert(facts.into(), Memo { seq, hit });

@@ -255,50 +255,67 @@ impl<C> Polymorphic<C> {
         };
         let inner = build(&traced, id).map_err(PolyError::Build)?;
         let concrete = Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner });
-        let mut st = self.state.lock();
-        if self.closed.load(Ordering::Acquire) {
-            return Err(PolyError::Closed(self.name.clone()));
+        // Log records go to the application's logger, which may call back into this function:
+        // collect them under the lock and emit them after releasing it. Evicted functions are
+        // also dropped after it (releasing them calls into TensorFlow).
+        let mut messages: Vec<(log::Level, String)> = Vec::new();
+        let evicted;
+        {
+            let mut st = self.state.lock();
+            if self.closed.load(Ordering::Acquire) {
+                return Err(PolyError::Closed(self.name.clone()));
+            }
+            let nanos = session.started.elapsed().as_nanos() as u64;
+            if log::log_enabled!(log::Level::Debug) {
+                let text = format!("function '{}' traced {traced} in {:.1} ms: {}", self.name, nanos as f64 / 1e6, session.reason);
+                messages.push((log::Level::Debug, text));
+            }
+            st.table.insert(traced.clone(), concrete);
+            if st.declared.is_none() {
+                st.declared = Some(declared);
+            }
+            st.stats.traces += 1;
+            st.stats.total_trace_nanos += nanos;
+            st.stats.last_trace_nanos = nanos;
+            let record = TraceRecord {
+                function_type: traced.to_string(),
+                parameter: session.why.parameter.clone(),
+                capture: session.why.capture,
+                path: session.why.path.clone(),
+                reason: session.reason.clone(),
+                nanos,
+            };
+            st.monitor.record(record);
+            evicted = self.evict_beyond_bound(&mut st, &mut messages);
+            let calls = st.stats.calls();
+            let st = &mut *st;
+            if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
+                messages.push((log::Level::Warn, w));
+            }
+            for w in monitor::literal_warnings(&self.name, &st.table.types(), &session.declared) {
+                messages.push((log::Level::Warn, w));
+            }
         }
-        let nanos = session.started.elapsed().as_nanos() as u64;
-        log::debug!("function '{}' traced {traced} in {:.1} ms: {}", self.name, nanos as f64 / 1e6, session.reason);
-        st.table.insert(traced.clone(), concrete);
-        if st.declared.is_none() {
-            st.declared = Some(declared);
-        }
-        st.stats.traces += 1;
-        st.stats.total_trace_nanos += nanos;
-        st.stats.last_trace_nanos = nanos;
-        let record = TraceRecord {
-            function_type: traced.to_string(),
-            parameter: session.why.parameter.clone(),
-            capture: session.why.capture,
-            path: session.why.path.clone(),
-            reason: session.reason.clone(),
-            nanos,
-        };
-        st.monitor.record(record);
-        self.evict_beyond_bound(&mut st);
-        let calls = st.stats.calls();
-        let st = &mut *st;
-        if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
-            log::warn!("{w}");
-        }
-        for w in monitor::literal_warnings(&self.name, &st.table.types(), &session.declared) {
-            log::warn!("{w}");
+        drop(evicted);
+        for (level, text) in messages {
+            log::log!(level, "{text}");
         }
         Ok(id)
     }
 
-    /// Drops least recently used concrete functions beyond `max_concrete_functions`. A dropped
-    /// function's resources go when the last in-flight call using it returns.
-    fn evict_beyond_bound(&self, st: &mut State<C>) {
-        let Some(max) = self.options.max_concrete_functions else { return };
+    /// Drops least recently used concrete functions beyond `max_concrete_functions` from the
+    /// table, returning them (a dropped function's resources go when the last in-flight call
+    /// using it returns).
+    fn evict_beyond_bound(&self, st: &mut State<C>, messages: &mut Vec<(log::Level, String)>) -> Vec<Arc<Concrete<C>>> {
+        let mut evicted = Vec::new();
+        let Some(max) = self.options.max_concrete_functions else { return evicted };
         while st.table.len() > max.max(1) {
             let Some(victim) = st.table.least_recently_used().cloned() else { break };
-            st.table.remove(&victim);
+            evicted.extend(st.table.remove(&victim));
             st.stats.evictions += 1;
-            log::debug!("function '{}' evicted {victim} (max {max} concrete functions)", self.name);
+            messages.push((log::Level::Debug, format!("function '{}' evicted {victim} (max {max} concrete functions)", self.name)));
         }
+        evicted
     }
 
     /// Drops every concrete function; the parameter list stays fixed. In-flight calls keep

@@ -1,6 +1,7 @@
 //! Tests of the polymorphic function state through its public protocol.
 
 use super::*;
+use std::sync::Arc;
 use crate::{BindError, DType, DTypeSet, ParamKind, Shape, TensorConstraint, TensorSpec, TypeRef, TAG_TENSOR};
 
 type Fn = Polymorphic<String>;
@@ -137,17 +138,28 @@ fn a_failed_build_caches_nothing_and_close_drops_everything() {
     assert!(matches!(f.begin_trace::<String>(vec![], None, true), Err(PolyError::Closed(_))));
 }
 
-/// Collects log records so tests can assert on warnings (one logger per test binary).
+/// Collects log records so tests can assert on warnings (one logger per test binary), and, like
+/// an application's log handler may, calls back into the functions registered with
+/// [`capture::call_back_into`] when a record names them.
 mod capture {
+    use super::Fn;
     use parking_lot::Mutex;
+    use std::sync::Arc;
     static RECORDS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    static REENTRANT: Mutex<Vec<Arc<Fn>>> = Mutex::new(Vec::new());
     struct Capture;
     impl log::Log for Capture {
         fn enabled(&self, _: &log::Metadata) -> bool {
             true
         }
         fn log(&self, r: &log::Record) {
-            RECORDS.lock().push(format!("{} {}", r.level(), r.args()));
+            let text = format!("{} {}", r.level(), r.args());
+            let targets: Vec<Arc<Fn>> =
+                REENTRANT.lock().iter().filter(|f| text.contains(&format!("'{}'", f.name()))).cloned().collect();
+            for f in targets {
+                let _ = (f.stats(), f.history(), f.declared(), f.concrete_functions(), f.trace_count());
+            }
+            RECORDS.lock().push(text);
         }
         fn flush(&self) {}
     }
@@ -155,6 +167,10 @@ mod capture {
     pub fn install() {
         let _ = log::set_logger(&LOGGER);
         log::set_max_level(log::LevelFilter::Trace);
+    }
+    /// From now on, records naming `f` call back into it from inside the logger.
+    pub fn call_back_into(f: Arc<Fn>) {
+        REENTRANT.lock().push(f);
     }
     /// Records mentioning `needle`.
     pub fn matching(needle: &str) -> Vec<String> {
@@ -321,4 +337,27 @@ fn a_capture_is_part_of_the_signature_and_an_aliased_capture_shares_a_placeholde
     let last = f.history().pop().unwrap();
     assert_eq!((last.parameter.as_str(), last.capture, last.path.as_str()), ("w", true, "w"));
     assert!(last.reason.starts_with("capture w: "), "{}", last.reason);
+}
+
+/// A log handler that calls back into the function (as an application's handler calling
+/// `statistics()` does) must not deadlock: nothing is logged while the function's lock is held.
+#[test]
+fn a_logger_that_calls_back_into_the_function_does_not_deadlock() {
+    capture::install();
+    let f = Arc::new(Fn::with_options("reentrant", Options { max_concrete_functions: Some(2), ..Options::default() }));
+    capture::call_back_into(f.clone());
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = f.clone();
+    std::thread::spawn(move || {
+        // Traces (debug records), evictions (debug) and a frequent-retrace burst (a warning).
+        for n in 1..=8 {
+            call(&worker, &[n]);
+        }
+        let _ = done.send(worker.stats());
+    });
+    let stats = finished
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("deadlock: a log record was emitted while the function's lock was held");
+    assert_eq!((stats.traces, stats.evictions), (8, 6));
+    assert_eq!(capture::matching("function 'reentrant': ").len(), 1, "the burst warning was logged");
 }
