@@ -172,6 +172,11 @@ impl<V: Clone> DispatchTable<V> {
         all.into_iter().map(|e| e.value).collect()
     }
 
+    /// The function cached for exactly `ty`.
+    pub fn get(&self, ty: &FunctionType) -> Option<&V> {
+        self.by_type.get(ty).and_then(|seq| self.entries.get(seq)).map(|e| &e.value)
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -6,6 +6,7 @@
 //!
 //! Generic over the concrete function `C` so the logic is tested without a runtime.
 
+mod cache;
 mod error;
 mod monitor;
 mod session;
@@ -20,12 +21,13 @@ pub use session::TraceSession;
 
 use crate::{
     bind, check_constraints, decode_call_with_captures, decode_value, explain_retrace, BindError, RetraceReason, DispatchTable,
-    FunctionType, Hit, LiteralTable, PlaceholderContext, StringTable, TypeRef,
+    FunctionType, LiteralTable, PlaceholderContext, StringTable, TypeRef,
 };
+use cache::{Published, WriteToken};
 use monitor::Monitor;
 use parking_lot::Mutex;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,10 +44,13 @@ pub struct Options {
 /// One traced concrete function with its monomorphic type.
 #[derive(Debug)]
 pub struct Concrete<C> {
+    /// Unique within its polymorphic function ([`Polymorphic::concrete_by_id`]).
     pub id: u32,
     pub function_type: FunctionType,
     pub output_names: Vec<String>,
     pub inner: C,
+    /// When it was last used, in the function's logical clock (for least-recently-used eviction).
+    last_used: AtomicU64,
 }
 
 
@@ -55,8 +60,10 @@ struct State<C> {
     strings: StringTable,
     literals: LiteralTable,
     next_id: u32,
+    /// Misses, traces and evictions; hits are counted without the lock in [`Published`].
     stats: Stats,
     monitor: Monitor,
+    token: WriteToken,
 }
 
 /// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
@@ -65,6 +72,8 @@ pub struct Polymorphic<C> {
     name: String,
     options: Options,
     state: Mutex<State<C>>,
+    /// What cached calls read without taking `state`'s lock.
+    published: Published<C>,
     closed: AtomicBool,
 }
 
@@ -85,7 +94,9 @@ impl<C> Polymorphic<C> {
                 next_id: 0,
                 stats: Stats::default(),
                 monitor: Monitor::default(),
+                token: WriteToken::new(),
             }),
+            published: Published::new(),
             closed: AtomicBool::new(false),
         }
     }
@@ -137,28 +148,41 @@ impl<C> Polymorphic<C> {
     }
 
     fn search<E>(&self, facts: &[i64], count: bool) -> Result<Option<Arc<Concrete<C>>>, PolyError<E>> {
-        let mut st = self.state.lock();
         if self.closed.load(Ordering::Acquire) {
             return Err(PolyError::Closed(self.name.clone()));
         }
-        let found = match st.table.lookup_facts(facts) {
-            Some(hit) => Some(hit),
-            None => {
-                let st = &mut *st;
-                let Some(declared) = st.declared.as_ref() else { return Ok(None) };
-                let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
-                check_constraints(&call, declared)?;
-                st.table.lookup(&call, Some(facts))
+        // A call seen before takes no lock.
+        if let Some(c) = self.published.find(facts, count) {
+            return Ok(Some(c));
+        }
+        let mut memo_full = false;
+        let found = {
+            let mut st = self.state.lock();
+            if self.closed.load(Ordering::Acquire) {
+                return Err(PolyError::Closed(self.name.clone()));
             }
+            let st = &mut *st;
+            let Some(declared) = st.declared.as_ref() else { return Ok(None) };
+            let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
+            check_constraints(&call, declared)?;
+            let found = st.table.lookup(&call, None);
+            if let Some((c, hit)) = &found {
+                memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());
+                if count {
+                    self.published.count(c, *hit);
+                }
+            }
+            found
         };
-        if count {
-            match found {
-                Some((_, Hit::Exact)) => st.stats.exact_hits += 1,
-                Some((_, Hit::Inexact)) => st.stats.inexact_hits += 1,
-                None => {}
-            }
+        if memo_full {
+            log::debug!("function '{}': dispatch memo full ({} call shapes); dropped its inexact entries", self.name, cache::MEMO_CAPACITY);
         }
         Ok(found.map(|(c, _)| c))
+    }
+
+    /// The cached concrete function with this id, without taking the lock.
+    pub fn concrete_by_id(&self, id: u32) -> Option<Arc<Concrete<C>>> {
+        self.published.by_id(id)
     }
 
     /// Starts a trace of a call with arguments named `arg_names`, checking them against the
@@ -254,7 +278,8 @@ impl<C> Polymorphic<C> {
             st.next_id
         };
         let inner = build(&traced, id).map_err(PolyError::Build)?;
-        let concrete = Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner });
+        let concrete =
+            Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) });
         // Log records go to the application's logger, which may call back into this function:
         // collect them under the lock and emit them after releasing it. Evicted functions are
         // also dropped after it (releasing them calls into TensorFlow).
@@ -270,7 +295,9 @@ impl<C> Polymorphic<C> {
                 let text = format!("function '{}' traced {traced} in {:.1} ms: {}", self.name, nanos as f64 / 1e6, session.reason);
                 messages.push((log::Level::Debug, text));
             }
-            st.table.insert(traced.clone(), concrete);
+            let replaced = st.table.get(&traced).map(|c| c.id);
+            st.table.insert(traced.clone(), concrete.clone());
+            self.published.added(&mut st.token, concrete, replaced);
             if st.declared.is_none() {
                 st.declared = Some(declared);
             }
@@ -287,7 +314,7 @@ impl<C> Polymorphic<C> {
             };
             st.monitor.record(record);
             evicted = self.evict_beyond_bound(&mut st, &mut messages);
-            let calls = st.stats.calls();
+            let calls = self.stats_of(&st).calls();
             let st = &mut *st;
             if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
                 messages.push((log::Level::Warn, w));
@@ -310,8 +337,12 @@ impl<C> Polymorphic<C> {
         let mut evicted = Vec::new();
         let Some(max) = self.options.max_concrete_functions else { return evicted };
         while st.table.len() > max.max(1) {
-            let Some(victim) = st.table.least_recently_used().cloned() else { break };
-            evicted.extend(st.table.remove(&victim));
+            // The least recently used; the oldest among equals.
+            let victim = st.table.entries().min_by_key(|(_, c)| (c.last_used.load(Ordering::Relaxed), c.id));
+            let Some(victim) = victim.map(|(t, _)| t.clone()) else { break };
+            let Some(c) = st.table.remove(&victim) else { break };
+            self.published.removed(&mut st.token, c.id);
+            evicted.push(c);
             st.stats.evictions += 1;
             messages.push((log::Level::Debug, format!("function '{}' evicted {victim} (max {max} concrete functions)", self.name)));
         }
@@ -321,7 +352,11 @@ impl<C> Polymorphic<C> {
     /// Drops every concrete function; the parameter list stays fixed. In-flight calls keep
     /// theirs alive until they return.
     pub fn clear_cache(&self) {
-        let dropped = self.state.lock().table.clear();
+        let dropped = {
+            let mut st = self.state.lock();
+            self.published.clear(&mut st.token);
+            st.table.clear()
+        };
         drop(dropped);
     }
 
@@ -336,7 +371,12 @@ impl<C> Polymorphic<C> {
     }
 
     pub fn stats(&self) -> Stats {
-        self.state.lock().stats
+        self.stats_of(&self.state.lock())
+    }
+
+    fn stats_of(&self, st: &State<C>) -> Stats {
+        let (exact_hits, inexact_hits) = self.published.hits();
+        Stats { exact_hits, inexact_hits, ..st.stats }
     }
 
     /// The most recent traces, oldest first (at most [`HISTORY_CAPACITY`]).
