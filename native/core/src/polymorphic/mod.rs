@@ -12,6 +12,8 @@ mod monitor;
 mod session;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod thread_tests;
 
 pub use error::PolyError;
 pub use monitor::{
@@ -239,13 +241,14 @@ impl<C> Polymorphic<C> {
     }
 
     /// Builds the concrete function for a finished trace (via `build`, outside the lock so calls
-    /// of cached signatures go on), caches it and returns its id.
+    /// of cached signatures go on), caches it and returns it, so the call that traced runs it
+    /// even if a concurrent `clear_cache` or eviction has already dropped it from the cache.
     pub fn finish_trace<E>(
         &self,
         session: &TraceSession,
         output_names: Vec<String>,
         build: impl FnOnce(&FunctionType, u32) -> Result<C, E>,
-    ) -> Result<u32, PolyError<E>> {
+    ) -> Result<Arc<Concrete<C>>, PolyError<E>> {
         if let Some(known) = session.known.as_ref() {
             if session.declared.len() != known.parameters.len() || session.declared_captures.len() != known.captures.len()
             {
@@ -297,7 +300,7 @@ impl<C> Polymorphic<C> {
             }
             let replaced = st.table.get(&traced).map(|c| c.id);
             st.table.insert(traced.clone(), concrete.clone());
-            self.published.added(&mut st.token, concrete, replaced);
+            self.published.added(&mut st.token, concrete.clone(), replaced);
             if st.declared.is_none() {
                 st.declared = Some(declared);
             }
@@ -327,7 +330,7 @@ impl<C> Polymorphic<C> {
         for (level, text) in messages {
             log::log!(level, "{text}");
         }
-        Ok(id)
+        Ok(concrete)
     }
 
     /// Drops least recently used concrete functions beyond `max_concrete_functions` from the

@@ -1,31 +1,29 @@
 //! Tests of the polymorphic function state through its public protocol.
 
 use super::*;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use crate::{BindError, DType, DTypeSet, ParamKind, Shape, TensorConstraint, TensorSpec, TypeRef, TAG_TENSOR};
 
-type Fn = Polymorphic<String>;
+pub(super) type Fn = Polymorphic<String>;
 
-fn tensor_facts(dtype: DType, dims: &[i64]) -> Vec<i64> {
+pub(super) fn tensor_facts(dtype: DType, dims: &[i64]) -> Vec<i64> {
     let mut f = vec![TAG_TENSOR, dtype.0 as i64, dims.len() as i64];
     f.extend_from_slice(dims);
     f
 }
 
-fn spec(dtype: DType, dims: &[i64]) -> TypeRef {
+pub(super) fn spec(dtype: DType, dims: &[i64]) -> TypeRef {
     TypeRef::new(TensorSpec::new(dtype, Shape::of(dims)))
 }
 
-fn constraint(dtypes: &[DType], shape: Option<Shape>) -> TypeRef {
+pub(super) fn constraint(dtypes: &[DType], shape: Option<Shape>) -> TypeRef {
     TypeRef::new(TensorConstraint::new(DTypeSet::of(dtypes), shape))
 }
 
 /// Traces `f` for a call `x = value` under `c`, building a concrete function named after its type.
-fn trace(f: &Fn, value: TypeRef, c: TypeRef) -> Result<u32, PolyError<String>> {
+pub(super) fn trace(f: &Fn, value: TypeRef, c: TypeRef) -> Result<u32, PolyError<String>> {
     let mut s = f.begin_trace::<String>(vec!["x".into()], None, true)?;
     s.declare::<String>("x", ParamKind::Tensor, false, c, Some(value))?;
-    f.finish_trace(&s, vec!["y".into()], |ty, _| Ok(ty.to_string()))
+    f.finish_trace(&s, vec!["y".into()], |ty, _| Ok(ty.to_string())).map(|c| c.id)
 }
 
 #[test]
@@ -123,6 +121,22 @@ fn a_changed_parameter_list_is_rejected_with_both_lists() {
 }
 
 #[test]
+fn the_traced_function_is_returned_even_when_a_clear_drops_it_meanwhile() {
+    let f = Fn::new("cleared");
+    let facts = tensor_facts(DType::FLOAT, &[2]);
+    let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[2])))
+        .unwrap();
+    let c = f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    f.clear_cache();
+    assert!(f.find::<String>(&facts).unwrap().is_none() && f.concrete_by_id(c.id).is_none());
+    assert_eq!((c.inner.as_str(), c.output_names.as_slice()), ("(x: TensorSpec(FLOAT, [2]))", &["y".to_owned()][..]));
+    // The tracing call is not counted as a hit as well as a miss.
+    let st = f.stats();
+    assert_eq!((st.misses, st.exact_hits, st.inexact_hits), (1, 0, 0));
+}
+
+#[test]
 fn a_failed_build_caches_nothing_and_close_drops_everything() {
     let f = Fn::new("f");
     let mut s = f.begin_trace::<&str>(vec!["x".into()], None, true).unwrap();
@@ -142,7 +156,7 @@ fn a_failed_build_caches_nothing_and_close_drops_everything() {
 /// Collects log records so tests can assert on warnings (one logger per test binary), and, like
 /// an application's log handler may, calls back into the functions registered with
 /// [`capture::call_back_into`] when a record names them.
-mod capture {
+pub(super) mod capture {
     use super::Fn;
     use parking_lot::Mutex;
     use std::sync::Arc;
@@ -165,23 +179,23 @@ mod capture {
         fn flush(&self) {}
     }
     static LOGGER: Capture = Capture;
-    pub fn install() {
+    pub(in crate::polymorphic) fn install() {
         let _ = log::set_logger(&LOGGER);
         log::set_max_level(log::LevelFilter::Trace);
     }
     /// From now on, records naming `f` call back into it from inside the logger.
-    pub fn call_back_into(f: Arc<Fn>) {
+    pub(in crate::polymorphic) fn call_back_into(f: Arc<Fn>) {
         REENTRANT.lock().push(f);
     }
     /// Records mentioning `needle`.
-    pub fn matching(needle: &str) -> Vec<String> {
+    pub(in crate::polymorphic) fn matching(needle: &str) -> Vec<String> {
         RECORDS.lock().iter().filter(|r| r.contains(needle)).cloned().collect()
     }
 }
 
 /// A call `x = FLOAT dims` through the whole protocol: lookup, else trace then lookup.
 /// Returns the type of the concrete function that served it.
-fn call(f: &Fn, dims: &[i64]) -> String {
+pub(super) fn call(f: &Fn, dims: &[i64]) -> String {
     let facts = tensor_facts(DType::FLOAT, dims);
     if let Some(c) = f.lookup::<String>(&facts).unwrap() {
         return c.inner.clone();
@@ -190,8 +204,7 @@ fn call(f: &Fn, dims: &[i64]) -> String {
     let mut s = f.begin_trace::<String>(vec!["x".into()], known.then_some(&facts[..]), true).unwrap();
     s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, dims)))
         .unwrap();
-    f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
-    f.find::<String>(&facts).unwrap().unwrap().inner.clone()
+    f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap().inner.clone()
 }
 
 fn traced(f: &Fn) -> Vec<String> {
@@ -338,123 +351,4 @@ fn a_capture_is_part_of_the_signature_and_an_aliased_capture_shares_a_placeholde
     let last = f.history().pop().unwrap();
     assert_eq!((last.parameter.as_str(), last.capture, last.path.as_str()), ("w", true, "w"));
     assert!(last.reason.starts_with("capture w: "), "{}", last.reason);
-}
-
-/// A log handler that calls back into the function (as an application's handler calling
-/// `statistics()` does) must not deadlock: nothing is logged while the function's lock is held.
-#[test]
-fn a_logger_that_calls_back_into_the_function_does_not_deadlock() {
-    capture::install();
-    let f = Arc::new(Fn::with_options("reentrant", Options { max_concrete_functions: Some(2), ..Options::default() }));
-    capture::call_back_into(f.clone());
-    let (done, finished) = std::sync::mpsc::channel();
-    let worker = f.clone();
-    std::thread::spawn(move || {
-        // Traces (debug records), evictions (debug) and a frequent-retrace burst (a warning).
-        for n in 1..=8 {
-            call(&worker, &[n]);
-        }
-        let _ = done.send(worker.stats());
-    });
-    let stats = finished
-        .recv_timeout(std::time::Duration::from_secs(20))
-        .expect("deadlock: a log record was emitted while the function's lock was held");
-    assert_eq!((stats.traces, stats.evictions), (8, 6));
-    assert_eq!(capture::matching("function 'reentrant': ").len(), 1, "the burst warning was logged");
-}
-
-/// A call of a memoized signature takes no lock: it is served while another thread holds the
-/// function's lock (as a trace or a slow lookup does).
-#[test]
-fn a_cached_call_is_served_while_the_lock_is_held() {
-    let f = Arc::new(Fn::new("lockfree"));
-    trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], Some(Shape::of(&[-1])))).unwrap();
-    let facts = tensor_facts(DType::FLOAT, &[3]);
-    assert!(f.lookup::<String>(&facts).unwrap().is_some(), "memoized by this first lookup");
-    let held = f.state.lock();
-    let (done, finished) = std::sync::mpsc::channel();
-    let caller = f.clone();
-    std::thread::spawn(move || {
-        let c = caller.lookup::<String>(&facts).unwrap().unwrap();
-        let _ = done.send((c.inner.clone(), caller.concrete_by_id(c.id).is_some()));
-    });
-    let got = finished.recv_timeout(std::time::Duration::from_secs(10));
-    drop(held);
-    let (inner, by_id) = got.expect("a cached call waited for the function's lock");
-    assert_eq!(inner, "(x: TensorSpec(FLOAT, [-1]))");
-    assert!(by_id);
-    let st = f.stats();
-    assert_eq!((st.exact_hits, st.inexact_hits), (0, 2));
-}
-
-/// Traces one signature `x = FLOAT dims` for a racing caller and returns the concrete function's
-/// type, or `None` when a concurrent clear or eviction won.
-fn race_trace(f: &Fn, dims: &[i64], facts: &[i64]) -> Option<String> {
-    let known = f.declared().is_some();
-    let mut s = f.begin_trace::<String>(vec!["x".into()], known.then_some(facts), true).unwrap();
-    s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, dims)))
-        .unwrap();
-    let id = f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
-    f.concrete_by_id(id).map(|c| c.inner.clone())
-}
-
-/// Hits race with traces, evictions and clears: every call gets the concrete function of its
-/// own signature, and the statistics add up.
-#[test]
-fn hits_racing_with_traces_evictions_and_clears_are_always_right() {
-    let f = Arc::new(Fn::with_options("racy", Options { max_concrete_functions: Some(4), ..Options::default() }));
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut threads = Vec::new();
-    for t in 0..3i64 {
-        let f = f.clone();
-        threads.push(std::thread::spawn(move || {
-            let mut served = 0u64;
-            for i in 0..400i64 {
-                let n = 1 + (i * 7 + t) % 6;
-                let facts = tensor_facts(DType::FLOAT, &[n]);
-                let want = format!("(x: TensorSpec(FLOAT, [{n}]))");
-                match f.lookup::<String>(&facts).unwrap() {
-                    Some(c) => {
-                        assert_eq!(c.inner, want, "a hit served another signature's function");
-                        assert_eq!(c.function_type.to_string(), want);
-                        assert_eq!(c.output_names, ["y"], "published before its output names");
-                        served += 1;
-                    }
-                    None => {
-                        if let Some(got) = race_trace(&f, &[n], &facts) {
-                            assert_eq!(got, want);
-                        }
-                    }
-                }
-            }
-            served
-        }));
-    }
-    let (clearer, tracer) = (f.clone(), f.clone());
-    let stop_clear = stop.clone();
-    let clear = std::thread::spawn(move || {
-        while !stop_clear.load(Ordering::Relaxed) {
-            clearer.clear_cache();
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-    });
-    let stop_trace = stop.clone();
-    let trace_new = std::thread::spawn(move || {
-        let mut n = 100;
-        while !stop_trace.load(Ordering::Relaxed) {
-            let facts = tensor_facts(DType::FLOAT, &[n]);
-            if tracer.lookup::<String>(&facts).unwrap().is_none() {
-                race_trace(&tracer, &[n], &facts);
-            }
-            n += 1;
-        }
-    });
-    let served: u64 = threads.into_iter().map(|t| t.join().expect("a caller failed")).sum();
-    stop.store(true, Ordering::Relaxed);
-    clear.join().unwrap();
-    trace_new.join().unwrap();
-    let st = f.stats();
-    assert!(served > 0 && st.evictions > 0, "the race exercised hits ({served}) and evictions ({})", st.evictions);
-    assert!(st.exact_hits >= served, "{st:?}");
-    assert!(f.concrete_functions().len() <= 4);
 }
