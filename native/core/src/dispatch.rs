@@ -328,13 +328,21 @@ mod tests {
     }
 
     #[test]
-    fn memo_is_bounded() {
+    fn memo_is_bounded_by_its_capacity_plus_the_cached_functions() {
         let mut d = DispatchTable::new();
         d.insert(x(&[-1]), 0);
-        for i in 0..(MEMO_CAPACITY as i64 + 10) {
+        d.insert(x(&[-1, 5]), 1);
+        let exact = [1, 1, 2, 7, 7];
+        d.insert(x(&[7, 7]), 2);
+        assert_eq!(d.lookup(&x(&[7, 7]), Some(&exact)), Some((2, Hit::Exact)));
+        let mut most = 0;
+        for i in 0..(2 * MEMO_CAPACITY as i64) {
             d.lookup(&x(&[i]), Some(&[1, 1, 1, i]));
+            most = most.max(d.memo.len());
         }
-        assert!(d.memo.len() <= MEMO_CAPACITY);
+        // The bound is reached, never passed, and clearing keeps the exact entries.
+        assert_eq!(most, MEMO_CAPACITY + d.len());
+        assert_eq!(d.lookup_facts(&exact), Some((2, Hit::Exact)));
     }
 
     #[test]

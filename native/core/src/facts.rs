@@ -377,6 +377,20 @@ mod tests {
     }
 
     #[test]
+    fn nesting_is_limited_to_64_levels_in_lists_and_maps_alike() {
+        let list = |levels: usize| [[2, 1].repeat(levels), vec![2, 0]].concat();
+        let map = |levels: usize| [[3, 1, 10].repeat(levels), vec![3, 0]].concat();
+        for nested in [list, map] {
+            assert!(decode(&nested(64)).is_ok(), "64 levels below the argument are allowed");
+            let e = decode(&nested(65)).unwrap_err();
+            assert_eq!(e, BindError::BadFacts("nesting deeper than 64".into()));
+        }
+        // Mixed: the depth counts maps and lists together.
+        let mixed = [[2, 1, 3, 1, 10].repeat(33), vec![2, 0]].concat();
+        assert!(matches!(decode(&mixed), Err(BindError::BadFacts(_))));
+    }
+
+    #[test]
     fn calls() {
         let (s, l) = tables();
         let params = [

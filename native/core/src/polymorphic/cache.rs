@@ -102,6 +102,12 @@ impl<C> Published<C> {
         (self.exact_hits.load(Ordering::Relaxed), self.inexact_hits.load(Ordering::Relaxed))
     }
 
+    /// Memoized facts buffers now published.
+    #[cfg(test)]
+    pub(super) fn memo_len(&self) -> usize {
+        self.snapshot.load().memo.len()
+    }
+
     /// The cached concrete function with this id. Lock-free.
     pub(super) fn by_id(&self, id: u32) -> Option<Arc<Concrete<C>>> {
         self.snapshot.load().by_id.get(&id).cloned()

@@ -13,6 +13,8 @@ mod session;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod signature_tests;
+#[cfg(test)]
 mod thread_tests;
 
 pub use error::PolyError;
