@@ -97,6 +97,7 @@ mod tests {
 
     #[test]
     fn shapes_beyond_tensorflow_limits_are_rejected_naming_the_parameter() {
+        assert!(declared_shape("x", 254, &[1; 254]).unwrap().is_some(), "254 dims is TensorFlow's limit");
         let e = declared_shape("x", 300, &[1; 300]).unwrap_err();
         assert_eq!(e.to_string(), "x: shape of rank 300 exceeds TensorFlow's limit of 254 dimensions");
         let huge = declared_shape("x", 3, &[i64::MAX, i64::MAX, 4]).unwrap();

@@ -119,8 +119,9 @@ impl<C> Published<C> {
         self.snapshot.store(Arc::new(next));
     }
 
-    /// Memoizes `facts` → `c`. When the memo is full its inexact entries go first; returns
-    /// whether that happened. `cached` is the number of cached functions.
+    /// Memoizes `facts` → `c` (facts the memo does not hold: the caller looked under the lock).
+    /// When the memo is full its inexact entries go first; returns whether that happened.
+    /// `cached` is the number of cached functions.
     pub(super) fn memoize(
         &self,
         token: &mut WriteToken,
@@ -141,11 +142,7 @@ impl<C> Published<C> {
             if hit == Hit::Inexact {
                 s.inexact += 1;
             }
-            if let Some((_, old)) = s.memo.insert(facts.into(), (c, hit)) {
-                if old == Hit::Inexact {
-                    s.inexact -= 1;
-                }
-            }
+            s.memo.insert(facts.into(), (c, hit));
         });
         cleared
     }

@@ -165,6 +165,10 @@ impl<C> Polymorphic<C> {
             if self.closed.load(Ordering::Acquire) {
                 return Err(PolyError::Closed(self.name.clone()));
             }
+            // Another caller may have memoized these facts while this one waited for the lock.
+            if let Some(c) = self.published.find(facts, count) {
+                return Ok(Some(c));
+            }
             let st = &mut *st;
             let Some(declared) = st.declared.as_ref() else { return Ok(None) };
             let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;

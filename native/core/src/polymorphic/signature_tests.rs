@@ -59,6 +59,77 @@ fn a_function_of_two_parameters_dispatches_on_both_and_explains_the_one_that_cha
     assert!(matches!(e, PolyError::Bind(BindError::TypeMismatch { ref param, .. }) if param == "n"), "{e}");
     let st = f.stats();
     assert_eq!((st.exact_hits, st.misses, st.traces), (1, 3, 3));
+    assert!(st.total_trace_nanos > st.last_trace_nanos && st.last_trace_nanos > 0, "{st:?}");
+    // Every trace has its own id, found in O(1).
+    let ids: Vec<u32> = f.concrete_functions().iter().map(|c| c.id).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    assert_eq!(f.concrete_by_id(2).unwrap().inner, "(x: TensorSpec(FLOAT, [2]), n: Literal(2))");
+    assert!(f.concrete_by_id(4).is_none());
+}
+
+#[test]
+fn many_distinct_values_of_a_java_parameter_warn_at_8_then_at_each_doubling() {
+    super::tests::capture::install();
+    let f = Fn::new("literals");
+    let warnings = || super::tests::capture::matching("distinct values of Java parameter 'n'").len();
+    let mut seen = Vec::new();
+    for n in 1..=16 {
+        two(&f, &[2], n);
+        seen.push(warnings());
+    }
+    assert_eq!(seen, [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2]);
+    assert!(super::tests::capture::matching("function 'literals' has traced 16 distinct values").len() == 1);
+}
+
+/// A new trace must win over the more general function an earlier call was memoized to.
+#[test]
+fn a_new_trace_takes_over_the_calls_memoized_to_a_more_general_function() {
+    let f = Fn::new("takeover");
+    trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let seven = tensor_facts(DType::FLOAT, &[7]);
+    assert_eq!(f.lookup::<String>(&seven).unwrap().unwrap().inner, "(x: TensorSpec(FLOAT, [-1]))");
+    trace(&f, spec(DType::FLOAT, &[7]), constraint(&[DType::FLOAT], None)).unwrap();
+    assert_eq!(f.lookup::<String>(&seven).unwrap().unwrap().inner, "(x: TensorSpec(FLOAT, [7]))");
+}
+
+/// An evicted function is no longer served from the memo, and the memo's other entries stay
+/// correct across the eviction (a later trace still takes over the inexact ones).
+#[test]
+fn eviction_unpublishes_the_victim_and_keeps_the_memo_right() {
+    let f = Fn::with_options("evict", Options { max_concrete_functions: Some(3), ..Options::default() });
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    let served = |n: i64| f.lookup::<String>(&facts(n)).unwrap().map(|c| c.inner.clone());
+    let unconstrained = || constraint(&[DType::FLOAT], None);
+    trace(&f, spec(DType::FLOAT, &[-1]), unconstrained()).unwrap(); // A
+    trace(&f, spec(DType::FLOAT, &[1]), unconstrained()).unwrap(); // B
+    trace(&f, spec(DType::FLOAT, &[2]), unconstrained()).unwrap(); // C
+    assert_eq!(served(1).unwrap(), "(x: TensorSpec(FLOAT, [1]))"); // B, memoized exactly
+    assert_eq!(served(5).unwrap(), "(x: TensorSpec(FLOAT, [-1]))"); // A, memoized inexactly
+    assert_eq!(served(2).unwrap(), "(x: TensorSpec(FLOAT, [2]))"); // C
+    trace(&f, spec(DType::FLOAT, &[3]), unconstrained()).unwrap(); // D evicts B, the least recently used
+    assert!(f.concrete_functions().iter().all(|c| c.inner != "(x: TensorSpec(FLOAT, [1]))"));
+    // Memo hits only here: a new memo entry would hide a miscount of the inexact ones.
+    assert_eq!(served(5).unwrap(), "(x: TensorSpec(FLOAT, [-1]))");
+    assert_eq!(served(2).unwrap(), "(x: TensorSpec(FLOAT, [2]))");
+    trace(&f, spec(DType::FLOAT, &[5]), unconstrained()).unwrap(); // E evicts D
+    assert_eq!(served(5).unwrap(), "(x: TensorSpec(FLOAT, [5]))", "E takes over the call memoized to A");
+    assert_eq!(served(1).unwrap(), "(x: TensorSpec(FLOAT, [-1]))", "the evicted B is not served any more");
+    assert_eq!(f.stats().evictions, 2);
+}
+
+/// Calls that miss count in the retrace window: traces far apart in calls do not warn.
+#[test]
+fn traces_spread_over_many_calls_do_not_warn() {
+    super::tests::capture::install();
+    let f = Fn::new("spread");
+    for n in 1..=4 {
+        super::tests::call(&f, &[n]);
+    }
+    for _ in 0..7 {
+        super::tests::call(&f, &[1]);
+    }
+    super::tests::call(&f, &[9]);
+    assert!(super::tests::capture::matching("function 'spread': ").is_empty());
 }
 
 /// Reduce-retracing traces the generalized type only when it admits the call's value and fits

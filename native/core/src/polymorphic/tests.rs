@@ -54,6 +54,13 @@ fn a_trace_is_found_by_the_same_facts_and_not_by_others() {
     assert_eq!(hit.inner, "(x: TensorSpec(FLOAT, [2]))");
     assert!(f.lookup::<String>(&tensor_facts(DType::FLOAT, &[3])).unwrap().is_none());
     assert_eq!(f.trace_count(), 1);
+    // Introspection finds it without counting a call.
+    let hits = f.stats().exact_hits;
+    assert_eq!(f.find::<String>(&tensor_facts(DType::FLOAT, &[2])).unwrap().unwrap().id, id);
+    assert_eq!(f.stats().exact_hits, hits);
+    // A later trace without a typed call says so.
+    let s = f.begin_trace::<String>(vec!["x".into()], None, false).unwrap();
+    assert_eq!(s.reason(), "a call without a typed description (first call with a single argument)");
 }
 
 #[test]
