@@ -32,8 +32,32 @@ pub enum BindError {
         got: String,
     },
     /// The facts buffer from Java is malformed (a bug on the Java side, not the user's).
+    /// A shape TensorFlow cannot hold, or a dimension that is not a size; `path` names the
+    /// parameter and where inside it (`xs[1]['k']`).
+    #[error("{}", at_path(.path, .reason))]
+    InvalidShape { path: String, reason: String },
     #[error("malformed call facts: {0}")]
     BadFacts(String),
+}
+
+fn at_path(path: &str, reason: &str) -> String {
+    if path.is_empty() {
+        reason.to_owned()
+    } else {
+        format!("{path}: {reason}")
+    }
+}
+
+impl BindError {
+    /// The error as seen from an enclosing value: `prefix` (a parameter name, `[i]`, `['k']`)
+    /// goes in front of the path of an invalid shape; malformed facts name the parameter.
+    pub(crate) fn within(self, prefix: &str, parameter: bool) -> BindError {
+        match self {
+            BindError::InvalidShape { path, reason } => BindError::InvalidShape { path: format!("{prefix}{path}"), reason },
+            BindError::BadFacts(m) if parameter => BindError::BadFacts(format!("parameter '{prefix}': {m}")),
+            e => e,
+        }
+    }
 }
 
 fn expected_suffix(expected: &Option<String>) -> String {

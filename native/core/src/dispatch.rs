@@ -99,7 +99,6 @@ impl<V: Clone> DispatchTable<V> {
             // Exact memos are bounded by the entries; inexact ones (one per call shape served by
             // a general signature) are what can grow, so they are what gets dropped.
             if self.memo.len() >= MEMO_CAPACITY + self.entries.len() {
-                log::debug!("dispatch memo full ({MEMO_CAPACITY} inexact call shapes); clearing them");
                 self.memo.retain(|_, m| m.hit == Hit::Exact);
             }
             self.memo.insert(facts.into(), Memo { seq, hit });
@@ -171,6 +170,11 @@ impl<V: Clone> DispatchTable<V> {
         self.by_type.clear();
         self.memo.clear();
         all.into_iter().map(|e| e.value).collect()
+    }
+
+    /// The function cached for exactly `ty`.
+    pub fn get(&self, ty: &FunctionType) -> Option<&V> {
+        self.by_type.get(ty).and_then(|seq| self.entries.get(seq)).map(|e| &e.value)
     }
 
     pub fn len(&self) -> usize {
@@ -324,13 +328,21 @@ mod tests {
     }
 
     #[test]
-    fn memo_is_bounded() {
+    fn memo_is_bounded_by_its_capacity_plus_the_cached_functions() {
         let mut d = DispatchTable::new();
         d.insert(x(&[-1]), 0);
-        for i in 0..(MEMO_CAPACITY as i64 + 10) {
+        d.insert(x(&[-1, 5]), 1);
+        let exact = [1, 1, 2, 7, 7];
+        d.insert(x(&[7, 7]), 2);
+        assert_eq!(d.lookup(&x(&[7, 7]), Some(&exact)), Some((2, Hit::Exact)));
+        let mut most = 0;
+        for i in 0..(2 * MEMO_CAPACITY as i64) {
             d.lookup(&x(&[i]), Some(&[1, 1, 1, i]));
+            most = most.max(d.memo.len());
         }
-        assert!(d.memo.len() <= MEMO_CAPACITY);
+        // The bound is reached, never passed, and clearing keeps the exact entries.
+        assert_eq!(most, MEMO_CAPACITY + d.len());
+        assert_eq!(d.lookup_facts(&exact), Some((2, Hit::Exact)));
     }
 
     #[test]

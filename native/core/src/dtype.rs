@@ -61,7 +61,7 @@ impl DType {
     pub const UINT16: DType = DType(17);
     pub const COMPLEX128: DType = DType(18);
     pub const HALF: DType = DType(19);
-    pub const RESOURCE: DType = DType(20);
+    pub const RESOURCE: DType = DType(crate::wire::DT_RESOURCE);
     pub const VARIANT: DType = DType(21);
     pub const UINT32: DType = DType(22);
     pub const UINT64: DType = DType(23);

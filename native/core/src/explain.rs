@@ -1,22 +1,74 @@
 //! [`explain_retrace`]: a one-line reason why a call missed every traced signature, for
 //! retracing warnings ("x: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0").
 
+use std::fmt;
+
 use crate::{FunctionType, TraceType};
 
+/// Why a call retraced: which parameter (or capture) differed, where inside it, and how.
+///
+/// Displays as one line, `"<parameter>: <reason>"` (`"capture <name>: <reason>"` for a capture,
+/// just the reason when no one parameter is to blame, as for the first call).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetraceReason {
+    /// The parameter or capture whose type differed; empty when the cause is not one of them.
+    pub parameter: String,
+    /// Whether `parameter` is a capture rather than a parameter.
+    pub capture: bool,
+    /// The innermost known place of the difference (`xs[1]['k']`), else `parameter`.
+    pub path: String,
+    /// How it differed, without the parameter name.
+    pub reason: String,
+}
+
+impl RetraceReason {
+    /// A reason that blames no single parameter (first call, a different parameter list).
+    pub fn general(reason: impl Into<String>) -> Self {
+        RetraceReason { parameter: String::new(), capture: false, path: String::new(), reason: reason.into() }
+    }
+
+    fn of(parameter: &str, capture: bool, path_suffix: String, reason: String) -> Self {
+        RetraceReason { parameter: parameter.to_owned(), capture, path: format!("{parameter}{path_suffix}"), reason }
+    }
+}
+
+impl fmt::Display for RetraceReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.parameter.is_empty(), self.capture) {
+            (true, _) => f.write_str(&self.reason),
+            (false, false) => write!(f, "{}: {}", self.parameter, self.reason),
+            (false, true) => write!(f, "capture {}: {}", self.parameter, self.reason),
+        }
+    }
+}
+
+/// Compares the one-line text.
+impl PartialEq<str> for RetraceReason {
+    fn eq(&self, other: &str) -> bool {
+        self.to_string() == other
+    }
+}
+
+impl PartialEq<&str> for RetraceReason {
+    fn eq(&self, other: &&str) -> bool {
+        self.to_string() == *other
+    }
+}
+
 /// Why `call` matched none of `cached`: the first mismatching parameter of the closest cached
-/// signature (fewest mismatching parameters; ties go to the earliest), as `"<name>: <why>"`.
+/// signature (fewest mismatching parameters; ties go to the earliest).
 /// Types may summarize all traced values of the parameter (literals: `"n: new value 3 (traced: 1, 2)"`).
 /// Returns `"first call"` when nothing is cached.
-pub fn explain_retrace(call: &FunctionType, cached: &[&FunctionType]) -> String {
+pub fn explain_retrace(call: &FunctionType, cached: &[&FunctionType]) -> RetraceReason {
     let Some(closest) = cached
         .iter()
         .copied()
         .min_by_key(|c| mismatch_count(call, c))
     else {
-        return "first call".to_string();
+        return RetraceReason::general("first call");
     };
     if !call.same_signature(closest) {
-        return format!("parameters {call} differ from traced {closest}");
+        return RetraceReason::general(format!("parameters {call} differ from traced {closest}"));
     }
     let peers: Vec<&FunctionType> = cached
         .iter()
@@ -27,7 +79,12 @@ pub fn explain_retrace(call: &FunctionType, cached: &[&FunctionType]) -> String 
         let (Some(ct), Some(tt)) = (&p.type_constraint, &closest.parameters[i].type_constraint)
         else {
             if closest.parameters[i].type_constraint.is_some() {
-                return format!("{}: no type, traced {}", p.name, closest.parameters[i]);
+                return RetraceReason::of(
+                    &p.name,
+                    false,
+                    String::new(),
+                    format!("no type, traced {}", closest.parameters[i]),
+                );
             }
             continue;
         };
@@ -37,25 +94,25 @@ pub fn explain_retrace(call: &FunctionType, cached: &[&FunctionType]) -> String 
             .map(|t| t.as_dyn())
             .collect();
         if let Some(why) = ct.explain_mismatch_among(&**tt, &all) {
-            return format!("{}: {why}", p.name);
+            return RetraceReason::of(&p.name, false, ct.mismatch_path(&**tt), why);
         }
     }
     for ((name, ct), (tname, tt)) in call.captures.iter().zip(&closest.captures) {
         if name != tname {
-            return format!("captures differ: {name} vs {tname}");
+            return RetraceReason::general(format!("captures differ: {name} vs {tname}"));
         }
         if let Some(why) = ct.explain_mismatch(&**tt) {
-            return format!("capture {name}: {why}");
+            return RetraceReason::of(name, true, ct.mismatch_path(&**tt), why);
         }
     }
     if call.captures.len() != closest.captures.len() {
-        return format!(
+        return RetraceReason::general(format!(
             "{} captures vs {} traced",
             call.captures.len(),
             closest.captures.len()
-        );
+        ));
     }
-    "matches a traced signature".to_string()
+    RetraceReason::general("matches a traced signature")
 }
 
 /// Mismatching parameters and captures; a different parameter list is worse than any count.
@@ -162,6 +219,35 @@ mod tests {
     }
 
     #[test]
+    fn the_reason_names_the_parameter_and_the_innermost_path() {
+        let t = |d: &[i64]| TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(d)));
+        let m = |d: &[i64]| TypeRef::new(MapType::new([("k".to_string(), t(d))].into_iter().collect()));
+        let xs = |d: &[i64]| ft1(ParamKind::List, "xs", TypeRef::new(ListType::new(vec![m(&[1]), m(d)])));
+        let why = explain_retrace(&xs(&[3]), &[&xs(&[2])]);
+        assert_eq!((why.parameter.as_str(), why.capture, why.path.as_str()), ("xs", false, "xs[1]['k']"));
+        assert_eq!(
+            why.to_string(),
+            "xs: element 1: key 'k': TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
+        );
+        // A whole-value difference has the parameter as its path; the first call blames no one.
+        let why = explain_retrace(&x(DType::INT32, &[2]), &[&x(DType::FLOAT, &[2])]);
+        assert_eq!((why.parameter.as_str(), why.path.as_str()), ("x", "x"));
+        let first = explain_retrace(&x(DType::FLOAT, &[2]), &[]);
+        assert_eq!((first.parameter.as_str(), first.path.as_str(), first.reason.as_str()), ("", "", "first call"));
+    }
+
+    #[test]
+    fn a_capture_retrace_names_the_capture_not_the_text_before_a_colon() {
+        let w = |d: &[i64]| {
+            FunctionType::new(vec![])
+                .with_captures(vec![("w".into(), TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(d))))])
+        };
+        let why = explain_retrace(&w(&[3]), &[&w(&[2])]);
+        assert_eq!((why.parameter.as_str(), why.capture, why.path.as_str()), ("w", true, "w"));
+        assert_eq!(why.to_string(), "capture w: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0");
+    }
+
+    #[test]
     fn closest_signature_wins() {
         let two = |a: &[i64], v: u64| {
             let mut f = x(DType::FLOAT, a);
@@ -173,6 +259,6 @@ mod tests {
         let why = explain_retrace(&call, &[&two(&[9], 4), &two(&[2], 4)]);
         assert_eq!(why, "n: new value 5 (traced: 4)");
         let other = FunctionType::new(vec![Parameter::new("y", ParamKind::Tensor)]);
-        assert!(explain_retrace(&call, &[&other]).starts_with("parameters ("));
+        assert!(explain_retrace(&call, &[&other]).to_string().starts_with("parameters ("));
     }
 }

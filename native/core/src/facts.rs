@@ -1,36 +1,14 @@
 //! Decoding the flat `i64` "facts" buffer Java writes for each call into a [`FunctionType`].
-//!
-//! Java walks the arguments in parameter order and writes one value per parameter:
-//!
-//! | tag | layout |
-//! |---|---|
-//! | [`TAG_OMITTED`] | `[0]` (an optional argument that was not passed) |
-//! | [`TAG_TENSOR`] | `[1, dtype, rank, d0, ..., d(rank-1)]` (`rank = -1`: unknown rank; `d = -1`: unknown dim) |
-//! | [`TAG_LIST`] | `[2, len, <element facts>...]` |
-//! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`StringTable`], any order) |
-//! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`LiteralTable`]) |
+//! The layout is the wire contract's (see [`crate::wire`]).
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
     VariableSpec,
-    BindError, DType, FunctionType, ListType, Literal, MapType, Omitted, ParamKind, Parameter,
+    BindError, DType, FunctionType, ListType, Literal, MapType, ParamKind, Parameter,
     Shape, TensorSpec, TypeRef,
 };
-
-/// `[0]`: an optional argument the call left out.
-pub const TAG_OMITTED: i64 = 0;
-/// `[1, dtype, rank, dims...]` (rank -1 = unknown rank, dim -1 = unknown dim).
-pub const TAG_TENSOR: i64 = 1;
-/// `[2, len, elements...]`.
-pub const TAG_LIST: i64 = 2;
-/// `[3, len, (key_id, value)...]`.
-pub const TAG_MAP: i64 = 3;
-/// `[4, literal_id]`.
-pub const TAG_LITERAL: i64 = 4;
-/// `[5, dtype, rank, d0, ..., alias]`: a resource variable, by which distinct variable of the
-/// call it is (see [`crate::VariableSpec`]).
-pub const TAG_VARIABLE: i64 = 5;
+use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
@@ -107,6 +85,23 @@ impl Reader<'_> {
             .ok_or_else(|| BindError::BadFacts(format!("bad {what} {n} at position {at}")))
     }
 
+    /// `rank, dims...` of a known shape, checked against TensorFlow's limits: facts also
+    /// come from user TensorSpecs, and TensorFlow aborts the process on a shape beyond them.
+    fn shape(&mut self) -> Result<Shape, BindError> {
+        let invalid = |reason| BindError::InvalidShape { path: String::new(), reason };
+        let rank = self.len("rank", 1)?;
+        if rank > MAX_RANK {
+            return Err(invalid(crate::shape::rank_error(rank)));
+        }
+        let mut dims = [0i64; MAX_RANK];
+        for d in &mut dims[..rank] {
+            *d = self.next("a dim")?;
+        }
+        let shape = Shape::from_wire_dims(&dims[..rank]).map_err(invalid)?;
+        shape.validate().map_err(invalid)?;
+        Ok(shape)
+    }
+
     fn value(
         &mut self,
         strings: &StringTable,
@@ -120,20 +115,15 @@ impl Reader<'_> {
         }
         let at = *self.pos;
         match self.next("a tag")? {
-            TAG_OMITTED => Ok(TypeRef::new(Omitted)),
             TAG_TENSOR => {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
                 })?;
-                let shape = if self.facts.get(*self.pos) == Some(&-1) {
+                let shape = if self.facts.get(*self.pos) == Some(&RANK_UNKNOWN) {
                     *self.pos += 1;
                     Shape::Unknown
                 } else {
-                    let rank = self.len("rank", 1)?;
-                    let dims = (0..rank)
-                        .map(|_| self.next("a dim"))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Shape::of(&dims)
+                    self.shape()?
                 };
                 Ok(TypeRef::new(TensorSpec::new(DType(dtype), shape)))
             }
@@ -141,16 +131,17 @@ impl Reader<'_> {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
                 })?;
-                let rank = self.len("rank", 1)?;
-                let dims = (0..rank).map(|_| self.next("a dim")).collect::<Result<Vec<_>, _>>()?;
+                let shape = self.shape()?;
                 let alias = u64::try_from(self.next("an alias index")?)
                     .map_err(|_| BindError::BadFacts(format!("negative alias at position {}", *self.pos - 1)))?;
-                Ok(TypeRef::new(VariableSpec::new(DType(dtype), Shape::of(&dims), alias)))
+                Ok(TypeRef::new(VariableSpec::new(DType(dtype), shape, alias)))
             }
             TAG_LIST => {
                 let n = self.len("list length", 1)?;
                 let elements = (0..n)
-                    .map(|_| self.value(strings, literals, depth + 1))
+                    .map(|i| {
+                        self.value(strings, literals, depth + 1).map_err(|e| e.within(&format!("[{i}]"), false))
+                    })
                     .collect::<Result<_, _>>()?;
                 Ok(TypeRef::new(ListType::new(elements)))
             }
@@ -162,7 +153,9 @@ impl Reader<'_> {
                     let key = strings.get(key_id).ok_or_else(|| {
                         BindError::BadFacts(format!("unknown string id {key_id}"))
                     })?;
-                    let value = self.value(strings, literals, depth + 1)?;
+                    let value = self
+                        .value(strings, literals, depth + 1)
+                        .map_err(|e| e.within(&format!("['{key}']"), false))?;
                     if entries.insert(key.to_string(), value).is_some() {
                         return Err(BindError::BadFacts(format!("duplicate map key '{key}'")));
                     }
@@ -226,14 +219,8 @@ pub fn decode_call(
         let tag = *facts.get(pos).ok_or_else(|| {
             BindError::BadFacts(format!("truncated: no value for parameter '{}'", p.name))
         })?;
-        if tag == TAG_OMITTED && !p.optional {
-            return Err(BindError::Missing {
-                param: p.name.clone(),
-                expected: p.type_constraint.as_ref().map(|t| t.to_string()),
-            });
-        }
-        let t = decode_value(facts, &mut pos, strings, literals)?;
-        if tag != TAG_OMITTED && tag != tag_for(p.kind) {
+        let t = decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(&p.name, true))?;
+        if tag != tag_for(p.kind) {
             return Err(BindError::TypeMismatch {
                 param: p.name.clone(),
                 expected: p
@@ -268,14 +255,15 @@ pub fn decode_call_with_captures(
 ) -> Result<FunctionType, BindError> {
     let mut pos = 0;
     let mut params_end = 0;
-    for _ in &declared.parameters {
-        decode_value(facts, &mut pos, strings, literals)?;
+    for p in &declared.parameters {
+        decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(&p.name, true))?;
         params_end = pos;
     }
     let mut call = decode_call(&declared.parameters, &facts[..params_end], strings, literals)?;
     let mut captures = Vec::with_capacity(declared.captures.len());
     for (name, _) in &declared.captures {
-        captures.push((name.clone(), decode_value(facts, &mut pos, strings, literals)?));
+        let value = decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(name, true))?;
+        captures.push((name.clone(), value));
     }
     if pos != facts.len() {
         return Err(BindError::BadFacts(format!("{} trailing facts after the last capture", facts.len() - pos)));
@@ -334,7 +322,8 @@ mod tests {
             lit.downcast_ref::<Literal>().unwrap().class_name,
             "java.lang.Integer"
         );
-        assert_eq!(decode(&[0]).unwrap(), TypeRef::new(Omitted));
+        // Tag 0 is not a value: an optional argument the call leaves out is its captured default.
+        assert!(matches!(decode(&[0]), Err(BindError::BadFacts(_))));
     }
 
     #[test]
@@ -361,6 +350,47 @@ mod tests {
     }
 
     #[test]
+    fn shapes_beyond_tensorflow_limits_are_errors_naming_the_parameter_and_path() {
+        let (s, l) = tables();
+        let params = [Parameter::new("x", ParamKind::Tensor), Parameter::new("m", ParamKind::Map)];
+        let mut rank300 = vec![1, 1, 300];
+        rank300.extend([1; 300]);
+        let call = |x: &[i64], m: &[i64]| decode_call(&params, &[x, m].concat(), &s, &l).unwrap_err().to_string();
+        assert_eq!(call(&rank300, &[3, 0]), "x: shape of rank 300 exceeds TensorFlow's limit of 254 dimensions");
+        let mut rank254 = vec![1, 1, 254];
+        rank254.extend([1; 254]);
+        assert!(decode_call(&params, &[&rank254[..], &[3, 0]].concat(), &s, &l).is_ok(), "254 is the limit");
+        let huge = [1, 1, 3, i64::MAX, i64::MAX, 4];
+        assert_eq!(
+            call(&[1, 1, 0], &[&[3, 1, 11, 2, 2, 1, 1, 0][..], &huge].concat()),
+            "m['a'][1]: shape [9223372036854775807, 9223372036854775807, 4] has more elements than fit in a 64-bit count"
+        );
+        assert_eq!(
+            call(&[1, 1, 2, 3, -4], &[3, 0]),
+            "x: shape [3, -4] has dimension -4 at index 1; a dimension is a size >= 0, or -1 for unknown"
+        );
+        // A variable's shape is checked too.
+        let e = decode(&[5, 1, 2, i64::MAX, 3, 0]).unwrap_err();
+        assert!(matches!(e, BindError::InvalidShape { ref path, .. } if path.is_empty()), "{e}");
+        // Malformed facts name the parameter they were in.
+        assert!(call(&[1, 1, 2, 3], &[]).starts_with("malformed call facts: parameter 'x': "), "{}", call(&[1, 1, 2, 3], &[]));
+    }
+
+    #[test]
+    fn nesting_is_limited_to_64_levels_in_lists_and_maps_alike() {
+        let list = |levels: usize| [[2, 1].repeat(levels), vec![2, 0]].concat();
+        let map = |levels: usize| [[3, 1, 10].repeat(levels), vec![3, 0]].concat();
+        for nested in [list, map] {
+            assert!(decode(&nested(64)).is_ok(), "64 levels below the argument are allowed");
+            let e = decode(&nested(65)).unwrap_err();
+            assert_eq!(e, BindError::BadFacts("nesting deeper than 64".into()));
+        }
+        // Mixed: the depth counts maps and lists together.
+        let mixed = [[2, 1, 3, 1, 10].repeat(33), vec![2, 0]].concat();
+        assert!(matches!(decode(&mixed), Err(BindError::BadFacts(_))));
+    }
+
+    #[test]
     fn calls() {
         let (s, l) = tables();
         let params = [
@@ -368,13 +398,13 @@ mod tests {
             Parameter::new("xs", ParamKind::List),
             Parameter::new("n", ParamKind::Java).optional(),
         ];
-        let call = decode_call(&params, &[1, 1, 1, 2, 2, 0, 0], &s, &l).unwrap();
+        let call = decode_call(&params, &[1, 1, 1, 2, 2, 0, 4, 7], &s, &l).unwrap();
         assert_eq!(
             call.to_string(),
-            "(x: TensorSpec(FLOAT, [2]), xs: List[], n: <omitted> = <default>)"
+            "(x: TensorSpec(FLOAT, [2]), xs: List[], n: Literal(3) = <default>)"
         );
         assert!(call.same_signature(&FunctionType::new(params.to_vec())));
-        let e = decode_call(&params, &[1, 1, 1, 2, 3, 0, 0], &s, &l).unwrap_err();
+        let e = decode_call(&params, &[1, 1, 1, 2, 3, 0, 4, 7], &s, &l).unwrap_err();
         assert_eq!(
             e,
             BindError::TypeMismatch {
@@ -383,14 +413,14 @@ mod tests {
                 got: "Map{}".into()
             }
         );
-        let e = decode_call(&params, &[0, 2, 0, 0], &s, &l).unwrap_err();
-        assert!(matches!(e, BindError::Missing { ref param, .. } if param == "x"));
+        let e = decode_call(&params, &[4, 7, 2, 0, 4, 7], &s, &l).unwrap_err();
+        assert!(matches!(e, BindError::TypeMismatch { ref param, .. } if param == "x"), "{e}");
         assert!(matches!(
-            decode_call(&params, &[1, 1, 1, 2], &s, &l),
+            decode_call(&params, &[1, 1, 1, 2, 2, 0], &s, &l),
             Err(BindError::BadFacts(_))
         ));
         assert!(matches!(
-            decode_call(&params, &[1, 1, 1, 2, 2, 0, 0, 0], &s, &l),
+            decode_call(&params, &[1, 1, 1, 2, 2, 0, 4, 7, 0], &s, &l),
             Err(BindError::BadFacts(_))
         ));
     }

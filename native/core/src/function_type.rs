@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::trace_type::as_dyns;
-use crate::{BindError, Omitted, PlaceholderContext, PlaceholderSpec, TypeRef};
+use crate::{BindError, TypeRef};
 
 /// The syntactic kind of a parameter, as declared on the Java side.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -205,37 +205,6 @@ impl FunctionType {
         })
     }
 
-    /// Flat tensors a call contributes: the sum over parameter and capture types.
-    pub fn flat_len(&self) -> usize {
-        let params: usize = self
-            .parameters
-            .iter()
-            .filter_map(|p| p.type_constraint.as_ref())
-            .map(|t| t.flat_len())
-            .sum();
-        params
-            + self
-                .captures
-                .iter()
-                .map(|(_, t)| t.flat_len())
-                .sum::<usize>()
-    }
-
-    /// Graph inputs to create before tracing: parameters, then captures, aliases shared.
-    pub fn placeholders(&self) -> Vec<PlaceholderSpec> {
-        let mut ctx = PlaceholderContext::new();
-        let mut out = Vec::new();
-        for p in &self.parameters {
-            if let Some(t) = &p.type_constraint {
-                t.placeholders(&p.name, &mut ctx, &mut out);
-            }
-        }
-        for (name, t) in &self.captures {
-            t.placeholders(name, &mut ctx, &mut out);
-        }
-        out
-    }
-
     /// The type to trace for this call under `declared` constraints (input_signature
     /// semantics): each parameter's type specialized by its declared constraint, if any.
     pub fn specialize_for_trace(&self, declared: &FunctionType) -> FunctionType {
@@ -285,8 +254,6 @@ impl fmt::Display for FunctionType {
     }
 }
 
-/// Checks a call's realized types against the declared constraints: each present argument's
-/// type must be a subtype of its parameter's constraint (omitted optionals pass).
 /// `value` as the "got" part of an error, with the reason it does not fit `expected` (e.g. which
 /// list element or map key differs) when the type can tell.
 pub fn describe_mismatch(value: &TypeRef, expected: &TypeRef) -> String {
@@ -296,6 +263,8 @@ pub fn describe_mismatch(value: &TypeRef, expected: &TypeRef) -> String {
     }
 }
 
+/// Checks a call's realized types against the declared constraints: each argument's type must
+/// be a subtype of its parameter's constraint (an optional parameter without a type passes).
 pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result<(), BindError> {
     let mut unexpected = Vec::new();
     for c in &call.parameters {
@@ -303,11 +272,7 @@ pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result
             unexpected.push(c.name.clone());
             continue;
         };
-        let omitted = c
-            .type_constraint
-            .as_ref()
-            .is_none_or(|t| t.downcast_ref::<Omitted>().is_some());
-        if omitted {
+        if c.type_constraint.is_none() {
             if d.optional {
                 continue;
             }
@@ -439,19 +404,6 @@ mod tests {
     }
 
     #[test]
-    fn placeholders_and_flat_len() {
-        let f = ft(t(DType::FLOAT, &[2]), lit(1))
-            .with_captures(vec![("v".into(), t(DType::INT32, &[]))]);
-        let ph = f.placeholders();
-        assert_eq!(
-            ph.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(),
-            ["x", "v"]
-        );
-        assert_eq!(ph[1].dtype, DType::INT32);
-        assert_eq!(f.flat_len(), 2);
-    }
-
-    #[test]
     fn constraints_and_specialization() {
         let floats = TypeRef::new(TensorConstraint::new(
             DTypeSet::floating(),
@@ -463,9 +415,7 @@ mod tests {
         ]);
         let call = FunctionType::new(vec![
             Parameter::new("x", ParamKind::Tensor).with_constraint(t(DType::FLOAT, &[5])),
-            Parameter::new("n", ParamKind::Java)
-                .optional()
-                .with_constraint(TypeRef::new(Omitted)),
+            Parameter::new("n", ParamKind::Java).optional(),
         ]);
         assert_eq!(check_constraints(&call, &declared), Ok(()));
         let spec = call.specialize_for_trace(&declared);

@@ -2,10 +2,12 @@
 //! call-facts decoding and the dispatch table behind polymorphic traced functions for
 //! TensorFlow Java. No TensorFlow, no JNI.
 //!
-//! Flow of one call: Java writes the arguments' facts → [`DispatchTable::lookup_facts`]
+//! Flow of one call: Java writes the arguments' facts ([`wire`]) → [`DispatchTable::lookup_facts`]
 //! (fast path) → on miss [`decode_call`] + [`check_constraints`] → [`DispatchTable::lookup`]
-//! → on miss trace `table.generalize(&call.specialize_for_trace(&declared))` and
-//! [`DispatchTable::insert`] the result; [`explain_retrace`] says why a retrace happened.
+//! → on miss trace: with reduce-retracing the call is first generalized against the cached
+//! signatures (`table.generalize(&call)`), then each parameter's type is specialized by its
+//! declared constraint (`specialize_for_trace`), and the traced function is
+//! [`DispatchTable::insert`]ed; [`explain_retrace`] says why a retrace happened.
 //!
 //! Types are open: anything implementing [`TraceType`] can be a parameter type.
 
@@ -24,20 +26,18 @@ pub mod types;
 pub mod wire;
 
 pub use binding::{bind, BindError};
-pub use declare::{capture_constraint, declared_constraint};
+pub use declare::{capture_constraint, declared_constraint, declared_shape};
 pub use dispatch::{DispatchTable, Hit};
 pub use dtype::{DType, DTypeSet};
-pub use explain::explain_retrace;
-pub use facts::{
-    decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable, TAG_LIST, TAG_LITERAL,
-    TAG_MAP, TAG_OMITTED, TAG_TENSOR, TAG_VARIABLE,
-};
+pub use explain::{explain_retrace, RetraceReason};
+pub use facts::{decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable};
+pub use wire::{TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
 pub use polymorphic::{Concrete, Options, PolyError, Polymorphic, Stats, TraceRecord, TraceSession};
 pub use shape::Shape;
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{
-    ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, Omitted,
+    ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType,
     TensorConstraint, TensorSpec, VariableConstraint, VariableSpec,
 };

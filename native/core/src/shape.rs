@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::wire::MAX_RANK;
+
 /// A (possibly partially known) tensor shape. `Unknown` is the top of the shape lattice;
 /// in `Known(dims)`, `None` is an unknown dimension.
 ///
@@ -27,6 +29,47 @@ impl Shape {
     /// A known-rank shape; any negative dim (conventionally -1) is unknown.
     pub fn of(dims: &[i64]) -> Self {
         Shape::Known(dims.iter().map(|&d| (d >= 0).then_some(d)).collect())
+    }
+
+    /// The shape for dims as they come from Java (`-1`: unknown), rejecting any other negative
+    /// dim: `Shape::of` would silently read `-5` as unknown and accept any size there.
+    pub fn from_wire_dims(dims: &[i64]) -> Result<Shape, String> {
+        match dims.iter().position(|&d| d < -1) {
+            Some(i) => Err(format!(
+                "shape {} has dimension {} at index {i}; a dimension is a size >= 0, or -1 for unknown",
+                WireDims(dims),
+                dims[i]
+            )),
+            None => Ok(Shape::of(dims)),
+        }
+    }
+
+    /// Checks the shape against TensorFlow's limits, whose C++ aborts the process on a shape
+    /// beyond them: at most [`MAX_RANK`] dims, known dims >= 0, and a count of elements (the
+    /// product of the known dims) that fits in an `i64`.
+    ///
+    /// ```
+    /// use polyfn_core::Shape;
+    /// assert!(Shape::of(&[2, -1, 3]).validate().is_ok());
+    /// assert!(Shape::of(&[i64::MAX, 2]).validate().is_err());
+    /// assert!(Shape::of(&vec![1; 300]).validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), String> {
+        let Shape::Known(dims) = self else { return Ok(()) };
+        if dims.len() > MAX_RANK {
+            return Err(rank_error(dims.len()));
+        }
+        let mut count: i64 = 1;
+        for d in dims.iter().flatten() {
+            if *d < 0 {
+                return Err(format!("shape {self} has a negative dimension {d}"));
+            }
+            count = match count.checked_mul(*d) {
+                Some(c) => c,
+                None => return Err(format!("shape {self} has more elements than fit in a 64-bit count")),
+            };
+        }
+        Ok(())
     }
 
     pub fn rank(&self) -> Option<usize> {
@@ -101,6 +144,27 @@ impl fmt::Display for Shape {
     }
 }
 
+/// The error for a rank beyond [`MAX_RANK`] (the dims themselves are too many to show).
+pub(crate) fn rank_error(rank: usize) -> String {
+    format!("shape of rank {rank} exceeds TensorFlow's limit of {MAX_RANK} dimensions")
+}
+
+/// Raw dims displayed as Java wrote them.
+struct WireDims<'a>(&'a [i64]);
+
+impl fmt::Display for WireDims<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +216,29 @@ mod tests {
         );
         assert_eq!(Shape::of(&[2]).first_difference(&Shape::of(&[-1])), None);
         assert!(Shape::Unknown.first_difference(&Shape::scalar()).is_some());
+    }
+
+    #[test]
+    fn validation_against_tensorflow_limits() {
+        assert!(Shape::Unknown.validate().is_ok());
+        assert!(Shape::scalar().validate().is_ok());
+        assert!(Shape::of(&vec![1; MAX_RANK]).validate().is_ok());
+        assert_eq!(
+            Shape::of(&vec![1; MAX_RANK + 1]).validate().unwrap_err(),
+            "shape of rank 255 exceeds TensorFlow's limit of 254 dimensions"
+        );
+        assert_eq!(
+            Shape::of(&[i64::MAX, i64::MAX, 4]).validate().unwrap_err(),
+            "shape [9223372036854775807, 9223372036854775807, 4] has more elements than fit in a 64-bit count"
+        );
+        // Unknown dims do not count; a zero dim does not excuse an overflow before it.
+        assert!(Shape::of(&[i64::MAX, -1, 2]).validate().is_err());
+        assert!(Shape::of(&[i64::MAX, -1]).validate().is_ok());
+        assert!(Shape::of(&[1 << 31, 1 << 31]).validate().is_ok());
+        assert!(Shape::of(&[1 << 32, 1 << 31]).validate().is_err());
+        assert!(Shape::Known(vec![Some(-3)]).validate().is_err());
+        assert!(Shape::from_wire_dims(&[2, -1]).is_ok());
+        assert!(Shape::from_wire_dims(&[-2]).is_err());
     }
 
     #[test]

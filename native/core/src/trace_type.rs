@@ -31,7 +31,6 @@ use crate::{PlaceholderContext, PlaceholderSpec};
 ///         others.iter().all(|o| self.dyn_eq(*o)).then(|| TypeRef::new(Unit))
 ///     }
 ///     fn placeholders(&self, _: &str, _: &mut PlaceholderContext, _: &mut Vec<PlaceholderSpec>) {}
-///     fn flat_len(&self) -> usize { 0 }
 ///     polyfn_core::trace_type_common!();
 /// }
 /// assert_eq!(TypeRef::new(Unit), TypeRef::new(Unit));
@@ -54,13 +53,18 @@ pub trait TraceType: CloneTypeRef + Send + Sync + fmt::Debug + fmt::Display + 's
         out: &mut Vec<PlaceholderSpec>,
     );
 
-    /// Number of flat tensors a value of this type contributes at call time.
-    fn flat_len(&self) -> usize;
-
     /// Why `self` (a call's type) is not a subtype of `traced`; None if it is. Text without the
     /// parameter name, e.g. "TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0".
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         (!self.is_subtype_of(traced)).then(|| format!("{self} does not match {traced}"))
+    }
+
+    /// Where inside `self` the mismatch with `traced` that [`explain_mismatch`](Self::explain_mismatch)
+    /// describes is, as a path suffix (`[1]['k']` for element 1's key `k`); empty when it is the
+    /// whole value. Default: empty.
+    fn mismatch_path(&self, traced: &dyn TraceType) -> String {
+        let _ = traced;
+        String::new()
     }
 
     /// Like [`explain_mismatch`](Self::explain_mismatch) against `closest`, but may also

@@ -1,44 +1,139 @@
-//! PLACEHOLDER (lead): replaced by the core helper's wire.rs at merge.
-use crate::{PlaceholderSpec, Shape, Stats};
+//! The wire contract with Java: every number that crosses the JNI boundary, in one place.
+//!
+//! The Java side keeps the same table in `Wire.java`; [`constants`] lists this side's table by
+//! name so a test can compare the two and fail when they drift apart.
+//!
+//! ## Facts: one call's arguments, as Java writes them
+//!
+//! Java walks the arguments in parameter order (then the captures) and writes one value each
+//! into a flat `i64` buffer:
+//!
+//! | tag | layout |
+//! |---|---|
+//! | [`TAG_TENSOR`] | `[1, dtype, rank, d0, ..., d(rank-1)]` (`rank =` [`RANK_UNKNOWN`]: unknown rank; `d =` [`DIM_UNKNOWN`]: unknown dim) |
+//! | [`TAG_LIST`] | `[2, len, <element facts>...]` |
+//! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`crate::StringTable`], any order) |
+//! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`crate::LiteralTable`]) |
+//! | [`TAG_VARIABLE`] | `[5, dtype, rank, d0, ..., d(rank-1), alias]` (which distinct variable of the call it is) |
+//!
+//! ## Placeholder specs: the graph inputs Java creates before tracing
+//!
+//! [`encode_placeholder_specs`] writes `[count, (dtype, rank, d0, ..., d(rank-1))...]`:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `count` | number of placeholders that follow |
+//! | `dtype` | TensorFlow `TF_DataType` code |
+//! | `rank` | number of dims that follow, or [`RANK_UNKNOWN`] (then no dims follow) |
+//! | `d_i` | a dim, or [`DIM_UNKNOWN`] |
+//!
+//! ## Statistics
+//!
+//! [`Stats::to_wire`] gives an array indexed by the `STAT_*` constants, [`STAT_COUNT`] long.
 
+use crate::{ParamKind, PlaceholderSpec, Shape, Stats};
+
+/// Facts tag of a tensor argument.
 pub const TAG_TENSOR: i64 = 1;
+/// Facts tag of a list argument.
 pub const TAG_LIST: i64 = 2;
+/// Facts tag of a map argument (string keys).
 pub const TAG_MAP: i64 = 3;
+/// Facts tag of any other Java value (dispatched on by `equals`/`hashCode`).
 pub const TAG_LITERAL: i64 = 4;
+/// Facts tag of a resource variable.
 pub const TAG_VARIABLE: i64 = 5;
+
+/// Parameter kind code of a tensor parameter.
 pub const KIND_TENSOR: i32 = 0;
+/// Parameter kind code of a list parameter.
 pub const KIND_LIST: i32 = 1;
+/// Parameter kind code of a map parameter.
 pub const KIND_MAP: i32 = 2;
+/// Parameter kind code of a Java-value parameter.
 pub const KIND_JAVA: i32 = 3;
+/// Parameter kind code of a variable parameter.
 pub const KIND_VARIABLE: i32 = 4;
+
+/// A rank that is not known (facts, placeholder specs, declared constraints).
 pub const RANK_UNKNOWN: i64 = -1;
+/// A dimension that is not known.
 pub const DIM_UNKNOWN: i64 = -1;
+/// The rank Java passes for a declared constraint that says nothing about the shape.
 pub const SHAPE_UNDECLARED: i64 = -2;
+
+/// Index of [`Stats::exact_hits`] in [`Stats::to_wire`].
 pub const STAT_EXACT_HITS: usize = 0;
+/// Index of [`Stats::inexact_hits`].
 pub const STAT_INEXACT_HITS: usize = 1;
+/// Index of [`Stats::misses`].
 pub const STAT_MISSES: usize = 2;
+/// Index of [`Stats::traces`].
 pub const STAT_TRACES: usize = 3;
+/// Index of [`Stats::evictions`].
 pub const STAT_EVICTIONS: usize = 4;
+/// Index of [`Stats::total_trace_nanos`].
 pub const STAT_TOTAL_TRACE_NANOS: usize = 5;
+/// Index of [`Stats::last_trace_nanos`].
 pub const STAT_LAST_TRACE_NANOS: usize = 6;
+/// Length of the statistics array.
 pub const STAT_COUNT: usize = 7;
+
+/// TensorFlow's `DT_RESOURCE` dtype code (a variable's handle).
 pub const DT_RESOURCE: i32 = 20;
+/// TensorFlow's limit on the rank of a `TensorShape`; a larger rank aborts its C++ code.
 pub const MAX_RANK: usize = 254;
 
-impl Stats {
-    pub fn to_wire(&self) -> [i64; STAT_COUNT] {
-        [
-            self.exact_hits as i64,
-            self.inexact_hits as i64,
-            self.misses as i64,
-            self.traces as i64,
-            self.evictions as i64,
-            self.total_trace_nanos as i64,
-            self.last_trace_nanos as i64,
-        ]
+impl ParamKind {
+    /// The kind for its wire code, `None` for an unknown code.
+    pub fn from_wire(code: i32) -> Option<ParamKind> {
+        Some(match code {
+            KIND_TENSOR => ParamKind::Tensor,
+            KIND_LIST => ParamKind::List,
+            KIND_MAP => ParamKind::Map,
+            KIND_JAVA => ParamKind::Java,
+            KIND_VARIABLE => ParamKind::Variable,
+            _ => return None,
+        })
+    }
+
+    /// The kind's wire code.
+    pub fn wire(self) -> i32 {
+        match self {
+            ParamKind::Tensor => KIND_TENSOR,
+            ParamKind::List => KIND_LIST,
+            ParamKind::Map => KIND_MAP,
+            ParamKind::Java => KIND_JAVA,
+            ParamKind::Variable => KIND_VARIABLE,
+        }
     }
 }
 
+impl Stats {
+    /// The counters as Java reads them, indexed by the `STAT_*` constants.
+    pub fn to_wire(&self) -> [i64; STAT_COUNT] {
+        let mut out = [0i64; STAT_COUNT];
+        out[STAT_EXACT_HITS] = self.exact_hits as i64;
+        out[STAT_INEXACT_HITS] = self.inexact_hits as i64;
+        out[STAT_MISSES] = self.misses as i64;
+        out[STAT_TRACES] = self.traces as i64;
+        out[STAT_EVICTIONS] = self.evictions as i64;
+        out[STAT_TOTAL_TRACE_NANOS] = self.total_trace_nanos as i64;
+        out[STAT_LAST_TRACE_NANOS] = self.last_trace_nanos as i64;
+        out
+    }
+}
+
+/// Placeholder specs as Java reads them (see the module docs for the layout).
+///
+/// ```
+/// use polyfn_core::{wire, DType, PlaceholderSpec, Shape};
+/// let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: DType::FLOAT, shape, alias: None };
+/// assert_eq!(
+///     wire::encode_placeholder_specs(&[spec(Shape::of(&[2, -1])), spec(Shape::Unknown)]),
+///     [2, 1, 2, 2, -1, 1, -1]
+/// );
+/// ```
 pub fn encode_placeholder_specs(specs: &[PlaceholderSpec]) -> Vec<i64> {
     let mut flat = vec![specs.len() as i64];
     for spec in specs {
@@ -54,6 +149,7 @@ pub fn encode_placeholder_specs(specs: &[PlaceholderSpec]) -> Vec<i64> {
     flat
 }
 
+/// Every constant of the wire contract by name, for the test that compares it with Java's.
 pub fn constants() -> Vec<(&'static str, i64)> {
     vec![
         ("TAG_TENSOR", TAG_TENSOR),
@@ -82,15 +178,55 @@ pub fn constants() -> Vec<(&'static str, i64)> {
     ]
 }
 
-impl crate::ParamKind {
-    pub fn from_wire(code: i32) -> Option<Self> {
-        Some(match code {
-            KIND_TENSOR => Self::Tensor,
-            KIND_LIST => Self::List,
-            KIND_MAP => Self::Map,
-            KIND_JAVA => Self::Java,
-            KIND_VARIABLE => Self::Variable,
-            _ => return None,
-        })
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn kinds_round_trip_and_unknown_codes_are_rejected() {
+        for kind in [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable] {
+            assert_eq!(ParamKind::from_wire(kind.wire()), Some(kind));
+        }
+        assert_eq!(ParamKind::from_wire(0), Some(ParamKind::Tensor));
+        assert_eq!(ParamKind::from_wire(4), Some(ParamKind::Variable));
+        assert_eq!(ParamKind::from_wire(5), None);
+        assert_eq!(ParamKind::from_wire(-1), None);
+    }
+
+    #[test]
+    fn stats_are_written_at_their_indices() {
+        let s = Stats {
+            exact_hits: 1,
+            inexact_hits: 2,
+            misses: 3,
+            traces: 4,
+            evictions: 5,
+            total_trace_nanos: 6,
+            last_trace_nanos: 7,
+        };
+        assert_eq!(s.to_wire(), [1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn constants_are_listed_once_each_with_their_values() {
+        let all = constants();
+        let names: HashSet<&str> = all.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names.len(), all.len(), "no name twice");
+        let get = |n: &str| all.iter().find(|(m, _)| *m == n).map(|(_, v)| *v);
+        assert_eq!(get("TAG_VARIABLE"), Some(5));
+        assert_eq!(get("KIND_JAVA"), Some(3));
+        assert_eq!(get("SHAPE_UNDECLARED"), Some(-2));
+        assert_eq!(get("STAT_COUNT"), Some(7));
+        assert_eq!(get("DT_RESOURCE"), Some(20));
+        assert_eq!(get("MAX_RANK"), Some(254));
+        assert_eq!(all.len(), 23);
+    }
+
+    #[test]
+    fn placeholder_specs_encode_scalars_and_empty_lists() {
+        let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: crate::DType(3), shape, alias: None };
+        assert_eq!(encode_placeholder_specs(&[]), [0]);
+        assert_eq!(encode_placeholder_specs(&[spec(Shape::scalar())]), [1, 3, 0]);
     }
 }

@@ -74,9 +74,6 @@ impl TraceType for RaggedSpec {
             .placeholders(&format!("{path}.row_splits"), ctx, out);
     }
 
-    fn flat_len(&self) -> usize {
-        2
-    }
 
     polyfn_core::trace_type_common!();
 }
@@ -122,10 +119,23 @@ impl TraceType for VariableSpec {
             });
         }
     }
-    fn flat_len(&self) -> usize {
-        1
-    }
     polyfn_core::trace_type_common!();
+}
+
+/// Graph inputs of a function type as a trace creates them: parameters, then captures, sharing
+/// one placeholder context so aliased values get one placeholder.
+fn placeholders(f: &FunctionType) -> Vec<PlaceholderSpec> {
+    let mut ctx = PlaceholderContext::new();
+    let mut out = Vec::new();
+    for p in &f.parameters {
+        if let Some(t) = &p.type_constraint {
+            t.placeholders(&p.name, &mut ctx, &mut out);
+        }
+    }
+    for (name, t) in &f.captures {
+        t.placeholders(name, &mut ctx, &mut out);
+    }
+    out
 }
 
 fn call(rt: RaggedSpec, n: u64) -> FunctionType {
@@ -147,8 +157,7 @@ fn ragged_plugs_into_function_type_and_dispatch() {
         a.to_string(),
         "(rt: RaggedSpec(TensorSpec(FLOAT, [5]), TensorSpec(INT64, [3])), n: Literal(1))"
     );
-    assert_eq!(a.flat_len(), 2);
-    let paths: Vec<String> = a.placeholders().into_iter().map(|p| p.path).collect();
+    let paths: Vec<String> = placeholders(&a).into_iter().map(|p| p.path).collect();
     assert_eq!(paths, ["rt.values", "rt.row_splits"]);
 
     let mut table = DispatchTable::new();
@@ -191,7 +200,7 @@ fn aliased_values_share_one_placeholder() {
             .with_constraint(TypeRef::new(ListType::new(vec![v.clone(), v.clone()]))),
     ])
     .with_captures(vec![("w".into(), v)]);
-    let ph = f.placeholders();
+    let ph = placeholders(&f);
     assert_eq!(ph.len(), 1);
     assert_eq!(ph[0].path, "a");
     assert_eq!(ph[0].alias, Some(7));

@@ -147,7 +147,7 @@ pub fn finish_trace<'l>(
     let arg_names = output_arg_names(outputs.len());
     let tf_name = unused_function_name(rt, ctx, f.name());
     let calls = std::mem::take(&mut trace.calls);
-    let id = f.finish_trace(&trace.session, names, |_ty, _id| {
+    let concrete = f.finish_trace(&trace.session, names, |_ty, _id| {
         let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names, control_outputs: &control };
         // SAFETY: the graph is the live trace graph Java holds open for this call.
         let mut function = unsafe { EagerFunction::from_graph(rt, ctx, graph, &tf_name, &sig) }?;
@@ -156,8 +156,9 @@ pub fn finish_trace<'l>(
         }
         Ok(Traced { function, outputs_key })
     })?;
-    trace.traced = f.concrete_functions().into_iter().find(|c| c.id == id);
-    Ok(id as jint)
+    let id = concrete.id as jint;
+    trace.traced = Some(concrete);
+    Ok(id)
 }
 
 /// The graph outputs named by `(operation, index)` pairs; a missing operation is an error.
@@ -197,10 +198,9 @@ pub fn add_call<'l>(
         return Err(NativeError::IllegalArgument("input operations and indices differ in length".into()));
     }
     let inputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
-    let concrete = f
-        .concrete_functions()
-        .into_iter()
-        .find(|c| c.id == concrete_id as u32)
+    let concrete = u32::try_from(concrete_id)
+        .ok()
+        .and_then(|id| f.concrete_by_id(id))
         .ok_or_else(|| NativeError::IllegalState(format!("concrete function {concrete_id} is not cached")))?;
     // SAFETY: the graph is live and owned by the calling thread's trace or user code.
     unsafe { concrete.inner.function.add_call(graph, &op_name, &inputs) }?;

@@ -124,9 +124,6 @@ impl TraceType for ListType {
         }
     }
 
-    fn flat_len(&self) -> usize {
-        self.elements.iter().map(|e| e.flat_len()).sum()
-    }
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         if self.is_subtype_of(traced) {
@@ -164,6 +161,29 @@ impl TraceType for ListType {
             }
         }
         Some(format!("{self} does not match {traced}"))
+    }
+
+    fn mismatch_path(&self, traced: &dyn TraceType) -> String {
+        let pairs: Vec<(&TypeRef, &dyn TraceType)> = if let Some(o) = traced.as_any().downcast_ref::<ListType>() {
+            if o.elements.len() != self.elements.len() {
+                return String::new();
+            }
+            self.elements.iter().zip(o.elements.iter().map(|e| e.as_dyn())).collect()
+        } else if let Some(c) = traced.as_any().downcast_ref::<ListConstraint>() {
+            match (&c.element, c.length) {
+                (_, Some(len)) if len != self.elements.len() => return String::new(),
+                (Some(el), _) => self.elements.iter().map(|e| (e, el.as_dyn())).collect(),
+                (None, _) => return String::new(),
+            }
+        } else {
+            return String::new();
+        };
+        pairs
+            .into_iter()
+            .enumerate()
+            .find(|(_, (a, b))| !a.is_subtype_of(*b))
+            .map(|(i, (a, b))| format!("[{i}]{}", a.mismatch_path(b)))
+            .unwrap_or_default()
     }
 
     fn specialize_for_trace(&self, constraint: &dyn TraceType) -> TypeRef {
@@ -242,9 +262,6 @@ impl TraceType for ListConstraint {
     ) {
     }
 
-    fn flat_len(&self) -> usize {
-        0
-    }
 
     crate::trace_type_common!();
 }
@@ -342,6 +359,5 @@ mod tests {
             out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(),
             ["xs[0]", "xs[1]", "xs[2]"]
         );
-        assert_eq!(a.flat_len(), 3);
     }
 }

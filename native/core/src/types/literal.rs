@@ -107,9 +107,6 @@ impl TraceType for Literal {
     ) {
     }
 
-    fn flat_len(&self) -> usize {
-        0
-    }
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         if self.is_subtype_of(traced) {
@@ -185,9 +182,6 @@ impl TraceType for LiteralConstraint {
     ) {
     }
 
-    fn flat_len(&self) -> usize {
-        0
-    }
 
     crate::trace_type_common!();
 }
@@ -210,7 +204,6 @@ mod tests {
         );
         assert_ne!(TypeRef::new(int(1)), TypeRef::new(int(2)));
         assert_eq!(int(3).to_string(), "Literal(3)");
-        assert_eq!(int(3).flat_len(), 0);
     }
 
     #[test]

@@ -3,13 +3,11 @@
 mod list;
 mod literal;
 mod map;
-mod omitted;
 mod tensor;
 mod variable;
 
 pub use list::{ListConstraint, ListType};
 pub use literal::{Literal, LiteralConstraint};
 pub use map::{MapConstraint, MapType};
-pub use omitted::Omitted;
 pub use tensor::{TensorConstraint, TensorSpec};
 pub use variable::{VariableConstraint, VariableSpec};

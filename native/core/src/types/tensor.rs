@@ -135,9 +135,6 @@ impl TraceType for TensorSpec {
         });
     }
 
-    fn flat_len(&self) -> usize {
-        1
-    }
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         if self.is_subtype_of(traced) {
@@ -221,9 +218,6 @@ impl TraceType for TensorConstraint {
         }
     }
 
-    fn flat_len(&self) -> usize {
-        1
-    }
 
     crate::trace_type_common!();
 }
@@ -344,6 +338,5 @@ mod tests {
                 alias: None
             }]
         );
-        assert_eq!(spec(DType::FLOAT, &[5]).flat_len(), 1);
     }
 }

@@ -1,0 +1,184 @@
+//! The part of a polymorphic function's cache that calls read without taking its lock: the
+//! memo of facts buffers already served (facts → concrete function) and the concrete functions
+//! by id, published as one immutable [`Snapshot`], plus hit counters and recency as atomics.
+//!
+//! A call whose facts are in the memo takes no lock: it loads the current snapshot, bumps two
+//! atomics and returns. Everything that changes the cache (a trace, an eviction, a new memo
+//! entry, clearing) builds the next snapshot from the current one and publishes it whole while
+//! holding the function's lock, so writers are serialized ([`WriteToken`] lives in the locked
+//! state) and a reader sees either the old snapshot or the new one, each complete: a concrete
+//! function is built, output names included, before it can be published.
+//!
+//! The maps are persistent (hash array mapped tries) so that the next snapshot shares almost
+//! everything with the current one: adding a memo entry costs O(log n), not a copy of the memo.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+
+use super::Concrete;
+use crate::Hit;
+
+/// Bound on memoized facts buffers beyond one per cached function: past it the memo drops its
+/// inexact entries (hot calls memoize again on their next slow lookup).
+pub(super) const MEMO_CAPACITY: usize = 4096;
+
+/// What a call reads without the lock. Replaced, never mutated, once published.
+struct Snapshot<C> {
+    memo: imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit)>,
+    by_id: imbl::HashMap<u32, Arc<Concrete<C>>>,
+    /// Memo entries served by a more general signature: the ones a new trace may serve better.
+    inexact: usize,
+}
+
+impl<C> Clone for Snapshot<C> {
+    fn clone(&self) -> Self {
+        Snapshot { memo: self.memo.clone(), by_id: self.by_id.clone(), inexact: self.inexact }
+    }
+}
+
+impl<C> Default for Snapshot<C> {
+    fn default() -> Self {
+        Snapshot { memo: imbl::HashMap::new(), by_id: imbl::HashMap::new(), inexact: 0 }
+    }
+}
+
+/// Proof that the caller holds the function's lock: the only one lives in its locked state.
+pub(super) struct WriteToken(());
+
+impl WriteToken {
+    pub(super) fn new() -> Self {
+        WriteToken(())
+    }
+}
+
+/// The lock-free side of the cache.
+pub(super) struct Published<C> {
+    snapshot: ArcSwap<Snapshot<C>>,
+    /// Logical time for least-recently-used eviction: every use of a concrete function stamps it.
+    clock: AtomicU64,
+    exact_hits: AtomicU64,
+    inexact_hits: AtomicU64,
+}
+
+impl<C> Published<C> {
+    pub(super) fn new() -> Self {
+        Published {
+            snapshot: ArcSwap::from_pointee(Snapshot::default()),
+            clock: AtomicU64::new(0),
+            exact_hits: AtomicU64::new(0),
+            inexact_hits: AtomicU64::new(0),
+        }
+    }
+
+    /// The memoized concrete function for `facts`, counted as a hit when `count`. Lock-free.
+    pub(super) fn find(&self, facts: &[i64], count: bool) -> Option<Arc<Concrete<C>>> {
+        let snapshot = self.snapshot.load();
+        let (c, hit) = snapshot.memo.get(facts)?;
+        if count {
+            self.count(c, *hit);
+        }
+        Some(c.clone())
+    }
+
+    /// Counts a call served by `c` and marks `c` as just used.
+    pub(super) fn count(&self, c: &Concrete<C>, hit: Hit) {
+        let counter = match hit {
+            Hit::Exact => &self.exact_hits,
+            Hit::Inexact => &self.inexact_hits,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.touch(c);
+    }
+
+    fn touch(&self, c: &Concrete<C>) {
+        // Relaxed: recency only orders evictions; it guards no other memory.
+        c.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    /// `(exact, inexact)` hits so far.
+    pub(super) fn hits(&self) -> (u64, u64) {
+        (self.exact_hits.load(Ordering::Relaxed), self.inexact_hits.load(Ordering::Relaxed))
+    }
+
+    /// Memoized facts buffers now published.
+    #[cfg(test)]
+    pub(super) fn memo_len(&self) -> usize {
+        self.snapshot.load().memo.len()
+    }
+
+    /// The cached concrete function with this id. Lock-free.
+    pub(super) fn by_id(&self, id: u32) -> Option<Arc<Concrete<C>>> {
+        self.snapshot.load().by_id.get(&id).cloned()
+    }
+
+    fn publish(&self, _: &mut WriteToken, change: impl FnOnce(&mut Snapshot<C>)) {
+        let mut next = Snapshot::clone(&self.snapshot.load());
+        change(&mut next);
+        self.snapshot.store(Arc::new(next));
+    }
+
+    /// Memoizes `facts` → `c` (facts the memo does not hold: the caller looked under the lock).
+    /// When the memo is full its inexact entries go first; returns whether that happened.
+    /// `cached` is the number of cached functions.
+    pub(super) fn memoize(
+        &self,
+        token: &mut WriteToken,
+        facts: &[i64],
+        c: Arc<Concrete<C>>,
+        hit: Hit,
+        cached: usize,
+    ) -> bool {
+        let mut cleared = false;
+        self.publish(token, |s| {
+            // Exact memos are bounded by the cached functions; inexact ones (one per call shape
+            // served by a general signature) are what can grow, so they are what gets dropped.
+            if s.memo.len() >= MEMO_CAPACITY + cached {
+                s.memo.retain(|_, (_, h)| *h == Hit::Exact);
+                s.inexact = 0;
+                cleared = true;
+            }
+            if hit == Hit::Inexact {
+                s.inexact += 1;
+            }
+            s.memo.insert(facts.into(), (c, hit));
+        });
+        cleared
+    }
+
+    /// Publishes a newly traced `c` (replacing the function of id `replaced`, when the same
+    /// signature was traced twice). Inexact memo entries go: `c` may serve them more exactly.
+    pub(super) fn added(&self, token: &mut WriteToken, c: Arc<Concrete<C>>, replaced: Option<u32>) {
+        self.touch(&c);
+        self.publish(token, |s| {
+            if s.inexact > 0 || replaced.is_some() {
+                s.memo.retain(|_, (m, h)| *h == Hit::Exact && Some(m.id) != replaced);
+                s.inexact = 0;
+            }
+            if let Some(id) = replaced {
+                s.by_id.remove(&id);
+            }
+            s.by_id.insert(c.id, c);
+        });
+    }
+
+    /// Unpublishes the function of id `id` and every memo entry that led to it.
+    pub(super) fn removed(&self, token: &mut WriteToken, id: u32) {
+        self.publish(token, |s| {
+            s.by_id.remove(&id);
+            let mut inexact = 0;
+            s.memo.retain(|_, (m, h)| {
+                let keep = m.id != id;
+                inexact += usize::from(keep && *h == Hit::Inexact);
+                keep
+            });
+            s.inexact = inexact;
+        });
+    }
+
+    /// Unpublishes everything.
+    pub(super) fn clear(&self, _: &mut WriteToken) {
+        self.snapshot.store(Arc::new(Snapshot::default()));
+    }
+}

@@ -1,0 +1,410 @@
+//! A polymorphic function's state, independent of TensorFlow: the parameter list fixed by the
+//! first trace, the dispatch table of concrete functions, the trace protocol
+//! (begin → declare each parameter → finish), and what makes retracing controllable and
+//! explainable: reduce-retracing, a bounded cache, trace history with reasons, statistics and
+//! a frequent-retrace warning.
+//!
+//! Generic over the concrete function `C` so the logic is tested without a runtime.
+
+mod cache;
+mod error;
+mod monitor;
+mod session;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod signature_tests;
+#[cfg(test)]
+mod thread_tests;
+
+pub use error::PolyError;
+pub use monitor::{
+    Stats, TraceRecord, HISTORY_CAPACITY, LITERAL_WARNING_THRESHOLD, RETRACE_WARNING_TRACES, RETRACE_WINDOW_CALLS,
+};
+pub use session::TraceSession;
+
+use crate::{
+    bind, check_constraints, decode_call_with_captures, decode_value, explain_retrace, BindError, RetraceReason, DispatchTable,
+    FunctionType, LiteralTable, PlaceholderContext, StringTable, TypeRef,
+};
+use cache::{Published, WriteToken};
+use monitor::Monitor;
+use parking_lot::Mutex;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How a polymorphic function caches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// tf.function's `reduce_retracing`: on a miss, trace the most specific common supertype of
+    /// the call and the cached signatures, so shapes that vary share one generic trace.
+    pub reduce_retracing: bool,
+    /// Evict the least recently used concrete function beyond this many (`None`: unbounded).
+    pub max_concrete_functions: Option<usize>,
+}
+
+/// One traced concrete function with its monomorphic type.
+#[derive(Debug)]
+pub struct Concrete<C> {
+    /// Unique within its polymorphic function ([`Polymorphic::concrete_by_id`]).
+    pub id: u32,
+    pub function_type: FunctionType,
+    pub output_names: Vec<String>,
+    pub inner: C,
+    /// When it was last used, in the function's logical clock (for least-recently-used eviction).
+    last_used: AtomicU64,
+}
+
+
+struct State<C> {
+    declared: Option<FunctionType>,
+    table: DispatchTable<Arc<Concrete<C>>>,
+    strings: StringTable,
+    literals: LiteralTable,
+    next_id: u32,
+    /// Misses, traces and evictions; hits are counted without the lock in [`Published`].
+    stats: Stats,
+    monitor: Monitor,
+    token: WriteToken,
+}
+
+/// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
+/// concrete function for that type, or trace one.
+pub struct Polymorphic<C> {
+    name: String,
+    options: Options,
+    state: Mutex<State<C>>,
+    /// What cached calls read without taking `state`'s lock.
+    published: Published<C>,
+    closed: AtomicBool,
+}
+
+impl<C> Polymorphic<C> {
+    pub fn new(name: impl Into<String>) -> Self {
+        Self::with_options(name, Options::default())
+    }
+
+    pub fn with_options(name: impl Into<String>, options: Options) -> Self {
+        Polymorphic {
+            name: name.into(),
+            options,
+            state: Mutex::new(State {
+                declared: None,
+                table: DispatchTable::new(),
+                strings: StringTable::default(),
+                literals: LiteralTable::default(),
+                next_id: 0,
+                stats: Stats::default(),
+                monitor: Monitor::default(),
+                token: WriteToken::new(),
+            }),
+            published: Published::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Registers the string a map key id stands for in facts (once per id).
+    pub fn register_string(&self, id: i64, s: &str) {
+        self.state.lock().strings.insert(id, s);
+    }
+
+    /// Registers the Java value a literal id stands for in facts (once per id).
+    pub fn register_literal(&self, id: i64, repr: &str, class_name: &str) {
+        self.state.lock().literals.insert(id, repr, class_name);
+    }
+
+    /// The type of one value described by `facts` (map keys and literals resolved).
+    pub fn decode_value(&self, facts: &[i64]) -> Result<TypeRef, BindError> {
+        let st = self.state.lock();
+        let mut pos = 0;
+        let t = decode_value(facts, &mut pos, &st.strings, &st.literals)?;
+        if pos != facts.len() {
+            return Err(BindError::BadFacts(format!("{} trailing facts after one value", facts.len() - pos)));
+        }
+        Ok(t)
+    }
+
+    /// Like [`Polymorphic::decode_value`], for the argument or capture `name`: errors name it
+    /// (`x: shape of rank 300 exceeds ...`, `xs[2]: ...`).
+    pub fn decode_argument(&self, name: &str, facts: &[i64]) -> Result<TypeRef, BindError> {
+        self.decode_value(facts).map_err(|e| e.within(name, true))
+    }
+
+    /// The concrete function for a call described by `facts`, or `None` when it must be traced.
+    /// Counts a hit in the statistics (a miss is counted by the trace the call then begins).
+    pub fn lookup<E>(&self, facts: &[i64]) -> Result<Option<Arc<Concrete<C>>>, PolyError<E>> {
+        self.search(facts, true)
+    }
+
+    /// Like [`Polymorphic::lookup`], for introspection: not counted as a call.
+    pub fn find<E>(&self, facts: &[i64]) -> Result<Option<Arc<Concrete<C>>>, PolyError<E>> {
+        self.search(facts, false)
+    }
+
+    fn search<E>(&self, facts: &[i64], count: bool) -> Result<Option<Arc<Concrete<C>>>, PolyError<E>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
+        // A call seen before takes no lock.
+        if let Some(c) = self.published.find(facts, count) {
+            return Ok(Some(c));
+        }
+        let mut memo_full = false;
+        let found = {
+            let mut st = self.state.lock();
+            if self.closed.load(Ordering::Acquire) {
+                return Err(PolyError::Closed(self.name.clone()));
+            }
+            // Another caller may have memoized these facts while this one waited for the lock.
+            if let Some(c) = self.published.find(facts, count) {
+                return Ok(Some(c));
+            }
+            let st = &mut *st;
+            let Some(declared) = st.declared.as_ref() else { return Ok(None) };
+            let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
+            check_constraints(&call, declared)?;
+            let found = st.table.lookup(&call, None);
+            if let Some((c, hit)) = &found {
+                memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());
+                if count {
+                    self.published.count(c, *hit);
+                }
+            }
+            found
+        };
+        if memo_full {
+            log::debug!("function '{}': dispatch memo full ({} call shapes); dropped its inexact entries", self.name, cache::MEMO_CAPACITY);
+        }
+        Ok(found.map(|(c, _)| c))
+    }
+
+    /// The cached concrete function with this id, without taking the lock.
+    pub fn concrete_by_id(&self, id: u32) -> Option<Arc<Concrete<C>>> {
+        self.published.by_id(id)
+    }
+
+    /// Starts a trace of a call with arguments named `arg_names`, checking them against the
+    /// parameter list when a first trace has fixed it. `call_facts` (when the parameter list is
+    /// known) types the call, to explain the retrace and, with reduce-retracing, to generalize it.
+    /// `for_call` counts the call as a miss (a trace ahead of calls, for introspection, is not).
+    pub fn begin_trace<E>(
+        &self,
+        arg_names: Vec<String>,
+        call_facts: Option<&[i64]>,
+        for_call: bool,
+    ) -> Result<TraceSession, PolyError<E>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
+        let mut st = self.state.lock();
+        if for_call {
+            st.stats.misses += 1;
+        }
+        let known = st.declared.clone();
+        if let Some(known) = known.as_ref() {
+            let names: Vec<&str> = arg_names.iter().map(String::as_str).collect();
+            bind(&known.parameters, &names)?;
+        }
+        let call = match (known.as_ref(), call_facts) {
+            (Some(k), Some(facts)) => decode_call_with_captures(k, facts, &st.strings, &st.literals).ok(),
+            _ => None,
+        };
+        let cached = st.table.types();
+        let why = match &call {
+            Some(call) => explain_retrace(call, &cached),
+            None if cached.is_empty() => RetraceReason::general("first call"),
+            None => RetraceReason::general("a call without a typed description (first call with a single argument)"),
+        };
+        let generalized = match &call {
+            Some(call) if self.options.reduce_retracing => Some(st.table.generalize(call)),
+            _ => None,
+        };
+        drop(st);
+        Ok(TraceSession {
+            function: self.name.clone(),
+            known,
+            arg_names,
+            declared: Vec::new(),
+            traced: Vec::new(),
+            declared_captures: Vec::new(),
+            traced_captures: Vec::new(),
+            placeholders: PlaceholderContext::new(),
+            generalized,
+            reason: why.to_string(),
+            why,
+            started: Instant::now(),
+        })
+    }
+
+    /// Builds the concrete function for a finished trace (via `build`, outside the lock so calls
+    /// of cached signatures go on), caches it and returns it, so the call that traced runs it
+    /// even if a concurrent `clear_cache` or eviction has already dropped it from the cache.
+    pub fn finish_trace<E>(
+        &self,
+        session: &TraceSession,
+        output_names: Vec<String>,
+        build: impl FnOnce(&FunctionType, u32) -> Result<C, E>,
+    ) -> Result<Arc<Concrete<C>>, PolyError<E>> {
+        if let Some(known) = session.known.as_ref() {
+            if session.declared.len() != known.parameters.len() || session.declared_captures.len() != known.captures.len()
+            {
+                return Err(session.list_changed(None));
+            }
+        }
+        let declared_names: HashSet<&str> = session.declared.iter().map(|p| p.name.as_str()).collect();
+        let mut unexpected: Vec<String> =
+            session.arg_names.iter().filter(|n| !declared_names.contains(n.as_str())).cloned().collect();
+        if !unexpected.is_empty() {
+            unexpected.sort();
+            let parameters = session.declared.iter().map(|p| p.name.clone()).collect();
+            return Err(BindError::Unexpected { names: unexpected, parameters }.into());
+        }
+        let declared = FunctionType::new(session.declared.clone()).with_captures(session.declared_captures.clone());
+        let traced = FunctionType::new(session.traced.clone()).with_captures(session.traced_captures.clone());
+        let id = {
+            let mut st = self.state.lock();
+            if let Some(before) = st.declared.as_ref() {
+                // Another trace may have fixed the list since this one began.
+                if !before.same_signature(&declared) {
+                    return Err(PolyError::ParameterListChanged {
+                        name: self.name.clone(),
+                        before: before.to_string(),
+                        now: declared.to_string(),
+                    });
+                }
+            }
+            st.next_id += 1;
+            st.next_id
+        };
+        let inner = build(&traced, id).map_err(PolyError::Build)?;
+        let concrete =
+            Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) });
+        // Log records go to the application's logger, which may call back into this function:
+        // collect them under the lock and emit them after releasing it. Evicted functions are
+        // also dropped after it (releasing them calls into TensorFlow).
+        let mut messages: Vec<(log::Level, String)> = Vec::new();
+        let evicted;
+        {
+            let mut st = self.state.lock();
+            if self.closed.load(Ordering::Acquire) {
+                return Err(PolyError::Closed(self.name.clone()));
+            }
+            let nanos = session.started.elapsed().as_nanos() as u64;
+            if log::log_enabled!(log::Level::Debug) {
+                let text = format!("function '{}' traced {traced} in {:.1} ms: {}", self.name, nanos as f64 / 1e6, session.reason);
+                messages.push((log::Level::Debug, text));
+            }
+            let replaced = st.table.get(&traced).map(|c| c.id);
+            st.table.insert(traced.clone(), concrete.clone());
+            self.published.added(&mut st.token, concrete.clone(), replaced);
+            if st.declared.is_none() {
+                st.declared = Some(declared);
+            }
+            st.stats.traces += 1;
+            st.stats.total_trace_nanos += nanos;
+            st.stats.last_trace_nanos = nanos;
+            let record = TraceRecord {
+                function_type: traced.to_string(),
+                parameter: session.why.parameter.clone(),
+                capture: session.why.capture,
+                path: session.why.path.clone(),
+                reason: session.reason.clone(),
+                nanos,
+            };
+            st.monitor.record(record);
+            evicted = self.evict_beyond_bound(&mut st, &mut messages);
+            let calls = self.stats_of(&st).calls();
+            let st = &mut *st;
+            if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
+                messages.push((log::Level::Warn, w));
+            }
+            for w in monitor::literal_warnings(&self.name, &st.table.types(), &session.declared) {
+                messages.push((log::Level::Warn, w));
+            }
+        }
+        drop(evicted);
+        for (level, text) in messages {
+            log::log!(level, "{text}");
+        }
+        Ok(concrete)
+    }
+
+    /// Drops least recently used concrete functions beyond `max_concrete_functions` from the
+    /// table, returning them (a dropped function's resources go when the last in-flight call
+    /// using it returns).
+    fn evict_beyond_bound(&self, st: &mut State<C>, messages: &mut Vec<(log::Level, String)>) -> Vec<Arc<Concrete<C>>> {
+        let mut evicted = Vec::new();
+        let Some(max) = self.options.max_concrete_functions else { return evicted };
+        while st.table.len() > max.max(1) {
+            // The least recently used; the oldest among equals.
+            let victim = st.table.entries().min_by_key(|(_, c)| (c.last_used.load(Ordering::Relaxed), c.id));
+            let Some(victim) = victim.map(|(t, _)| t.clone()) else { break };
+            let Some(c) = st.table.remove(&victim) else { break };
+            self.published.removed(&mut st.token, c.id);
+            evicted.push(c);
+            st.stats.evictions += 1;
+            messages.push((log::Level::Debug, format!("function '{}' evicted {victim} (max {max} concrete functions)", self.name)));
+        }
+        evicted
+    }
+
+    /// Drops every concrete function; the parameter list stays fixed. In-flight calls keep
+    /// theirs alive until they return.
+    pub fn clear_cache(&self) {
+        let dropped = {
+            let mut st = self.state.lock();
+            self.published.clear(&mut st.token);
+            st.table.clear()
+        };
+        drop(dropped);
+    }
+
+    /// Drops every concrete function and refuses later calls.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.clear_cache();
+    }
+
+    pub fn trace_count(&self) -> u32 {
+        self.state.lock().stats.traces as u32
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats_of(&self.state.lock())
+    }
+
+    fn stats_of(&self, st: &State<C>) -> Stats {
+        let (exact_hits, inexact_hits) = self.published.hits();
+        Stats { exact_hits, inexact_hits, ..st.stats }
+    }
+
+    /// The most recent traces, oldest first (at most [`HISTORY_CAPACITY`]).
+    pub fn history(&self) -> Vec<TraceRecord> {
+        self.state.lock().monitor.history.iter().cloned().collect()
+    }
+
+    /// The declared type (parameters and captures with their constraints), `None` before the
+    /// first trace.
+    pub fn declared(&self) -> Option<FunctionType> {
+        self.state.lock().declared.clone()
+    }
+
+    /// Cached concrete functions in the order they were traced.
+    pub fn concrete_functions(&self) -> Vec<Arc<Concrete<C>>> {
+        let st = self.state.lock();
+        let mut all: Vec<_> = st.table.entries().map(|(_, c)| c.clone()).collect();
+        all.sort_by_key(|c| c.id);
+        all
+    }
+}
+

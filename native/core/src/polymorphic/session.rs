@@ -1,0 +1,132 @@
+//! [`TraceSession`]: the parameters and captures a body declares while it is traced, checked
+//! against the parameter list fixed by the first trace and against their constraints.
+
+use std::time::Instant;
+
+use super::PolyError;
+use crate::{describe_mismatch, BindError, RetraceReason, FunctionType, ParamKind, Parameter, PlaceholderContext, PlaceholderSpec, TypeRef};
+
+/// The parameters a body declares while it is traced.
+pub struct TraceSession {
+    pub(super) function: String,
+    /// The parameter list fixed by the first trace, if any: every trace must declare it again.
+    pub(super) known: Option<FunctionType>,
+    pub(super) arg_names: Vec<String>,
+    pub(super) declared: Vec<Parameter>,
+    pub(super) traced: Vec<Parameter>,
+    /// Captures: values the body reads from outside (variables, tensors), fed as hidden inputs
+    /// at every call; their constraints...
+    pub(super) declared_captures: Vec<(String, TypeRef)>,
+    /// ...and the types they were traced with.
+    pub(super) traced_captures: Vec<(String, TypeRef)>,
+    /// Shared by parameters and captures: one placeholder per aliased value (a variable passed
+    /// as an argument and also captured is one graph input).
+    pub(super) placeholders: PlaceholderContext,
+    /// With reduce-retracing: the call generalized against the cached signatures.
+    pub(super) generalized: Option<FunctionType>,
+    /// Why this trace happens, and its text.
+    pub(super) why: RetraceReason,
+    pub(super) reason: String,
+    pub(super) started: Instant,
+}
+
+impl TraceSession {
+    /// Why this trace happens.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// Why this trace happens, by parameter and path.
+    pub fn retrace_reason(&self) -> &RetraceReason {
+        &self.why
+    }
+
+    /// Declares parameter `name` of `kind` under `constraint`; `value` is the type of the call's
+    /// argument (`None` if absent). Returns the placeholders to build for it.
+    pub fn declare<E>(
+        &mut self,
+        name: &str,
+        kind: ParamKind,
+        optional: bool,
+        constraint: TypeRef,
+        value: Option<TypeRef>,
+    ) -> Result<Vec<PlaceholderSpec>, PolyError<E>> {
+        if let Some(known) = self.known.as_ref() {
+            let expected = known.parameters.get(self.declared.len());
+            if expected.is_none_or(|p| p.name != name || p.kind != kind || p.optional != optional) {
+                return Err(self.list_changed(Some(Parameter::new(name, kind).with_constraint(constraint))));
+            }
+        }
+        if self.declared.iter().any(|p| p.name == name) {
+            return Err(self.list_changed(Some(Parameter::new(name, kind).with_constraint(constraint))));
+        }
+        let Some(value) = value else {
+            return Err(BindError::Missing { param: name.to_owned(), expected: Some(constraint.to_string()) }.into());
+        };
+        if !value.is_subtype_of(&*constraint) {
+            return Err(BindError::TypeMismatch {
+                param: name.to_owned(),
+                expected: constraint.to_string(),
+                got: describe_mismatch(&value, &constraint),
+            }
+            .into());
+        }
+        // With reduce-retracing, trace the generalized type when it still fits the constraint.
+        let general = self
+            .generalized
+            .as_ref()
+            .and_then(|g| g.parameter(name))
+            .and_then(|p| p.type_constraint.clone())
+            .filter(|g| value.is_subtype_of(&**g) && g.is_subtype_of(&*constraint));
+        let traced = general.as_ref().unwrap_or(&value).specialize_for_trace(&*constraint);
+        let mut specs = Vec::new();
+        traced.placeholders(name, &mut self.placeholders, &mut specs);
+        self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
+        self.traced.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(traced) });
+        Ok(specs)
+    }
+
+    /// Declares capture `name` (a value the body reads from outside, fed as a hidden input at
+    /// every call) under `constraint`, with the type of its current `value`. Returns its
+    /// placeholders: none when the value is aliased to one already placed (the same variable).
+    pub fn declare_capture<E>(
+        &mut self,
+        name: &str,
+        constraint: TypeRef,
+        value: TypeRef,
+    ) -> Result<Vec<PlaceholderSpec>, PolyError<E>> {
+        if let Some(known) = self.known.as_ref() {
+            if known.captures.get(self.declared_captures.len()).is_none_or(|(n, _)| n != name) {
+                return Err(PolyError::ParameterListChanged {
+                    name: self.function.clone(),
+                    before: known.to_string(),
+                    now: format!("a capture '{name}' at position {}", self.declared_captures.len()),
+                });
+            }
+        }
+        if !value.is_subtype_of(&*constraint) {
+            return Err(BindError::TypeMismatch {
+                param: format!("capture {name}"),
+                expected: constraint.to_string(),
+                got: describe_mismatch(&value, &constraint),
+            }
+            .into());
+        }
+        let mut specs = Vec::new();
+        value.placeholders(name, &mut self.placeholders, &mut specs);
+        self.declared_captures.push((name.to_owned(), constraint));
+        self.traced_captures.push((name.to_owned(), value));
+        Ok(specs)
+    }
+
+    /// The error for a trace whose declarations (so far, plus `next`) differ from the fixed list.
+    pub(super) fn list_changed<E>(&self, next: Option<Parameter>) -> PolyError<E> {
+        let mut now = self.declared.clone();
+        now.extend(next);
+        let before = match &self.known {
+            Some(k) => k.to_string(),
+            None => FunctionType::new(self.declared.clone()).to_string(),
+        };
+        PolyError::ParameterListChanged { name: self.function.clone(), before, now: FunctionType::new(now).to_string() }
+    }
+}
