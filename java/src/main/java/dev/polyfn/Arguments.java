@@ -174,7 +174,7 @@ final class Arguments {
     for (Object k : map.keySet()) {
       if (!(k instanceof String)) {
         throw new IllegalArgumentException("argument '" + p.name + "': map keys must be strings, got key "
-            + k + " (" + describe(k) + ")");
+            + Interner.repr(k) + " (" + describe(k) + ")");
       }
       keys[i++] = (String) k;
     }
