@@ -4,6 +4,7 @@ import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.FunctionHandle;
 import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.Names;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.ref.Reference;
@@ -299,7 +300,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         ops[i] = o.op().name();
         indices[i] = o.index();
       }
-      String opName = tf.scope().makeOpName(name().replaceAll("[^A-Za-z0-9_.\\-]", "_"));
+      String opName = tf.scope().makeOpName(Names.opName(name()));
       int n = Native.addCall(handle.address(), concrete.id(), outer == null ? 0 : outer.trace(),
           TensorFlowInternals.graphAddress(graph), opName, ops, indices);
       GraphOperation op = graph.operation(opName);
