@@ -32,10 +32,11 @@ final class Arguments {
 
   /**
    * Writes a whole call; false when the arguments do not bind to {@code params} (missing or
-   * unexpected names), which Rust then explains.
+   * unexpected names), which Rust then explains. {@code forCall}: the arguments are to be run
+   * (values only), not only traced (where {@link TensorSpec}s stand for values).
    */
-  static boolean describe(
-      Param[] params, Capture[] captures, Map<String, ?> args, CallBuffer buf, Interner interner) {
+  static boolean describe(Param[] params, Capture[] captures, Map<String, ?> args, CallBuffer buf,
+      Interner interner, boolean forCall) {
     int given = 0;
     for (Param p : params) {
       Object v = valueFor(p, args);
@@ -45,7 +46,7 @@ final class Arguments {
       if (args.containsKey(p.name)) {
         given++;
       }
-      write(p, v, buf, interner);
+      write(p, v, buf, interner, forCall);
     }
     if (given != args.size()) {
       return false;
@@ -75,11 +76,21 @@ final class Arguments {
     buf.variable(v.dtypeCode(), v.dims(), Aliases.index(a), a < 0 ? v.resourceAddress() : 0, v);
   }
 
-  /** Writes one argument of parameter {@code p}. */
+  /** Writes one argument of parameter {@code p} for a trace, where specs stand for tensors. */
   static void write(Param p, Object v, CallBuffer buf, Interner interner) {
+    write(p, v, buf, interner, false);
+  }
+
+  /** Writes one argument of parameter {@code p}; specs are rejected when {@code forCall}. */
+  static void write(Param p, Object v, CallBuffer buf, Interner interner, boolean forCall) {
     switch (p.kind) {
+<<<<<<< HEAD
       case Wire.KIND_TENSOR:
         tensor(p, -1, null, v, buf);
+=======
+      case Native.KIND_TENSOR:
+        tensor(p, -1, null, v, buf, forCall);
+>>>>>>> wip-java
         return;
       case Wire.KIND_LIST:
         if (!(v instanceof List)) {
@@ -90,7 +101,7 @@ final class Arguments {
         buf.list(list.size());
         int i = 0;
         for (Object e : list) {
-          tensor(p, i++, null, e, buf);
+          tensor(p, i++, null, e, buf, forCall);
         }
         return;
       case Wire.KIND_MAP:
@@ -103,7 +114,7 @@ final class Arguments {
         // Rust flattens map values in key order: write them in the same order.
         for (String key : sortedKeys(p, map)) {
           buf.key(interner.string(key));
-          tensor(p, -1, key, map.get(key), buf);
+          tensor(p, -1, key, map.get(key), buf, forCall);
         }
         return;
       case Wire.KIND_VARIABLE:
@@ -129,11 +140,18 @@ final class Arguments {
    * Writes one tensor of parameter {@code p}: the whole argument, list element {@code index} or
    * map value {@code key}. The element's path (e.g. {@code xs[2]}) is built only for an error.
    */
-  private static void tensor(Param p, int index, String key, Object v, CallBuffer buf) {
+  private static void tensor(Param p, int index, String key, Object v, CallBuffer buf, boolean forCall) {
     try {
       if (v instanceof Tensor) {
         buf.tensor((Tensor) v);
       } else if (v instanceof TensorSpec) {
+        if (forCall) {
+          // A spec has no value to run on: without this check the call reaches TensorFlow with
+          // one input short and fails there, naming no parameter.
+          throw new IllegalArgumentException("argument '" + path(p, index, key) + "': got a TensorSpec ("
+              + v + "), but call runs the function on values: pass a tensor, or pass specs to "
+              + "getConcreteFunction to trace without running");
+        }
         TensorSpec s = (TensorSpec) v;
         buf.spec(s.dtypeCode(), s.shape().isUnknown() ? null : s.shape().asArray());
       } else if (v != null && Conversions.convertible(v)) {
@@ -161,7 +179,7 @@ final class Arguments {
     for (Object k : map.keySet()) {
       if (!(k instanceof String)) {
         throw new IllegalArgumentException("argument '" + p.name + "': map keys must be strings, got key "
-            + k + " (" + describe(k) + ")");
+            + Interner.repr(k) + " (" + describe(k) + ")");
       }
       keys[i++] = (String) k;
     }
@@ -206,19 +224,33 @@ final class Arguments {
   static final class Lookup {
     private final Map<String, ?> map;
     private final Object single;
+    private final boolean forCall;
     private String bound;
 
-    private Lookup(Map<String, ?> map, Object single) {
+    private Lookup(Map<String, ?> map, Object single, boolean forCall) {
       this.map = map;
       this.single = single;
+      this.forCall = forCall;
     }
 
+    /** Arguments (tensors or specs) to trace for, as {@code getConcreteFunction}'s. */
     static Lookup of(Map<String, ?> args) {
-      return new Lookup(args, null);
+      return new Lookup(args, null, false);
     }
 
+    /** Arguments of a call, which must be values: a trace for them rejects specs at once. */
+    static Lookup ofCall(Map<String, ?> args) {
+      return new Lookup(args, null, true);
+    }
+
+    /** The one argument of a call. */
     static Lookup single(Object value) {
-      return new Lookup(null, value);
+      return new Lookup(null, value, true);
+    }
+
+    /** Whether these are a call's arguments (pass to {@link Arguments#write}). */
+    boolean forCall() {
+      return forCall;
     }
 
     /** Notes that the body declares {@code name} (binds a single value to the first one). */

@@ -30,11 +30,19 @@ public final class FunctionOptions {
     return DEFAULTS;
   }
 
-  /** A name for the function, used in its concrete functions' names, errors and logs. */
+  /**
+   * A name for the function, shown as given in errors, logs and {@code toString}: any text with a
+   * non-blank character ({@code "ü-名前"}, {@code "_private"}). TensorFlow's names for its
+   * concrete functions and graph ops are derived from it, keeping only the characters TensorFlow
+   * allows.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty or blank
+   */
   public FunctionOptions withName(String name) {
     Objects.requireNonNull(name, "name");
     if (name.isBlank()) {
-      throw new IllegalArgumentException("name must not be blank");
+      throw new IllegalArgumentException("a function name must not be empty or blank (got \"" + name
+          + "\"); any other text is allowed");
     }
     return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions);
   }

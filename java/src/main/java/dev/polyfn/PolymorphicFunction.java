@@ -77,7 +77,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
           return r;
         }
       }
-      return traceAndCall(Arguments.Lookup.of(args), args);
+      return traceAndCall(Arguments.Lookup.ofCall(args), args);
     } finally {
       Reference.reachabilityFence(this);
     }
@@ -112,7 +112,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private Result tryCall(long fn, Param[] ps, Map<String, ?> args, boolean count) {
     CallBuffer buf = CallBuffer.get();
     try {
-      if (!Arguments.describe(ps, captures, args, buf, interner)) {
+      if (!Arguments.describe(ps, captures, args, buf, interner, true)) {
         return null;
       }
       long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), count);
@@ -153,7 +153,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
     CallBuffer buf = CallBuffer.fresh();
     try {
-      return Arguments.describe(ps, captures, args, buf, interner) ? buf : null;
+      return Arguments.describe(ps, captures, args, buf, interner, false) ? buf : null;
     } finally {
       buf.release();
     }
@@ -199,7 +199,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private Result runTraced(long trace, Map<String, ?> args) {
     CallBuffer buf = CallBuffer.get();
     try {
-      if (!Arguments.describe(params, captures, args, buf, interner)) {
+      if (!Arguments.describe(params, captures, args, buf, interner, true)) {
         return null;
       }
       return result(Native.callTraced(trace, buf.tensors(), buf.tensorCount()));
@@ -295,7 +295,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
     CallBuffer buf = CallBuffer.fresh();
     try {
-      return Arguments.describe(ps, captures, args, buf, interner) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
+      return Arguments.describe(ps, captures, args, buf, interner, false) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
     } finally {
       buf.release();
     }

@@ -54,9 +54,34 @@ public final class Interner {
     }
   }
 
-  private static String repr(Object value) {
-    String s = value instanceof String ? "\"" + value + "\"" : String.valueOf(value);
-    return s.length() <= MAX_REPR ? s : s.substring(0, MAX_REPR - 3) + "...";
+  /**
+   * The text of a Java value in explanations and function types: its {@code toString()}, quoted
+   * for a string, cut to {@value #MAX_REPR} characters. Dispatch never depends on it (values are
+   * keyed by {@code equals}/{@code hashCode}), so a {@code toString()} that throws must not fail
+   * the call: it falls back to the class name and identity hash. A null text reads {@code null},
+   * as in string concatenation.
+   */
+  public static String repr(Object value) {
+    if (value == null) {
+      return "null";
+    }
+    String s;
+    try {
+      s = value instanceof String ? "\"" + value + "\"" : String.valueOf(value.toString()); // null: "null"
+    } catch (Throwable t) { // user code: any failure (even a StackOverflowError) only costs the text
+      s = null;
+    }
+    if (s == null) {
+      s = value.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(value));
+    }
+    if (s.length() <= MAX_REPR) {
+      return s;
+    }
+    int cut = MAX_REPR - 3;
+    if (Character.isHighSurrogate(s.charAt(cut - 1))) {
+      cut--; // never split a surrogate pair into an unpaired half
+    }
+    return s.substring(0, cut) + "...";
   }
 
   private static final class LiteralKey {

@@ -1,0 +1,78 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import dev.polyfn.SingleFunction;
+import dev.polyfn.TensorSpec;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * A {@link TensorSpec} describes a call for {@code getConcreteFunction}; passed to {@code call},
+ * which needs values, it fails naming the parameter (and element) and pointing there.
+ */
+class SpecsInCallTest {
+  private static final TensorSpec SCALAR = TensorSpec.of(TFloat32.class, Shape.scalar());
+
+  private static void assertMessage(RuntimeException e, String... parts) {
+    for (String p : parts) {
+      assertTrue(e.getMessage().contains(p), "'" + e.getMessage() + "' should contain '" + p + "'");
+    }
+  }
+
+  @Test
+  void aSpecForATensorParameterIsRejectedBeforeAndAfterTheFirstTrace() {
+    try (SingleFunction f = Function.defineSingle((tf, in) -> tf.math.neg(in.input("x", TFloat32.class)));
+        TFloat32 one = TFloat32.scalarOf(1f)) {
+      IllegalArgumentException first = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("x", SCALAR)).close());
+      assertMessage(first, "argument 'x'", "TensorSpec", "getConcreteFunction");
+      try (TFloat32 y = (TFloat32) f.call(Map.of("x", one))) {
+        assertEquals(-1f, y.getFloat(), 0f);
+      }
+      int traces = f.traceCount();
+      IllegalArgumentException later = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("x", SCALAR)).close());
+      assertMessage(later, "argument 'x'", "TensorSpec", "getConcreteFunction");
+      assertEquals(traces, f.traceCount());
+      // Specs still serve getConcreteFunction, and the call it prepares is a hit.
+      f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(-1))));
+      try (TFloat32 v = TFloat32.vectorOf(1f, 2f); TFloat32 y = (TFloat32) f.call(Map.of("x", v))) {
+        assertEquals(-2f, y.getFloat(1), 0f);
+      }
+      assertEquals(traces + 1, f.traceCount());
+    }
+  }
+
+  @Test
+  void aSpecInAListOrMapNamesItsPath() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          List<Operand<TFloat32>> xs = in.list("xs", TFloat32.class);
+          Map<String, Operand<TFloat32>> m = in.map("m", TFloat32.class);
+          return Map.of("y", tf.math.add(xs.get(0), m.get("k")));
+        });
+        TFloat32 one = TFloat32.scalarOf(1f)) {
+      try (Outputs out = f.call(Map.of("xs", List.of(one, one), "m", Map.of("k", one)))) {
+        assertEquals(2f, out.get("y", TFloat32.class).getFloat(), 0f);
+      }
+      IllegalArgumentException list = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("xs", List.of(one, SCALAR), "m", Map.of("k", one))).close());
+      assertMessage(list, "argument 'xs[1]'", "getConcreteFunction");
+      IllegalArgumentException map = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("xs", List.of(one, one), "m", Map.of("k", SCALAR))).close());
+      assertMessage(map, "argument 'm['k']'", "getConcreteFunction");
+      assertEquals(1, f.traceCount());
+      f.getConcreteFunction(Map.of("xs", List.of(SCALAR, SCALAR), "m", Map.of("k", SCALAR)));
+      assertEquals(1, f.traceCount());
+    }
+  }
+}
