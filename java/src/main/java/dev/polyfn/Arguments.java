@@ -84,13 +84,8 @@ final class Arguments {
   /** Writes one argument of parameter {@code p}; specs are rejected when {@code forCall}. */
   static void write(Param p, Object v, CallBuffer buf, Interner interner, boolean forCall) {
     switch (p.kind) {
-<<<<<<< HEAD
       case Wire.KIND_TENSOR:
-        tensor(p, -1, null, v, buf);
-=======
-      case Native.KIND_TENSOR:
         tensor(p, -1, null, v, buf, forCall);
->>>>>>> wip-java
         return;
       case Wire.KIND_LIST:
         if (!(v instanceof List)) {
