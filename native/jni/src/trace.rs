@@ -210,3 +210,24 @@ pub fn add_call<'l>(
     }
     Ok(outputs)
 }
+
+/// `Native.setHandleShape`: gives a variable's resource placeholder the dtype and shape of the
+/// variable's value (TensorFlow's handle data), so reads of it in the trace have a static shape.
+pub fn set_handle_shape<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    graph: jlong,
+    op_name: JString<'l>,
+    dtype: jint,
+    dims: JLongArray<'l>,
+) -> Result<()> {
+    let (rt, _) = runtime()?;
+    let graph = graph as *mut TF_Graph;
+    let op_name = convert::string(env, &op_name, "operation name")?;
+    let dims = convert::longs(env, &dims)?;
+    // SAFETY: the graph is the live trace graph Java holds open for this call.
+    let output = unsafe { graph_output(rt, graph, &op_name, 0) }?;
+    // SAFETY: as above; set_handle_shape validates dtype and dims before TensorFlow sees them.
+    unsafe { polyfn_tf::set_handle_shape(rt, graph, output, dtype, Some(&dims)) }?;
+    Ok(())
+}

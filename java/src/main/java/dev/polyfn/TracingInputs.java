@@ -5,6 +5,7 @@ import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -207,7 +208,7 @@ final class TracingInputs implements Inputs {
     facts.variable(v.dtypeCode(), v.dims(), alias, 0);
     long[] spec = Native.declareCapture(trace, c.name, true, facts.facts(), facts.factCount());
     captures.add(c);
-    Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : placeholder(spec, 1);
+    Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v);
     variableHandles.put(alias, handle);
     capturedVariables.put(v, handle);
     return handle;
@@ -236,8 +237,18 @@ final class TracingInputs implements Inputs {
     if (spec[0] == 0) {
       return variableHandles.get(alias);
     }
-    Operand<? extends TType> handle = placeholder(spec, 1);
+    Operand<? extends TType> handle = variableHandle(spec, v);
     variableHandles.put(alias, handle);
+    return handle;
+  }
+
+  /**
+   * The resource placeholder of variable {@code v}, carrying the dtype and shape of its value as
+   * TensorFlow's handle data: reads of it then have the variable's static shape, as in TensorFlow.
+   */
+  private Operand<? extends TType> variableHandle(long[] spec, Variable<?> v) {
+    Operand<? extends TType> handle = placeholder(spec, 1);
+    Native.setHandleShape(TensorFlowInternals.graphAddress(graph), handle.op().name(), v.dtypeCode(), v.dims());
     return handle;
   }
 

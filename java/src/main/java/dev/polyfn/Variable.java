@@ -3,12 +3,10 @@ package dev.polyfn;
 import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
-import dev.polyfn.internal.StaticShapes;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.tensorflow.EagerSession;
-import org.tensorflow.Graph;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Op;
@@ -120,13 +118,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
    */
   public Operand<T> read(Ops tf) {
     check();
-    Operand<T> read = tf.readVariableOp(handle(tf), type);
-    if (tf.scope().env() instanceof Graph) {
-      // The captured handle is a bare resource placeholder, so TensorFlow cannot infer the read's
-      // shape; give it the variable's, as TensorFlow's handle data would.
-      StaticShapes.declare((Graph) tf.scope().env(), read.asOutput(), dims);
-    }
-    return read;
+    return tf.readVariableOp(handle(tf), type);
   }
 
   /**

@@ -118,6 +118,12 @@ public final class Native {
   public static native int addCall(long function, int concreteId, long outerTrace, long graph, String opName,
       String[] inputOps, int[] inputIndices);
 
+  /**
+   * Gives the resource placeholder {@code opName} of {@code graph} the dtype and shape of a
+   * variable's value (TensorFlow's handle data), so that reads of it have a static shape.
+   */
+  public static native void setHandleShape(long graph, String opName, int dtype, long[] dims);
+
   /** Frees a trace (finished or not). */
   public static native void freeTrace(long trace);
 
