@@ -9,7 +9,7 @@ use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
-use polyfn_core::{wire, DType, DTypeSet, ParamKind, Shape};
+use polyfn_core::{wire, DType, DTypeSet, ParamKind};
 use polyfn_tf::c_api::{TF_Graph, TF_Output};
 use polyfn_tf::naming::{output_arg_names, unused_function_name};
 use polyfn_tf::{graph_operation, graph_output, EagerFunction, GraphSignature, Runtime, TfError};
@@ -55,15 +55,11 @@ pub fn declare_parameter<'l>(
         .ok_or_else(|| NativeError::IllegalArgument(format!("unknown parameter kind {kind}")))?;
     let dtypes: Vec<DType> = convert::ints(env, &dtypes)?.into_iter().map(DType).collect();
     let dtypes = if dtypes.is_empty() { DTypeSet::any() } else { DTypeSet::of(&dtypes) };
-    let shape = match shape_rank as i64 {
-        wire::SHAPE_UNDECLARED => None,
-        wire::RANK_UNKNOWN => Some(Shape::Unknown),
-        _ => Some(Shape::of(&convert::longs(env, &dims)?)),
-    };
+    let shape = polyfn_core::declare::declared_shape(&name, shape_rank as i64, &convert::longs(env, &dims)?)?;
     let java_class = if java_class.is_null() { String::new() } else { convert::string(env, &java_class, "class")? };
     let constraint = polyfn_core::declared_constraint(&name, kind, dtypes, shape, java_class)?;
     let facts = convert::longs_prefix(env, &facts, fact_count)?;
-    let value = if facts.is_empty() { None } else { Some(f.decode_value(&facts)?) };
+    let value = if facts.is_empty() { None } else { Some(f.decode_argument(&name, &facts)?) };
     let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value)?;
     convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
 }
@@ -82,7 +78,7 @@ pub fn declare_capture<'l>(
     let trace = handles::trace(env, trace)?;
     let f = handles::function(env, trace.function)?;
     let name = convert::string(env, &name, "name")?;
-    let value = f.decode_value(&convert::longs_prefix(env, &facts, fact_count)?)?;
+    let value = f.decode_argument(&name, &convert::longs_prefix(env, &facts, fact_count)?)?;
     let constraint = polyfn_core::capture_constraint(variable);
     let specs = trace.session.declare_capture::<TfError>(&name, constraint, value)?;
     convert::new_longs(env, &wire::encode_placeholder_specs(&specs))

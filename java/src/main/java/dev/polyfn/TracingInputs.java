@@ -10,6 +10,7 @@ import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -41,7 +42,17 @@ final class TracingInputs implements Inputs {
   private final Interner interner;
   private final boolean firstTrace;
   private final CallBuffer temporaries = CallBuffer.fresh();
-  private final List<String> placeholders = new ArrayList<>();
+  /**
+   * The placeholders built so far, each with its place among the function's inputs. A call feeds
+   * its inputs parameters first, then captures (the facts order), whatever order the body
+   * declared them in, so the graph's inputs are sorted the same way when the trace finishes.
+   */
+  private final List<Slot> placeholders = new ArrayList<>();
+  /** Where the next placeholder goes: group (parameters, captures), declaration index. */
+  private int slotGroup;
+  private int slotIndex;
+  /** The slot of each variable's shared placeholder, by alias index. */
+  private final Map<Integer, Slot> variableSlots = new HashMap<>();
   private final List<Param> declared = new ArrayList<>();
   private final List<Capture> captures = new ArrayList<>();
   /** Variable alias numbering shared by every declaration of this trace. */
@@ -188,6 +199,7 @@ final class TracingInputs implements Inputs {
     } finally {
       facts.release();
     }
+    at(CAPTURES, captures.size());
     captures.add(c);
     return placeholder(spec, 1);
   }
@@ -207,8 +219,9 @@ final class TracingInputs implements Inputs {
     CallBuffer facts = CallBuffer.fresh();
     facts.variable(v.dtypeCode(), v.dims(), alias, 0);
     long[] spec = Native.declareCapture(trace, c.name, true, facts.facts(), facts.factCount());
+    at(CAPTURES, captures.size());
     captures.add(c);
-    Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v);
+    Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v, alias);
     variableHandles.put(alias, handle);
     capturedVariables.put(v, handle);
     return handle;
@@ -235,9 +248,16 @@ final class TracingInputs implements Inputs {
     Variable<?> v = (Variable<?>) Arguments.valueFor(p, args.asMap());
     int alias = Aliases.index(aliases.aliasOf(v));
     if (spec[0] == 0) {
+      // Captured before this parameter declared it: the call feeds it here, among the parameters.
+      Slot shared = variableSlots.get(alias);
+      if (shared.group() == CAPTURES) {
+        Slot moved = new Slot(PARAMETERS, declared.size() - 1, 0, shared.name());
+        placeholders.set(placeholders.indexOf(shared), moved);
+        variableSlots.put(alias, moved);
+      }
       return variableHandles.get(alias);
     }
-    Operand<? extends TType> handle = variableHandle(spec, v);
+    Operand<? extends TType> handle = variableHandle(spec, v, alias);
     variableHandles.put(alias, handle);
     return handle;
   }
@@ -246,8 +266,9 @@ final class TracingInputs implements Inputs {
    * The resource placeholder of variable {@code v}, carrying the dtype and shape of its value as
    * TensorFlow's handle data: reads of it then have the variable's static shape, as in TensorFlow.
    */
-  private Operand<? extends TType> variableHandle(long[] spec, Variable<?> v) {
+  private Operand<? extends TType> variableHandle(long[] spec, Variable<?> v, int alias) {
     Operand<? extends TType> handle = placeholder(spec, 1);
+    variableSlots.put(alias, placeholders.get(placeholders.size() - 1));
     Native.setHandleShape(TensorFlowInternals.graphAddress(graph), handle.op().name(), v.dtypeCode(), v.dims());
     return handle;
   }
@@ -260,7 +281,7 @@ final class TracingInputs implements Inputs {
     CallBuffer facts = CallBuffer.fresh();
     facts.useAliases(aliases);
     if (value != null) {
-      Arguments.write(p, value, facts, interner);
+      Arguments.write(p, value, facts, interner, args.forCall());
       facts.handOverTemporaries(temporaries);
     }
     int rank = p.shape == null ? Wire.SHAPE_UNDECLARED : p.shape.isUnknown() ? Wire.RANK_UNKNOWN : p.shape.numDimensions();
@@ -270,6 +291,7 @@ final class TracingInputs implements Inputs {
     try {
       long[] spec = Native.declareParameter(trace, p.name, p.kind, p.optional, dtypes, rank, dims, javaClass,
           facts.facts(), facts.factCount());
+      at(PARAMETERS, declared.size());
       declared.add(p);
       return spec;
     } finally {
@@ -290,19 +312,35 @@ final class TracingInputs implements Inputs {
           .setAttr("dtype", DataType.DT_RESOURCE)
           .setAttr("shape", Shape.scalar())
           .build();
-      placeholders.add(op.name());
+      placeholders.add(new Slot(slotGroup, slotIndex, placeholders.size(), op.name()));
       return (Operand<T>) op.output(0);
     }
     Class<T> concrete = (Class<T>) TensorTypeRegistry.find(DataType.forNumber((int) spec[at])).type();
     int rank = (int) spec[at + 1];
     Shape shape = rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
     Placeholder<T> p = tf.placeholder(concrete, Placeholder.shape(shape));
-    placeholders.add(p.op().name());
+    placeholders.add(new Slot(slotGroup, slotIndex, placeholders.size(), p.op().name()));
     return p;
   }
 
+  private static final int PARAMETERS = 0;
+  private static final int CAPTURES = 1;
+
+  /** A placeholder's place among the function's inputs: group, declaration index, creation order. */
+  private record Slot(int group, int index, int order, String name) {}
+
+  /** Sets where the placeholders built next go. */
+  private void at(int group, int index) {
+    slotGroup = group;
+    slotIndex = index;
+  }
+
+  /** The placeholder operation names in the order calls feed the function's inputs. */
   String[] placeholderNames() {
-    return placeholders.toArray(new String[0]);
+    return placeholders.stream()
+        .sorted(Comparator.comparingInt(Slot::group).thenComparingInt(Slot::index).thenComparingInt(Slot::order))
+        .map(Slot::name)
+        .toArray(String[]::new);
   }
 
   Param[] declared() {

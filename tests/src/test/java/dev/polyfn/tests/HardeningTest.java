@@ -236,4 +236,37 @@ class HardeningTest {
       assertFalse(f.traceHistory().isEmpty());
     }
   }
+
+  @Test
+  void aCaptureReadBeforeAParameterIsDeclaredFeedsEachInputToItsOwnPlaceholder() {
+    try (TFloat32 k = TFloat32.scalarOf(3f);
+        Variable<TFloat32> v = Variable.create(TFloat32.scalarOf(10f));
+        MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> captured = in.capture("k", () -> k);   // a capture first...
+          Operand<TFloat32> read = v.read(tf);                      // ...and a variable...
+          Operand<TFloat32> x = in.input("x", TFloat32.class);      // ...then the parameter
+          return Map.of("y", tf.math.sub(tf.math.sub(x, captured), read));
+        });
+        TFloat32 x = TFloat32.scalarOf(2f);
+        Outputs out = f.call(Map.of("x", x))) {
+      assertEquals(2f - 3f - 10f, out.get("y", TFloat32.class).getFloat(), 0f);
+    }
+  }
+
+  @Test
+  void aVariableCapturedBeforeItIsDeclaredAsAParameterIsOneInputInTheRightPlace() {
+    try (Variable<TFloat32> v = Variable.create(TFloat32.scalarOf(5f));
+        MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> read = v.read(tf);                      // captured first
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          Operand<?> h = in.variableInput("w", TFloat32.class);       // the same variable, passed
+          Operand<TFloat32> w = tf.readVariableOp(h, TFloat32.class);
+          return Map.of("y", tf.math.add(tf.math.mul(x, read), w));
+        });
+        TFloat32 x = TFloat32.scalarOf(2f);
+        Outputs out = f.call(Map.of("x", x, "w", v))) {
+      assertEquals(2f * 5f + 5f, out.get("y", TFloat32.class).getFloat(), 0f);
+      assertEquals(2, f.concreteFunctions().get(0).inputCount());
+    }
+  }
 }

@@ -30,11 +30,11 @@ class ShapeLimitsTest {
     try (MapFunction f = identity(); TFloat32 x = TFloat32.scalarOf(1f)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(dims)))));
-      assertTrue(e.getMessage().contains("x") && e.getMessage().contains("254"), e.getMessage());
+      assertTrue(e.getMessage().contains("x: ") && e.getMessage().contains("254"), e.getMessage());
       f.call(Map.of("x", x)).close(); // still usable
       e = assertThrows(IllegalArgumentException.class,
           () -> f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(dims)))));
-      assertTrue(e.getMessage().contains("x") && e.getMessage().contains("254"), e.getMessage());
+      assertTrue(e.getMessage().contains("x: ") && e.getMessage().contains("254"), e.getMessage());
       assertEquals(1, f.traceCount());
     }
   }
@@ -44,7 +44,7 @@ class ShapeLimitsTest {
     try (MapFunction f = identity()) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.getConcreteFunction(
           Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(Long.MAX_VALUE, Long.MAX_VALUE, 4)))));
-      assertTrue(e.getMessage().contains("x"), e.getMessage());
+      assertTrue(e.getMessage().contains("x: "), e.getMessage());
       assertEquals(0, f.traceCount());
     }
   }
@@ -59,7 +59,7 @@ class ShapeLimitsTest {
         return Map.of("y", tf.identity(x));
       }); TFloat32 x = TFloat32.vectorOf(1f, 2f, 3f)) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.call(Map.of("x", x)));
-        assertTrue(e.getMessage().contains("x"), e.getMessage());
+        assertTrue(e.getMessage().contains("x: "), e.getMessage());
         assertEquals(0, f.traceCount());
       }
     }
