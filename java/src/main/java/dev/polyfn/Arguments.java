@@ -20,12 +20,12 @@ final class Arguments {
 
   /** The value for {@code p}: the argument, its default when omitted, or null when absent. */
   static Object valueFor(Param p, Map<String, ?> args) {
-    Object v = args.get(p.name);
+    Object v = args.get(p.name());
     if (v == null) {
-      if (args.containsKey(p.name)) {
-        throw new IllegalArgumentException("argument '" + p.name + "': expected " + p.kindName() + ", got null");
+      if (args.containsKey(p.name())) {
+        throw new IllegalArgumentException("argument '" + p.name() + "': expected " + p.kindName() + ", got null");
       }
-      return p.optional ? p.defaultValue : null;
+      return p.optional() ? p.defaultValue() : null;
     }
     return v;
   }
@@ -43,7 +43,7 @@ final class Arguments {
       if (v == null) {
         return false;
       }
-      if (args.containsKey(p.name)) {
+      if (args.containsKey(p.name())) {
         given++;
       }
       write(p, v, buf, interner, forCall);
@@ -65,7 +65,7 @@ final class Arguments {
       try {
         buf.tensor((Tensor) value);
       } catch (IllegalStateException e) {
-        throw new IllegalArgumentException("argument 'capture " + c.name + "': the tensor is closed", e);
+        throw new IllegalArgumentException("argument 'capture " + c.name() + "': the tensor is closed", e);
       }
     }
   }
@@ -83,14 +83,14 @@ final class Arguments {
 
   /** Writes one argument of parameter {@code p}; specs are rejected when {@code forCall}. */
   static void write(Param p, Object v, CallBuffer buf, Interner interner, boolean forCall) {
-    switch (p.kind) {
-      case Wire.KIND_TENSOR:
+    switch (p.kind()) {
+      case TENSOR:
         tensor(p, -1, null, v, buf, forCall);
         return;
-      case Wire.KIND_LIST:
+      case LIST:
         if (!(v instanceof List)) {
           throw new IllegalArgumentException(
-              "argument '" + p.name + "': expected a list of tensors, got " + describe(v));
+              "argument '" + p.name() + "': expected a list of tensors, got " + describe(v));
         }
         List<?> list = (List<?>) v;
         buf.list(list.size());
@@ -99,10 +99,10 @@ final class Arguments {
           tensor(p, i++, null, e, buf, forCall);
         }
         return;
-      case Wire.KIND_MAP:
+      case MAP:
         if (!(v instanceof Map)) {
           throw new IllegalArgumentException(
-              "argument '" + p.name + "': expected a map of tensors, got " + describe(v));
+              "argument '" + p.name() + "': expected a map of tensors, got " + describe(v));
         }
         Map<?, ?> map = (Map<?, ?>) v;
         buf.map(map.size());
@@ -112,22 +112,22 @@ final class Arguments {
           tensor(p, -1, key, map.get(key), buf, forCall);
         }
         return;
-      case Wire.KIND_VARIABLE:
+      case VARIABLE:
         if (!(v instanceof Variable)) {
           throw new IllegalArgumentException(
-              "argument '" + p.name + "': expected a Variable of " + p.tensorType.getSimpleName() + ", got " + describe(v));
+              "argument '" + p.name() + "': expected a Variable of " + p.tensorType().getSimpleName() + ", got " + describe(v));
         }
         if (((Variable<?>) v).isClosed()) {
-          throw new IllegalArgumentException("argument '" + p.name + "': the variable is closed");
+          throw new IllegalArgumentException("argument '" + p.name() + "': the variable is closed");
         }
         variable((Variable<?>) v, buf);
         return;
       default:
-        if (!boxed(p.javaClass).isInstance(v)) {
+        if (!boxed(p.javaClass()).isInstance(v)) {
           throw new IllegalArgumentException(
-              "argument '" + p.name + "': expected a " + p.javaClass.getName() + ", got " + describe(v));
+              "argument '" + p.name() + "': expected a " + p.javaClass().getName() + ", got " + describe(v));
         }
-        buf.literal(interner.literal(p.javaClass, v));
+        buf.literal(interner.literal(p.javaClass(), v));
     }
   }
 
@@ -150,10 +150,10 @@ final class Arguments {
         TensorSpec s = (TensorSpec) v;
         buf.spec(s.dtypeCode(), s.shape().isUnknown() ? null : s.shape().asArray());
       } else if (v != null && Conversions.convertible(v)) {
-        buf.temporary(Conversions.toTensor(path(p, index, key), v, p.tensorType));
+        buf.temporary(Conversions.toTensor(path(p, index, key), v, p.tensorType()));
       } else {
         throw new IllegalArgumentException("argument '" + path(p, index, key) + "': expected a tensor of "
-            + p.tensorType.getSimpleName() + ", got " + describe(v));
+            + p.tensorType().getSimpleName() + ", got " + describe(v));
       }
     } catch (IllegalStateException closed) {
       throw new IllegalArgumentException("argument '" + path(p, index, key) + "': the tensor is closed", closed);
@@ -161,7 +161,7 @@ final class Arguments {
   }
 
   private static String path(Param p, int index, String key) {
-    return key != null ? p.name + "['" + key + "']" : index >= 0 ? p.name + "[" + index + "]" : p.name;
+    return key != null ? p.name() + "['" + key + "']" : index >= 0 ? p.name() + "[" + index + "]" : p.name();
   }
 
   /**
@@ -173,7 +173,7 @@ final class Arguments {
     int i = 0;
     for (Object k : map.keySet()) {
       if (!(k instanceof String)) {
-        throw new IllegalArgumentException("argument '" + p.name + "': map keys must be strings, got key "
+        throw new IllegalArgumentException("argument '" + p.name() + "': map keys must be strings, got key "
             + Interner.repr(k) + " (" + describe(k) + ")");
       }
       keys[i++] = (String) k;

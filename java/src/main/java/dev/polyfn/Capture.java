@@ -7,18 +7,12 @@ import org.tensorflow.types.family.TType;
  * A value the body reads from outside, fed to the function as a hidden input at every call: a
  * supplier re-read each call (by-reference capture) or a variable's handle. Fixed by the first
  * trace, like the parameters.
+ *
+ * @param name the capture's name (in signatures and messages)
+ * @param supplier the value's source, re-read at every call (null for a variable)
+ * @param variable the captured variable (null for a supplier)
  */
-final class Capture {
-  final String name;
-  final Supplier<? extends TType> supplier;
-  final Variable<?> variable;
-
-  private Capture(String name, Supplier<? extends TType> supplier, Variable<?> variable) {
-    this.name = name;
-    this.supplier = supplier;
-    this.variable = variable;
-  }
-
+record Capture(String name, Supplier<? extends TType> supplier, Variable<?> variable) {
   static Capture of(String name, Supplier<? extends TType> supplier) {
     return new Capture(name, supplier, null);
   }

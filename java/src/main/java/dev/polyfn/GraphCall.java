@@ -58,19 +58,19 @@ final class GraphCall {
     Aliases seen = new Aliases();
     for (Param p : f.params()) {
       Object v = Arguments.valueFor(p, args);
-      switch (p.kind) {
-        case Wire.KIND_TENSOR -> flat.add((Operand<?>) v);
-        case Wire.KIND_LIST -> {
+      switch (p.kind()) {
+        case TENSOR -> flat.add((Operand<?>) v);
+        case LIST -> {
           for (Object e : (List<?>) v) {
             flat.add((Operand<?>) e);
           }
         }
-        case Wire.KIND_MAP -> {
+        case MAP -> {
           for (String key : Arguments.sortedKeys(p, (Map<?, ?>) v)) {
             flat.add((Operand<?>) ((Map<?, ?>) v).get(key));
           }
         }
-        case Wire.KIND_VARIABLE -> {
+        case VARIABLE -> {
           if (seen.aliasOf(v) < 0) {
             flat.add(Tracing.captureVariable(tf, (Variable<?>) v));
           }
@@ -79,15 +79,15 @@ final class GraphCall {
       }
     }
     for (Capture c : f.captures()) {
-      if (c.variable != null) {
-        if (seen.aliasOf(c.variable) < 0) {
-          flat.add(Tracing.captureVariable(tf, c.variable));
+      if (c.variable() != null) {
+        if (seen.aliasOf(c.variable()) < 0) {
+          flat.add(Tracing.captureVariable(tf, c.variable()));
         }
       } else if (outer == null) {
         throw new IllegalStateException("function '" + f.name() + "' captures values by reference; it can be called "
             + "inside another Polyfn function's body, but not from your own Graph");
       } else {
-        flat.add(outer.capture(f.name() + "." + c.name, c.supplier));
+        flat.add(outer.capture(f.name() + "." + c.name(), c.supplier()));
       }
     }
     return flat;

@@ -7,37 +7,37 @@ import org.tensorflow.types.family.TType;
 /**
  * One parameter as the body declared it: what the Java side needs to describe arguments (kind,
  * tensor or Java class, default). Rust holds the type constraints; this mirrors the declaration.
+ *
+ * @param name the parameter's name
+ * @param kind what kind of argument it takes
+ * @param tensorType the tensor (element) type, for tensor, list, map and variable parameters
+ * @param javaClass the declared class, for Java parameters
+ * @param shape the declared shape of a tensor parameter, or null
+ * @param optional whether the argument may be omitted
+ * @param defaultValue the value used when it is omitted
  */
-final class Param {
-  final String name;
-  final int kind;
-  /** Tensor (element) type, for tensor, list and map parameters. */
-  final Class<? extends TType> tensorType;
-  /** Declared class, for Java parameters. */
-  final Class<?> javaClass;
-  /** Declared shape of a tensor parameter, or null. */
-  final Shape shape;
-  final boolean optional;
-  final Object defaultValue;
+record Param(String name, Kind kind, Class<? extends TType> tensorType, Class<?> javaClass, Shape shape,
+    boolean optional, Object defaultValue) {
 
-  Param(String name, int kind, Class<? extends TType> tensorType, Class<?> javaClass, Shape shape,
-      boolean optional, Object defaultValue) {
-    this.name = name;
-    this.kind = kind;
-    this.tensorType = tensorType;
-    this.javaClass = javaClass;
-    this.shape = shape;
-    this.optional = optional;
-    this.defaultValue = defaultValue;
+  /** The kinds of parameter, with their wire codes ({@code polyfn_core::ParamKind}). */
+  enum Kind {
+    TENSOR(Wire.KIND_TENSOR, "a tensor"),
+    LIST(Wire.KIND_LIST, "a list of tensors"),
+    MAP(Wire.KIND_MAP, "a map of tensors"),
+    JAVA(Wire.KIND_JAVA, null),
+    VARIABLE(Wire.KIND_VARIABLE, "a Variable");
+
+    final int wire;
+    private final String expected;
+
+    Kind(int wire, String expected) {
+      this.wire = wire;
+      this.expected = expected;
+    }
   }
 
+  /** What an argument of this parameter must be, for messages: "a list of tensors". */
   String kindName() {
-    switch (kind) {
-      case Wire.KIND_TENSOR: return "a tensor";
-      case Wire.KIND_LIST: return "a list of tensors";
-      case Wire.KIND_MAP: return "a map of tensors";
-      case Wire.KIND_VARIABLE: return "a Variable";
-      default: return "a " + javaClass.getName();
-    }
+    return kind.expected != null ? kind.expected : "a " + javaClass.getName();
   }
 }

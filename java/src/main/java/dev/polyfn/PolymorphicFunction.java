@@ -102,10 +102,10 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
     if (ps.length != 1) {
       throw new IllegalArgumentException("function '" + name() + "' has " + ps.length + " parameters "
-          + Arrays.stream(ps).map(p -> p.name).collect(Collectors.joining(", ", "(", ")"))
+          + Arrays.stream(ps).map(p -> p.name()).collect(Collectors.joining(", ", "(", ")"))
           + "; call it with a map of arguments");
     }
-    return invoke(Collections.singletonMap(ps[0].name, value));
+    return invoke(Collections.singletonMap(ps[0].name(), value));
   }
 
   /** The fast path: describe, one native call; null when the call must trace first. */

@@ -115,7 +115,7 @@ final class TracingInputs implements Inputs {
   }
 
   private <T extends TType> Operand<T> tensor(String name, Class<T> type, Shape shape, boolean optional, T def) {
-    long[] spec = declare(new Param(name, Wire.KIND_TENSOR, check(type), null, shape, optional, def));
+    long[] spec = declare(new Param(name, Param.Kind.TENSOR, check(type), null, shape, optional, def));
     return placeholder(spec, 1);
   }
 
@@ -126,7 +126,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> List<Operand<T>> list(String name, Class<T> type) {
-    long[] spec = declare(new Param(name, Wire.KIND_LIST, check(type), null, null, false, null));
+    long[] spec = declare(new Param(name, Param.Kind.LIST, check(type), null, null, false, null));
     List<Operand<T>> result = new ArrayList<>();
     int at = 1;
     for (int i = 0; i < spec[0]; i++) {
@@ -143,7 +143,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type) {
-    Param p = new Param(name, Wire.KIND_MAP, check(type), null, null, false, null);
+    Param p = new Param(name, Param.Kind.MAP, check(type), null, null, false, null);
     long[] spec = declare(p);
     Object value = Arguments.valueFor(p, args.asMap());
     String[] keys = Arguments.sortedKeys(p, (Map<?, ?>) value);
@@ -169,7 +169,7 @@ final class TracingInputs implements Inputs {
   @SuppressWarnings("unchecked")
   private <T> T java(String name, Class<T> type, boolean optional, T def) {
     Objects.requireNonNull(type, "type");
-    Param p = new Param(name, Wire.KIND_JAVA, null, type, null, optional, def);
+    Param p = new Param(name, Param.Kind.JAVA, null, type, null, optional, def);
     declare(p);
     return (T) Arguments.valueFor(p, args.asMap());
   }
@@ -218,7 +218,7 @@ final class TracingInputs implements Inputs {
     Capture c = Capture.of(v);
     CallBuffer facts = CallBuffer.fresh();
     facts.variable(v.dtypeCode(), v.dims(), alias, 0);
-    long[] spec = Native.declareCapture(trace, c.name, true, facts.facts(), facts.factCount());
+    long[] spec = Native.declareCapture(trace, c.name(), true, facts.facts(), facts.factCount());
     at(CAPTURES, captures.size());
     captures.add(c);
     Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v, alias);
@@ -243,7 +243,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> Operand<? extends TType> variableInput(String name, Class<T> type) {
-    Param p = new Param(name, Wire.KIND_VARIABLE, check(type), null, null, false, null);
+    Param p = new Param(name, Param.Kind.VARIABLE, check(type), null, null, false, null);
     long[] spec = declare(p);
     Variable<?> v = (Variable<?>) Arguments.valueFor(p, args.asMap());
     int alias = Aliases.index(aliases.aliasOf(v));
@@ -275,8 +275,8 @@ final class TracingInputs implements Inputs {
 
   /** Declares {@code p} with the call's argument (or its default) and returns its placeholder specs. */
   private long[] declare(Param p) {
-    Objects.requireNonNull(p.name, "name");
-    args.use(p.name);
+    Objects.requireNonNull(p.name(), "name");
+    args.use(p.name());
     Object value = Arguments.valueFor(p, args.asMap());
     CallBuffer facts = CallBuffer.fresh();
     facts.useAliases(aliases);
@@ -284,12 +284,12 @@ final class TracingInputs implements Inputs {
       Arguments.write(p, value, facts, interner, args.forCall());
       facts.handOverTemporaries(temporaries);
     }
-    int rank = p.shape == null ? Wire.SHAPE_UNDECLARED : p.shape.isUnknown() ? Wire.RANK_UNKNOWN : p.shape.numDimensions();
-    long[] dims = rank > 0 ? p.shape.asArray() : new long[0];
-    int[] dtypes = p.tensorType == null ? new int[0] : DataTypes.accepted(p.tensorType);
-    String javaClass = p.javaClass == null ? null : p.javaClass.getName();
+    int rank = p.shape() == null ? Wire.SHAPE_UNDECLARED : p.shape().isUnknown() ? Wire.RANK_UNKNOWN : p.shape().numDimensions();
+    long[] dims = rank > 0 ? p.shape().asArray() : new long[0];
+    int[] dtypes = p.tensorType() == null ? new int[0] : DataTypes.accepted(p.tensorType());
+    String javaClass = p.javaClass() == null ? null : p.javaClass().getName();
     try {
-      long[] spec = Native.declareParameter(trace, p.name, p.kind, p.optional, dtypes, rank, dims, javaClass,
+      long[] spec = Native.declareParameter(trace, p.name(), p.kind().wire, p.optional(), dtypes, rank, dims, javaClass,
           facts.facts(), facts.factCount());
       at(PARAMETERS, declared.size());
       declared.add(p);
