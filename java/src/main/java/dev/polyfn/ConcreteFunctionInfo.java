@@ -44,6 +44,7 @@ public final class ConcreteFunctionInfo {
     return inputCount;
   }
 
+  /** The names of the function's outputs, in order. */
   public List<String> outputNames() {
     return outputNames;
   }

@@ -26,10 +26,12 @@ public final class FunctionStatistics {
     this.lastTraceTime = Duration.ofNanos(v[6]);
   }
 
+  /** Calls served by a concrete function traced for exactly their signature. */
   public long exactHits() {
     return exactHits;
   }
 
+  /** Calls served by a concrete function traced for a more general signature. */
   public long inexactHits() {
     return inexactHits;
   }
@@ -39,6 +41,7 @@ public final class FunctionStatistics {
     return misses;
   }
 
+  /** Concrete functions traced (each miss traces once). */
   public long traces() {
     return traces;
   }
@@ -48,10 +51,12 @@ public final class FunctionStatistics {
     return evictions;
   }
 
+  /** Time spent tracing, over all traces. */
   public Duration totalTraceTime() {
     return totalTraceTime;
   }
 
+  /** Time the most recent trace took (zero before the first). */
   public Duration lastTraceTime() {
     return lastTraceTime;
   }

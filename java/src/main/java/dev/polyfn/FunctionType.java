@@ -92,6 +92,7 @@ public final class FunctionType {
       this.type = type;
     }
 
+    /** The parameter's name, as declared in the body. */
     public String name() {
       return name;
     }
