@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Gradle example's JUnit 5 test against Polyfn from the local Maven repository.
 #   mvn -B -DskipTests install        # once: puts Polyfn into ~/.m2
-#   examples/gradle/run.sh            # or: POLYFN_REPO=/dir/laid/out/as/a/maven/repo run.sh
+#   examples/gradle/run.sh            # or: POLYFN_REPO=file:/dir/laid/out/as/a/maven/repo run.sh
 # Exits 0 with a "skipped" line when gradle is not installed (apt-get install gradle).
 set -euo pipefail
 cd "$(dirname "$0")"
