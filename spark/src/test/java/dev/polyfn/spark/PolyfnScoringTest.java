@@ -84,6 +84,16 @@ class PolyfnScoringTest {
   }
 
   @Test
+  void tensorFlowJavaWorksWithTheProtobufSparkBrings() throws Exception {
+    // Spark 4 puts protobuf-java 4.x on the class path over TensorFlow Java's 3.x: RuntimeVersion
+    // exists only in 4.x. TensorFlow Java's generated messages still build, serialize and parse.
+    Class.forName("com.google.protobuf.RuntimeVersion");
+    byte[] bytes = org.tensorflow.proto.ConfigProto.newBuilder().setInterOpParallelismThreads(2)
+        .build().toByteArray();
+    assertEquals(2, org.tensorflow.proto.ConfigProto.parseFrom(bytes).getInterOpParallelismThreads());
+  }
+
+  @Test
   void badConfigurationNamesTheColumnOrParameter() {
     Dataset<Row> data = rows(4, 1);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
