@@ -15,12 +15,7 @@ final class ExecutorFunctions {
 
   /** One function's slot; defining it holds only this slot's lock, never the map's. */
   private static final class Slot {
-    private final String factoryClass;
     private volatile MapFunction function;
-
-    Slot(String factoryClass) {
-      this.factoryClass = factoryClass;
-    }
 
     MapFunction get(String name, FunctionFactory factory) {
       MapFunction f = function;
@@ -40,12 +35,12 @@ final class ExecutorFunctions {
     }
   }
 
+  /**
+   * The function named {@code name} in this JVM, defined by {@code factory} on first use. The
+   * name alone identifies it (a deserialized factory has no identity worth comparing): jobs that
+   * score with different functions give them different names.
+   */
   static MapFunction get(String name, FunctionFactory factory) {
-    Slot slot = SLOTS.computeIfAbsent(name, n -> new Slot(factory.getClass().getName()));
-    if (!slot.factoryClass.equals(factory.getClass().getName())) {
-      throw new IllegalStateException("two scoring jobs name different functions '" + name + "' ("
-          + slot.factoryClass + " and " + factory.getClass().getName() + "); give each its own name");
-    }
-    return slot.get(name, factory);
+    return SLOTS.computeIfAbsent(name, n -> new Slot()).get(name, factory);
   }
 }
