@@ -16,7 +16,6 @@ use jni::objects::{JClass, JValue};
 use jni::refs::Global;
 use jni::vm::JavaVM;
 use jni::{jni_sig, jni_str, Env};
-use std::cell::Cell;
 use std::sync::OnceLock;
 
 struct Bridge {
@@ -26,17 +25,6 @@ struct Bridge {
 
 static BRIDGE: OnceLock<Bridge> = OnceLock::new();
 
-thread_local! {
-    static FORWARDING: Cell<bool> = const { Cell::new(false) };
-}
-
-struct ResetOnDrop;
-
-impl Drop for ResetOnDrop {
-    fn drop(&mut self) {
-        FORWARDING.with(|f| f.set(false));
-    }
-}
 static LOGGER: JavaLogger = JavaLogger;
 
 struct JavaLogger;
@@ -54,12 +42,6 @@ impl log::Log for JavaLogger {
             return;
         }
         let Some(bridge) = BRIDGE.get() else { return };
-        // A record logged while this thread forwards one (a Java handler that calls back into
-        // Polyfn) is dropped rather than forwarded inside the first.
-        if FORWARDING.with(|f| f.replace(true)) {
-            return;
-        }
-        let _reset = ResetOnDrop;
         let level = record.level() as i32;
         // Logging must never fail the operation that logs: errors are dropped.
         let _ = bridge.vm.attach_current_thread(|env: &mut Env| -> jni::errors::Result<()> {
