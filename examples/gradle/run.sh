@@ -13,6 +13,6 @@ args=(--no-daemon --console=plain -q)
 if [ -n "${POLYFN_REPO:-}" ]; then
   args+=("-PpolyfnRepo=$POLYFN_REPO")
 fi
-# The project directory stays clean: Gradle's caches and outputs go to a scratch directory.
+# Gradle's per-project cache goes to a scratch directory; its outputs to build/ (ignored by git).
 scratch="${GRADLE_SCRATCH:-$(mktemp -d)}"
-exec gradle "${args[@]}" --project-cache-dir "$scratch/project-cache" -PbuildDirOverride="$scratch/build" check
+exec gradle "${args[@]}" --project-cache-dir "$scratch/project-cache" clean check
