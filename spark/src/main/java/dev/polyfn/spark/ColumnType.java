@@ -87,7 +87,7 @@ enum ColumnType {
         for (int i = 0; i < n; i++) {
           List<?> row = array(column, values.get(i), width);
           for (int j = 0; j < width; j++) {
-            a[i * width + j] = ((Number) row.get(j)).floatValue();
+            a[i * width + j] = element(column, row, j).floatValue();
           }
         }
         return TFloat32.tensorOf(Shape.of(n, width), DataBuffers.of(a, true, false));
@@ -97,12 +97,21 @@ enum ColumnType {
         for (int i = 0; i < n; i++) {
           List<?> row = array(column, values.get(i), width);
           for (int j = 0; j < width; j++) {
-            a[i * width + j] = ((Number) row.get(j)).doubleValue();
+            a[i * width + j] = element(column, row, j).doubleValue();
           }
         }
         return TFloat64.tensorOf(Shape.of(n, width), DataBuffers.of(a, true, false));
       }
     }
+  }
+
+  private static Number element(String column, List<?> row, int j) {
+    Object v = row.get(j);
+    if (v == null) {
+      throw new IllegalArgumentException("column '" + column + "' has a null element (index " + j
+          + ") in an array; Polyfn scoring needs every element (fill nulls first)");
+    }
+    return (Number) v;
   }
 
   private static List<?> array(String column, Object value, int width) {

@@ -29,6 +29,14 @@ final class Models {
     }, FunctionOptions.defaults().withName("affine"));
   }
 
+  /** doubled = 2 * features, a [rows, 3] output. */
+  static MapFunction doubled() {
+    return Function.define((tf, in) -> {
+      Operand<TFloat32> features = in.input("features", TFloat32.class, Shape.of(-1, 3));
+      return Map.of("doubled", tf.math.mul(features, tf.constant(2f)));
+    }, FunctionOptions.defaults().withName("doubled"));
+  }
+
   /** y = 2 x + 1 on a float column. */
   static MapFunction affineFloat() {
     return Function.define((tf, in) -> {

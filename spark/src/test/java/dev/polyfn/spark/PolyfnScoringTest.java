@@ -81,6 +81,26 @@ class PolyfnScoringTest {
       assertEquals(r.getInt(0) * 0.5f * 2 + 1, r.getFloat(r.fieldIndex("y")), 1e-5);
     }
     assertTrue(Diagnostics.liveConcreteFunctions() >= 1);
+
+    List<Row> arrays = PolyfnScoring.with("doubled", Models::doubled).input("features")
+        .output("doubled", DataTypes.createArrayType(DataTypes.FloatType)).batchSize(7)
+        .score(rows(30, 2)).collectAsList();
+    assertEquals(30, arrays.size());
+    for (Row r : arrays) {
+      assertEquals(List.of(r.getInt(0) * 2f, 2f, -4f), r.getList(r.fieldIndex("doubled")));
+    }
+  }
+
+  @Test
+  void aNullArrayElementFailsTheJobNamingTheColumn() {
+    StructType schema = new StructType().add("features",
+        DataTypes.createArrayType(DataTypes.FloatType, true), false);
+    Dataset<Row> data = spark.createDataFrame(
+        List.of(RowFactory.create(java.util.Arrays.asList(1f, null, 3f))), schema);
+    SparkException e = assertThrows(SparkException.class,
+        () -> PolyfnScoring.with("doubled", Models::doubled).input("features")
+            .output("doubled", DataTypes.createArrayType(DataTypes.FloatType)).score(data).collectAsList());
+    assertTrue(String.valueOf(e.getMessage()).contains("column 'features' has a null element"), e.getMessage());
   }
 
   @Test
