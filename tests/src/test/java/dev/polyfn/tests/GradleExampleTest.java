@@ -30,10 +30,11 @@ class GradleExampleTest {
   void theGradleExampleDefinesAndCallsAFunction(@TempDir Path scratch) throws Exception {
     assumeTrue(gradleInstalled(), "gradle is not installed");
     Path root = Path.of("..").toAbsolutePath().normalize();
+    // `mvn test` puts Polyfn's classes directory on the class path, not its jar (`mvn verify` does).
     String jar = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(e -> Path.of(e).getFileName().toString().matches("polyfn-\\d.*\\.jar"))
-        .findFirst().orElseThrow(() -> new AssertionError("run by mvn verify: Polyfn's packaged jar "
-            + "is on the class path"));
+        .findFirst().orElse(null);
+    assumeTrue(jar != null, "needs Polyfn's packaged jar on the class path (mvn verify)");
     String version = Path.of(jar).getFileName().toString().replaceAll("^polyfn-(.*)\\.jar$", "$1");
     Path repo = scratch.resolve("repo");
     Path polyfn = Files.createDirectories(repo.resolve("dev/polyfn/polyfn/" + version));
