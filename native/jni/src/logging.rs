@@ -2,7 +2,15 @@
 //! the way they configure the rest of their application's.
 //!
 //! The Java class is resolved once at init and held as a global reference (a native thread's
-//! class loader may not see it later); only levels the Java logger enables cross JNI.
+//! class loader may not see it later).
+//!
+//! The level is asked of the Java logger for each record, not read once at load, so that a level
+//! changed at run time (`Logger.getLogger("dev.polyfn").setLevel(...)`, a reloaded logging
+//! configuration, another `System.Logger` backend's own rules) takes effect at once. Rust's own
+//! filter is therefore left fully open: every `log!` call reaches [`JavaLogger::log`], which costs
+//! one call into Java (`isLoggable`, a field read in java.util.logging) and formats the message
+//! only if the record is wanted. Log statements belong on rare paths (traces, evictions,
+//! warnings), never on the per-call path.
 
 use jni::objects::{JClass, JValue};
 use jni::refs::Global;
@@ -16,13 +24,17 @@ struct Bridge {
 }
 
 static BRIDGE: OnceLock<Bridge> = OnceLock::new();
+
 static LOGGER: JavaLogger = JavaLogger;
 
 struct JavaLogger;
 
 impl log::Log for JavaLogger {
     fn enabled(&self, metadata: &log::Metadata) -> bool {
-        metadata.level() <= log::max_level()
+        // Only Polyfn's own records: the jni crate logs its JNI calls at trace level, and
+        // forwarding those (made while forwarding a record) would recurse without end. Whether
+        // the level is wanted is asked per record in `log`, where the Java logger answers.
+        BRIDGE.get().is_some() && metadata.target().starts_with("polyfn")
     }
 
     fn log(&self, record: &log::Record) {
@@ -30,17 +42,41 @@ impl log::Log for JavaLogger {
             return;
         }
         let Some(bridge) = BRIDGE.get() else { return };
-        let message = record.args().to_string();
         let level = record.level() as i32;
         // Logging must never fail the operation that logs: errors are dropped.
         let _ = bridge.vm.attach_current_thread(|env: &mut Env| -> jni::errors::Result<()> {
-            let text = env.new_string(&message)?;
-            env.call_static_method(
+            if env.exception_check() {
+                // A Java exception is on its way to the caller; calling Java now is not allowed,
+                // and clearing it would lose it. The record is dropped.
+                return Ok(());
+            }
+            let wanted = env
+                .call_static_method(
+                    &bridge.class,
+                    jni_str!("isLoggable"),
+                    jni_sig!("(I)Z"),
+                    &[JValue::Int(level)],
+                )
+                .and_then(|v| v.z());
+            match wanted {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
+                Err(e) => {
+                    // The logger threw (no exception was pending before the call): drop it.
+                    env.exception_clear();
+                    return Err(e);
+                }
+            }
+            let text = env.new_string(record.args().to_string())?;
+            let logged = env.call_static_method(
                 &bridge.class,
                 jni_str!("log"),
                 jni_sig!("(ILjava/lang/String;)V"),
                 &[JValue::Int(level), JValue::Object(&text)],
-            )?;
+            );
+            if logged.is_err() {
+                env.exception_clear();
+            }
             Ok(())
         });
     }
@@ -48,22 +84,16 @@ impl log::Log for JavaLogger {
     fn flush(&self) {}
 }
 
-/// Installs the bridge (once per process). `max_level` is the most verbose level the Java logger
-/// enables: 1 error … 5 trace, 0 off.
-pub fn install(env: &mut Env<'_>, max_level: i32) -> jni::errors::Result<()> {
+/// Installs the bridge (once per process). `_level_at_load` (the Java logger's level when Polyfn
+/// loaded: 1 error … 5 trace, 0 off) is no longer used: the level is asked per record.
+pub fn install(env: &mut Env<'_>, _level_at_load: i32) -> jni::errors::Result<()> {
     if BRIDGE.get().is_none() {
         let class = env.find_class(jni_str!("dev/polyfn/internal/NativeLog"))?;
         let class = env.new_global_ref(class)?;
         let _ = BRIDGE.set(Bridge { vm: env.get_java_vm()?, class });
         let _ = log::set_logger(&LOGGER);
     }
-    log::set_max_level(match max_level {
-        1 => log::LevelFilter::Error,
-        2 => log::LevelFilter::Warn,
-        3 => log::LevelFilter::Info,
-        4 => log::LevelFilter::Debug,
-        5 => log::LevelFilter::Trace,
-        _ => log::LevelFilter::Off,
-    });
+    // Every record reaches the bridge; the Java logger filters (see the module comment).
+    log::set_max_level(log::LevelFilter::Trace);
     Ok(())
 }

@@ -70,10 +70,12 @@ public final class FunctionOptions {
     return new FunctionOptions(name, reduceRetracing, max);
   }
 
+  /** The function's name, shown in logs, errors and traced function names. */
   public String name() {
     return name;
   }
 
+  /** Whether a miss traces a generalized signature; see {@link #withReduceRetracing}. */
   public boolean reduceRetracing() {
     return reduceRetracing;
   }

@@ -16,5 +16,6 @@ import org.tensorflow.op.Ops;
  */
 @FunctionalInterface
 public interface ListBody {
+  /** Builds the function's graph: declares parameters on {@code inputs}, returns the outputs. */
   List<Operand<?>> define(Ops tf, Inputs inputs);
 }

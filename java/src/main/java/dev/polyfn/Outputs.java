@@ -58,6 +58,7 @@ public final class Outputs implements AutoCloseable, Iterable<String> {
     return List.of(names);
   }
 
+  /** The number of outputs. */
   public int size() {
     return names.length;
   }

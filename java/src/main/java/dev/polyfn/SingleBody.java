@@ -12,5 +12,6 @@ import org.tensorflow.op.Ops;
  */
 @FunctionalInterface
 public interface SingleBody {
+  /** Builds the function's graph: declares parameters on {@code inputs}, returns the output. */
   Operand<?> define(Ops tf, Inputs inputs);
 }

@@ -43,10 +43,12 @@ public final class TensorSpec {
     return new TensorSpec(type, shape);
   }
 
+  /** The tensor type, a concrete one such as {@code TFloat32}. */
   public Class<? extends TType> type() {
     return type;
   }
 
+  /** The shape; unknown dimensions are -1. */
   public Shape shape() {
     return shape;
   }

@@ -13,5 +13,6 @@ import org.tensorflow.types.family.TType;
  */
 @FunctionalInterface
 public interface UnaryBody<I extends TType, O extends TType> {
+  /** Builds the function's graph from its one input {@code x}; returns the output. */
   Operand<O> define(Ops tf, Operand<I> x);
 }

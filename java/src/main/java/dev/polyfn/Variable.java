@@ -91,6 +91,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return type;
   }
 
+  /** The variable's shape, fixed when it was created. */
   public Shape shape() {
     return shape;
   }

@@ -14,7 +14,10 @@ import org.tensorflow.TensorFlow;
 /**
  * Loads Polyfn's JNI library once per JVM, after TensorFlow Java's runtime.
  *
- * <p>The library ships in the jar under {@code dev/polyfn/native/<platform>/}. It is copied to a
+ * <p>The library ships in the jar under {@code dev/polyfn/native/<platform>/}, where platform is
+ * named as TensorFlow Java's native classifiers are ({@code linux-x86_64}, {@code linux-arm64},
+ * {@code macosx-arm64}, {@code windows-x86_64}); it is looked up through the class loader, so a
+ * separate jar holding another platform's directory works too. It is copied to a
  * fresh, uniquely named file (so concurrent JVMs never share or overwrite one), loaded, and the file
  * deleted. Candidate directories are tried in order: {@code -Dpolyfn.native.dir}, {@code
  * java.io.tmpdir}, {@code ~/.cache/polyfn}, the working directory; read-only ones are skipped. Set
@@ -22,10 +25,14 @@ import org.tensorflow.TensorFlow;
  * failure names every place tried and why.
  */
 public final class NativeLibrary {
-  private static final String LIBRARY = "libpolyfn_jni.so";
   private static volatile String tensorFlowVersion;
   /** True while this thread loads the library (guarded by the class lock). */
   private static boolean loading;
+
+  /** The package Polyfn reads TensorFlow Java's native handles from, by deep reflection. */
+  private static final String OPENED = "org.tensorflow";
+  /** A package of TensorFlow Java that its module does not export and Polyfn uses. */
+  private static final String EXPORTED = "org.tensorflow.internal.types.registry";
 
   private NativeLibrary() {}
 
@@ -41,10 +48,14 @@ public final class NativeLibrary {
     }
     synchronized (NativeLibrary.class) {
       if (tensorFlowVersion == null && !loading) {
+        String flags = missingModuleFlags();
+        if (!flags.isEmpty()) {
+          throw new IllegalStateException("TensorFlow Java is on the module path and Polyfn reaches "
+              + "its native handles and type registry: start the JVM with " + flags);
+        }
         loading = true;
         try {
-          // TensorFlow Java's static initializer loads libtensorflow_cc.so.2, which Polyfn binds to.
-          TensorFlow.version();
+          loadTensorFlow();
           load();
           Native.registerNatives();
           tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress(), NativeLog.maxRustLevel());
@@ -56,6 +67,46 @@ public final class NativeLibrary {
     }
   }
 
+  /**
+   * The JVM flags Polyfn still needs, or "" when it needs none (TensorFlow Java on the class path,
+   * or the flags given). Polyfn's module is {@code dev.polyfn} on the module path, ALL-UNNAMED on
+   * the class path.
+   */
+  public static String missingModuleFlags() {
+    Module tensorFlow = TensorFlow.class.getModule();
+    if (!tensorFlow.isNamed()) {
+      return "";
+    }
+    Module polyfn = NativeLibrary.class.getModule();
+    String target = polyfn.isNamed() ? polyfn.getName() : "ALL-UNNAMED";
+    List<String> flags = new ArrayList<>();
+    if (!tensorFlow.isOpen(OPENED, polyfn)) {
+      flags.add("--add-opens " + tensorFlow.getName() + "/" + OPENED + "=" + target);
+    }
+    if (!tensorFlow.isExported(EXPORTED, polyfn)) {
+      flags.add("--add-exports " + tensorFlow.getName() + "/" + EXPORTED + "=" + target);
+    }
+    return String.join(" ", flags);
+  }
+
+  /**
+   * Loads TensorFlow Java's runtime (its static initializer loads libtensorflow_cc, which Polyfn
+   * binds to by name, whichever native build, CPU or GPU, provided it).
+   */
+  private static void loadTensorFlow() {
+    try {
+      TensorFlow.version();
+    } catch (LinkageError e) {
+      UnsatisfiedLinkError error = new UnsatisfiedLinkError(
+          "TensorFlow Java's native runtime did not load, so Polyfn cannot run. Put a native build "
+              + "of TensorFlow Java " + TensorFlowInternals.BUILT_AGAINST + " for this platform ("
+              + platformOrUnknown() + ") on the class path: org.tensorflow:tensorflow-core-native "
+              + "with classifier linux-x86_64 (CPU) or linux-x86_64-gpu (CUDA). Cause: " + e);
+      error.initCause(e);
+      throw error;
+    }
+  }
+
   private static void load() {
     String explicit = System.getProperty("polyfn.library.path");
     if (explicit != null) {
@@ -63,17 +114,21 @@ public final class NativeLibrary {
       return;
     }
     String platform = platform();
-    String resource = "/dev/polyfn/native/" + platform + "/" + LIBRARY;
+    String library = System.mapLibraryName("polyfn_jni");
+    String resource = "dev/polyfn/native/" + platform + "/" + library;
     List<String> failures = new ArrayList<>();
     for (Path dir : candidateDirectories()) {
       Path file = null;
-      try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
+      try (InputStream in = open(resource)) {
         if (in == null) {
-          throw new UnsatisfiedLinkError(
-              "Polyfn's native library for " + platform + " is not in the jar (" + resource + ")");
+          throw new UnsatisfiedLinkError("Polyfn's native library for " + platform
+              + " is not in the jar (" + resource + "). Polyfn's jar ships linux-x86_64; for "
+              + "another platform, build the library (README, \"Platforms and TensorFlow builds\") "
+              + "and set -Dpolyfn.library.path=/path/to/" + library);
         }
         Files.createDirectories(dir);
-        file = Files.createTempFile(dir, "libpolyfn_jni-", ".so");
+        int dot = library.lastIndexOf('.');
+        file = Files.createTempFile(dir, library.substring(0, dot) + "-", library.substring(dot));
         Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
         System.load(file.toAbsolutePath().toString());
         return;
@@ -98,6 +153,13 @@ public final class NativeLibrary {
             + ". Set -Dpolyfn.native.dir to a writable directory that allows executable mappings.");
   }
 
+  /** Through the class loader: the platform directory need not be in Polyfn's own jar or module. */
+  private static InputStream open(String resource) {
+    ClassLoader loader = NativeLibrary.class.getClassLoader();
+    InputStream in = loader == null ? null : loader.getResourceAsStream(resource);
+    return in != null ? in : NativeLibrary.class.getResourceAsStream("/" + resource);
+  }
+
   private static List<Path> candidateDirectories() {
     List<Path> dirs = new ArrayList<>();
     String configured = System.getProperty("polyfn.native.dir");
@@ -110,13 +172,32 @@ public final class NativeLibrary {
     return dirs;
   }
 
-  private static String platform() {
+  /**
+   * This JVM's platform, named as TensorFlow Java's native classifiers name it (and JavaCPP's
+   * {@code Loader.getPlatform()}): {@code <os>-<arch>}.
+   */
+  static String platform() {
     String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-    if (os.contains("linux") && (arch.equals("amd64") || arch.equals("x86_64"))) {
-      return "linux-x86_64";
+    String osName = os.startsWith("linux") ? "linux"
+        : os.startsWith("mac") || os.startsWith("darwin") ? "macosx"
+        : os.startsWith("windows") ? "windows"
+        : null;
+    String archName = arch.equals("amd64") || arch.equals("x86_64") || arch.equals("x86-64") ? "x86_64"
+        : arch.equals("aarch64") || arch.equals("arm64") ? "arm64"
+        : null;
+    if (osName == null || archName == null) {
+      throw new UnsatisfiedLinkError("Polyfn has no native library for " + os + "/" + arch
+          + "; TensorFlow Java runs on linux-x86_64, linux-arm64, macosx-arm64 and windows-x86_64");
     }
-    throw new UnsatisfiedLinkError(
-        "Polyfn ships a native library for linux-x86_64 only; this JVM runs on " + os + "/" + arch);
+    return osName + "-" + archName;
+  }
+
+  private static String platformOrUnknown() {
+    try {
+      return platform();
+    } catch (UnsatisfiedLinkError e) {
+      return System.getProperty("os.name") + "/" + System.getProperty("os.arch");
+    }
   }
 }

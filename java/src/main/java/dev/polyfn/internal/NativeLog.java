@@ -13,12 +13,20 @@ final class NativeLog {
 
   private NativeLog() {}
 
-  /** Called from Rust; {@code level} is Rust's: 1 error, 2 warn, 3 info, 4 debug, 5 trace. */
+  /**
+   * Called from Rust before each record is formatted, so that a level set at run time takes
+   * effect at once; {@code level} is Rust's: 1 error, 2 warn, 3 info, 4 debug, 5 trace.
+   */
+  static boolean isLoggable(int level) {
+    return LOGGER.isLoggable(javaLevel(level));
+  }
+
+  /** Called from Rust for a record {@link #isLoggable} accepted. */
   static void log(int level, String message) {
     LOGGER.log(javaLevel(level), message);
   }
 
-  /** The most verbose Rust level the Java logger enables (0: none), read when Polyfn loads. */
+  /** The most verbose Rust level the Java logger enables when Polyfn loads (0: none). */
   static int maxRustLevel() {
     for (int level = 5; level >= 1; level--) {
       if (LOGGER.isLoggable(javaLevel(level))) {

@@ -54,9 +54,9 @@ public final class TensorFlowInternals {
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw new IllegalStateException(
           "Polyfn cannot reach TensorFlow Java's native handles (built against TensorFlow Java "
-              + BUILT_AGAINST + ", running TensorFlow " + TensorFlow.version() + "). On the module "
-              + "path, open org.tensorflow to Polyfn with --add-opens "
-              + "org.tensorflow/org.tensorflow=ALL-UNNAMED: " + e,
+              + BUILT_AGAINST + ", running TensorFlow " + TensorFlow.version() + ")"
+              + (NativeLibrary.missingModuleFlags().isEmpty() ? ""
+                  : ". Start the JVM with " + NativeLibrary.missingModuleFlags()) + ": " + e,
           e);
     }
   }

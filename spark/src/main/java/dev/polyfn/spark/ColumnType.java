@@ -1,0 +1,175 @@
+package dev.polyfn.spark;
+
+import java.util.List;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.tensorflow.Tensor;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.ndarray.buffer.DataBuffers;
+import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TFloat64;
+import org.tensorflow.types.TInt32;
+import org.tensorflow.types.TInt64;
+
+/**
+ * The Spark column types Polyfn scoring reads and writes, and their tensors: a numeric column is
+ * a batch vector {@code [rows]}, an array column of length k a matrix {@code [rows, k]}.
+ */
+enum ColumnType {
+  FLOAT(DataTypes.FloatType, false),
+  DOUBLE(DataTypes.DoubleType, false),
+  INT(DataTypes.IntegerType, false),
+  LONG(DataTypes.LongType, false),
+  FLOAT_ARRAY(DataTypes.FloatType, true),
+  DOUBLE_ARRAY(DataTypes.DoubleType, true);
+
+  final DataType element;
+  final boolean array;
+
+  ColumnType(DataType element, boolean array) {
+    this.element = element;
+    this.array = array;
+  }
+
+  DataType sparkType() {
+    return array ? DataTypes.createArrayType(element, false) : element;
+  }
+
+  static ColumnType of(DataType type) {
+    DataType element = type instanceof ArrayType ? ((ArrayType) type).elementType() : type;
+    for (ColumnType t : values()) {
+      if (t.array == type instanceof ArrayType && t.element.equals(element)) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  static String supported() {
+    return "float, double, int, long, array<float> or array<double>";
+  }
+
+  /** A batch of this column's values (rows.size() of them, arrays all of length width). */
+  Tensor toTensor(String column, List<Object> values, int width) {
+    int n = values.size();
+    switch (this) {
+      case FLOAT: {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+          a[i] = ((Number) values.get(i)).floatValue();
+        }
+        return TFloat32.tensorOf(Shape.of(n), DataBuffers.of(a, true, false));
+      }
+      case DOUBLE: {
+        double[] a = new double[n];
+        for (int i = 0; i < n; i++) {
+          a[i] = ((Number) values.get(i)).doubleValue();
+        }
+        return TFloat64.tensorOf(Shape.of(n), DataBuffers.of(a, true, false));
+      }
+      case INT: {
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+          a[i] = ((Number) values.get(i)).intValue();
+        }
+        return TInt32.tensorOf(Shape.of(n), DataBuffers.of(a, true, false));
+      }
+      case LONG: {
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+          a[i] = ((Number) values.get(i)).longValue();
+        }
+        return TInt64.tensorOf(Shape.of(n), DataBuffers.of(a, true, false));
+      }
+      case FLOAT_ARRAY: {
+        float[] a = new float[n * width];
+        for (int i = 0; i < n; i++) {
+          List<?> row = array(column, values.get(i), width);
+          for (int j = 0; j < width; j++) {
+            a[i * width + j] = element(column, row, j).floatValue();
+          }
+        }
+        return TFloat32.tensorOf(Shape.of(n, width), DataBuffers.of(a, true, false));
+      }
+      default: {
+        double[] a = new double[n * width];
+        for (int i = 0; i < n; i++) {
+          List<?> row = array(column, values.get(i), width);
+          for (int j = 0; j < width; j++) {
+            a[i * width + j] = element(column, row, j).doubleValue();
+          }
+        }
+        return TFloat64.tensorOf(Shape.of(n, width), DataBuffers.of(a, true, false));
+      }
+    }
+  }
+
+  private static Number element(String column, List<?> row, int j) {
+    Object v = row.get(j);
+    if (v == null) {
+      throw new IllegalArgumentException("column '" + column + "' has a null element (index " + j
+          + ") in an array; Polyfn scoring needs every element (fill nulls first)");
+    }
+    return (Number) v;
+  }
+
+  private static List<?> array(String column, Object value, int width) {
+    List<?> row = value instanceof List ? (List<?>) value
+        : scala.jdk.javaapi.CollectionConverters.asJava((scala.collection.Seq<?>) value);
+    if (row.size() != width) {
+      throw new IllegalArgumentException("column '" + column + "': every array in a batch must have the "
+          + "same length; found " + row.size() + " after " + width);
+    }
+    return row;
+  }
+
+  /** The width of an array value (1 for a scalar column). */
+  int width(Object value) {
+    if (!array) {
+      return 1;
+    }
+    return value instanceof List ? ((List<?>) value).size() : ((scala.collection.Seq<?>) value).size();
+  }
+
+  /** Row i of an output tensor of this type, as a Spark value. */
+  Object value(String output, Tensor t, int i, int rows) {
+    Shape shape = t.shape();
+    boolean matrix = array;
+    if (shape.numDimensions() != (matrix ? 2 : 1) || shape.get(0) != rows) {
+      throw new IllegalStateException("output '" + output + "' has shape " + shape + "; a "
+          + sparkType().simpleString() + " column needs " + (matrix ? "[" + rows + ", k]" : "[" + rows + "]")
+          + " for a batch of " + rows + " rows");
+    }
+    switch (this) {
+      case FLOAT: return ((TFloat32) cast(output, t, TFloat32.class)).getFloat(i);
+      case DOUBLE: return ((TFloat64) cast(output, t, TFloat64.class)).getDouble(i);
+      case INT: return ((TInt32) cast(output, t, TInt32.class)).getInt(i);
+      case LONG: return ((TInt64) cast(output, t, TInt64.class)).getLong(i);
+      case FLOAT_ARRAY: {
+        TFloat32 m = (TFloat32) cast(output, t, TFloat32.class);
+        float[] row = new float[(int) shape.get(1)];
+        for (int j = 0; j < row.length; j++) {
+          row[j] = m.getFloat(i, j);
+        }
+        return row;
+      }
+      default: {
+        TFloat64 m = (TFloat64) cast(output, t, TFloat64.class);
+        double[] row = new double[(int) shape.get(1)];
+        for (int j = 0; j < row.length; j++) {
+          row[j] = m.getDouble(i, j);
+        }
+        return row;
+      }
+    }
+  }
+
+  private Tensor cast(String output, Tensor t, Class<?> expected) {
+    if (!expected.isInstance(t)) {
+      throw new IllegalStateException("output '" + output + "' is a " + t.dataType() + " tensor; the "
+          + sparkType().simpleString() + " column needs " + expected.getSimpleName());
+    }
+    return t;
+  }
+}
