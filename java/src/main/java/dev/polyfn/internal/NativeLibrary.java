@@ -9,6 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.TensorFlow;
 
 /**
@@ -31,6 +32,8 @@ public final class NativeLibrary {
 
   /** The package Polyfn reads TensorFlow Java's native handles from, by deep reflection. */
   private static final String OPENED = "org.tensorflow";
+  /** JavaCPP's package, whose reference counts Polyfn reads by deep reflection. */
+  private static final String JAVACPP = "org.bytedeco.javacpp";
   /** A package of TensorFlow Java that its module does not export and Polyfn uses. */
   private static final String EXPORTED = "org.tensorflow.internal.types.registry";
 
@@ -51,7 +54,7 @@ public final class NativeLibrary {
         String flags = missingModuleFlags();
         if (!flags.isEmpty()) {
           throw new IllegalStateException("TensorFlow Java is on the module path and Polyfn reaches "
-              + "its native handles and type registry: start the JVM with " + flags);
+              + "its native handles, type registry and JavaCPP's reference counts: start the JVM with " + flags);
         }
         loading = true;
         try {
@@ -85,6 +88,11 @@ public final class NativeLibrary {
     }
     if (!tensorFlow.isExported(EXPORTED, polyfn)) {
       flags.add("--add-exports " + tensorFlow.getName() + "/" + EXPORTED + "=" + target);
+    }
+    // Polyfn holds its own reference on argument tensors through JavaCPP's reference counts.
+    Module javacpp = Pointer.class.getModule();
+    if (javacpp.isNamed() && !javacpp.isOpen(JAVACPP, polyfn)) {
+      flags.add("--add-opens " + javacpp.getName() + "/" + JAVACPP + "=" + target);
     }
     return String.join(" ", flags);
   }

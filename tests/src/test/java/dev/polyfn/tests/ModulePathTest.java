@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ModulePathTest {
   static final String FLAGS = "--add-opens tensorflow/org.tensorflow=dev.polyfn "
-      + "--add-exports tensorflow/org.tensorflow.internal.types.registry=dev.polyfn";
+      + "--add-exports tensorflow/org.tensorflow.internal.types.registry=dev.polyfn "
+      + "--add-opens org.bytedeco.javacpp/org.bytedeco.javacpp=dev.polyfn";
 
   /** Polyfn's jar and TensorFlow Java's (with what they need), from this test's class path. */
   private static String modulePath() throws Exception {
