@@ -112,7 +112,11 @@ fn hits_racing_with_traces_evictions_and_clears_are_always_right() {
     let stop_trace = stop.clone();
     let trace_new = std::thread::spawn(move || {
         let mut n = 100;
-        while !stop_trace.load(Ordering::Relaxed) {
+        let started = std::time::Instant::now();
+        // Until the callers are done, and on until the bound has evicted (bounded in time).
+        while !stop_trace.load(Ordering::Relaxed)
+            || (tracer.stats().evictions == 0 && started.elapsed() < std::time::Duration::from_secs(20))
+        {
             let facts = tensor_facts(DType::FLOAT, &[n]);
             if tracer.lookup::<String>(&facts).unwrap().is_none() {
                 race_trace(&tracer, &[n], &facts);
