@@ -11,6 +11,9 @@
 //!
 //! Types are open: anything implementing [`TraceType`] can be a parameter type.
 
+// The core is pure logic: everything unsafe (JNI, the C API) lives in polyfn-jni and polyfn-tf.
+#![forbid(unsafe_code)]
+
 pub mod binding;
 pub mod declare;
 pub mod dispatch;

@@ -48,7 +48,8 @@ public final class DataTypes {
 
   /**
    * Whether {@code type} is one dtype ({@code TFloat32}) rather than a family ({@code TFloating}).
-   * TensorFlow Java declares both as interfaces, so this asks its type registry.
+   * TensorFlow Java declares both as interfaces, so this looks the class up among the concrete
+   * tensor classes.
    */
   public static boolean isConcrete(Class<? extends TType> type) {
     return CONCRETE.contains(type);
