@@ -108,6 +108,9 @@ fn eviction_unpublishes_the_victim_and_keeps_the_memo_right() {
     assert_eq!(served(2).unwrap(), "(x: TensorSpec(FLOAT, [2]))"); // C
     trace(&f, spec(DType::FLOAT, &[3]), unconstrained()).unwrap(); // D evicts B, the least recently used
     assert!(f.concrete_functions().iter().all(|c| c.inner != "(x: TensorSpec(FLOAT, [1]))"));
+    // The memo (read here without memoizing anything) dropped B's entry and kept C's.
+    assert!(f.published.find(&facts(1), false).is_none(), "the evicted B is not served any more");
+    assert_eq!(f.published.find(&facts(2), false).unwrap().inner, "(x: TensorSpec(FLOAT, [2]))");
     // Memo hits only here: a new memo entry would hide a miscount of the inexact ones.
     assert_eq!(served(5).unwrap(), "(x: TensorSpec(FLOAT, [-1]))");
     assert_eq!(served(2).unwrap(), "(x: TensorSpec(FLOAT, [2]))");
