@@ -241,6 +241,9 @@ mod tests {
         let mut d = DispatchTable::new();
         assert!(d.is_empty());
         d.insert(x(&[2]), 1);
+        assert!(!d.is_empty());
+        assert_eq!(d.get(&x(&[2])), Some(&1));
+        assert_eq!(d.get(&x(&[3])), None);
         assert_eq!(d.lookup(&x(&[2]), None), Some((1, Hit::Exact)));
         assert_eq!(d.lookup(&x(&[3]), None), None);
         assert_eq!(

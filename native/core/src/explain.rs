@@ -248,6 +248,31 @@ mod tests {
     }
 
     #[test]
+    fn captures_count_in_the_closest_signature_and_explain_themselves() {
+        let t = |d: &[i64]| TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(d)));
+        let f = |x: &[i64], w: &[i64], v: &[i64]| {
+            x_dims(x).with_captures(vec![("w".into(), t(w)), ("v".into(), t(v))])
+        };
+        fn x_dims(d: &[i64]) -> FunctionType {
+            x(DType::FLOAT, d)
+        }
+        let call = f(&[1], &[1], &[1]);
+        // Two mismatching captures weigh more than one mismatching parameter.
+        let why = explain_retrace(&call, &[&f(&[1], &[2], &[2]), &f(&[9], &[1], &[1])]);
+        assert_eq!(why, "x: TensorSpec(FLOAT, [1]) does not match TensorSpec(FLOAT, [9]) at dim 0");
+        let why = explain_retrace(&call, &[&f(&[9], &[1], &[1]), &f(&[1], &[1], &[2])]);
+        assert_eq!(why.to_string(), "x: TensorSpec(FLOAT, [1]) does not match TensorSpec(FLOAT, [9]) at dim 0");
+        let renamed = x_dims(&[1]).with_captures(vec![("z".into(), t(&[1])), ("v".into(), t(&[1]))]);
+        assert_eq!(explain_retrace(&call, &[&renamed]), "captures differ: w vs z");
+        let fewer = x_dims(&[1]).with_captures(vec![("w".into(), t(&[1]))]);
+        assert_eq!(explain_retrace(&call, &[&fewer]), "2 captures vs 1 traced");
+        assert_eq!(explain_retrace(&call, &[&call]), "matches a traced signature");
+        // The text comparisons compare the whole line.
+        let why = explain_retrace(&call, &[&fewer]);
+        assert!(why == *"2 captures vs 1 traced" && why != *"2 captures" && why != "1 captures vs 1 traced");
+    }
+
+    #[test]
     fn closest_signature_wins() {
         let two = |a: &[i64], v: u64| {
             let mut f = x(DType::FLOAT, a);

@@ -336,6 +336,8 @@ mod tests {
         assert!(bad(&[1, 1, -2]));
         assert!(bad(&[1, 1 << 40, 0]));
         assert!(bad(&[2, 1_000_000]));
+        // A length longer than what remains is rejected before anything is read or allocated.
+        assert_eq!(decode(&[2, 5, 2, 0, 2, 0]).unwrap_err().to_string(), "malformed call facts: bad list length 5 at position 1");
         assert!(bad(&[2, -1]));
         assert!(bad(&[3, 1, 99, 4, 7]));
         assert!(bad(&[3, 2, 10, 4, 7, 10, 4, 7]));

@@ -228,5 +228,7 @@ mod tests {
         let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: crate::DType(3), shape, alias: None };
         assert_eq!(encode_placeholder_specs(&[]), [0]);
         assert_eq!(encode_placeholder_specs(&[spec(Shape::scalar())]), [1, 3, 0]);
+        assert_eq!(encode_placeholder_specs(&[spec(Shape::of(&[4, -1])), spec(Shape::Unknown)]), [2, 3, 2, 4, -1, 3, -1]);
+        assert_eq!((RANK_UNKNOWN, DIM_UNKNOWN, SHAPE_UNDECLARED), (-1, -1, -2));
     }
 }

@@ -28,7 +28,8 @@ pub(super) const MEMO_CAPACITY: usize = 4096;
 struct Snapshot<C> {
     memo: imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit)>,
     by_id: imbl::HashMap<u32, Arc<Concrete<C>>>,
-    /// Memo entries served by a more general signature: the ones a new trace may serve better.
+    /// At least the number of memo entries served by a more general signature (the ones a new
+    /// trace may serve better); zero means there are none.
     inexact: usize,
 }
 
@@ -94,7 +95,7 @@ impl<C> Published<C> {
 
     fn touch(&self, c: &Concrete<C>) {
         // Relaxed: recency only orders evictions; it guards no other memory.
-        c.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        c.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
     }
 
     /// `(exact, inexact)` hits so far.
@@ -167,13 +168,8 @@ impl<C> Published<C> {
     pub(super) fn removed(&self, token: &mut WriteToken, id: u32) {
         self.publish(token, |s| {
             s.by_id.remove(&id);
-            let mut inexact = 0;
-            s.memo.retain(|_, (m, h)| {
-                let keep = m.id != id;
-                inexact += usize::from(keep && *h == Hit::Inexact);
-                keep
-            });
-            s.inexact = inexact;
+            // `inexact` stays an upper bound: it only decides whether `added` must look.
+            s.memo.retain(|_, (m, _)| m.id != id);
         });
     }
 

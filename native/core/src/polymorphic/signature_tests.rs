@@ -108,6 +108,9 @@ fn eviction_unpublishes_the_victim_and_keeps_the_memo_right() {
     assert_eq!(served(2).unwrap(), "(x: TensorSpec(FLOAT, [2]))"); // C
     trace(&f, spec(DType::FLOAT, &[3]), unconstrained()).unwrap(); // D evicts B, the least recently used
     assert!(f.concrete_functions().iter().all(|c| c.inner != "(x: TensorSpec(FLOAT, [1]))"));
+    // The memo (read here without memoizing anything) dropped B's entry and kept C's.
+    assert!(f.published.find(&facts(1), false).is_none(), "the evicted B is not served any more");
+    assert_eq!(f.published.find(&facts(2), false).unwrap().inner, "(x: TensorSpec(FLOAT, [2]))");
     // Memo hits only here: a new memo entry would hide a miscount of the inexact ones.
     assert_eq!(served(5).unwrap(), "(x: TensorSpec(FLOAT, [-1]))");
     assert_eq!(served(2).unwrap(), "(x: TensorSpec(FLOAT, [2]))");
@@ -173,4 +176,29 @@ fn the_published_memo_is_bounded() {
     let hits = f.stats().exact_hits;
     assert!(f.lookup::<String>(&exact).unwrap().is_some());
     assert_eq!(f.stats().exact_hits, hits + 1, "the exact entry survived (and hit the memo)");
+}
+
+/// Two traces of one signature (callers that raced to trace it): the second replaces the first,
+/// which is no longer served by the memo nor by id.
+#[test]
+fn a_signature_traced_twice_is_served_by_its_latest_trace() {
+    let f = Fn::with_options("twice", Options { reduce_retracing: true, max_concrete_functions: Some(8) });
+    assert_eq!((f.name(), f.options().max_concrete_functions), ("twice", Some(8)));
+    let first = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = tensor_facts(DType::FLOAT, &[2]);
+    assert_eq!(f.lookup::<String>(&facts).unwrap().unwrap().id, first);
+    let second = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    assert_ne!(first, second);
+    assert_eq!(f.lookup::<String>(&facts).unwrap().unwrap().id, second);
+    assert!(f.concrete_by_id(first).is_none() && f.concrete_by_id(second).is_some());
+    assert_eq!(f.concrete_functions().len(), 1);
+}
+
+#[test]
+fn map_keys_are_registered_strings() {
+    let f = Fn::new("keys");
+    f.register_string(10, "k");
+    let t = f.decode_value(&[crate::TAG_MAP, 1, 10, TAG_TENSOR, DType::FLOAT.0 as i64, 0]).unwrap();
+    assert_eq!(t.to_string(), "Map{'k': TensorSpec(FLOAT, [])}");
+    assert!(f.decode_value(&[crate::TAG_MAP, 1, 11, TAG_TENSOR, 1, 0]).is_err());
 }
