@@ -1,5 +1,6 @@
 //! Exact limits of what the core accepts from the Java side and keeps in memory: the facts
-//! nesting depth (lists and maps alike) and the bound on the dispatch memo.
+//! nesting depth (lists and maps alike), the bound on the dispatch memo, and the recency order
+//! that picks which concrete function a bounded cache evicts.
 
 use polyfn_core::*;
 
@@ -148,4 +149,33 @@ fn memo_never_serves_a_stale_inexact_choice() {
     assert_eq!(d.remove(&x(&[5])), Some("five"));
     assert_eq!(d.lookup_facts(&facts(&[5])), None, "a removed function is not served from the memo");
     assert_eq!(d.lookup(&x(&[5]), None), Some(("any", Hit::Inexact)));
+}
+
+/// A function traced after another was last used is more recent than it. Ties would leave the
+/// eviction choice to hash order, so the check is repeated over fresh tables.
+#[test]
+fn least_recently_used_counts_inserts_and_lookups_in_order() {
+    for _ in 0..32 {
+        let mut d = DispatchTable::new();
+        assert!(d.is_empty() && d.least_recently_used().is_none());
+        d.insert(x(&[1]), 1);
+        assert!(!d.is_empty());
+        assert_eq!(d.lookup(&x(&[1]), Some(&facts(&[1]))), Some((1, Hit::Exact)));
+        d.insert(x(&[2]), 2);
+        assert_eq!(d.least_recently_used(), Some(&x(&[1])), "inserted after the lookup, [2] is newer");
+        assert_eq!(d.lookup_facts(&facts(&[1])), Some((1, Hit::Exact)));
+        assert_eq!(d.least_recently_used(), Some(&x(&[2])));
+        // re-inserting an existing signature replaces its function and makes it the newest
+        d.insert(x(&[2]), 20);
+        assert_eq!(d.least_recently_used(), Some(&x(&[1])));
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.lookup(&x(&[2]), None), Some((20, Hit::Exact)));
+        // a function found through a more general one is that one's use
+        d.insert(x(&[-1]), -1);
+        assert_eq!(d.lookup(&x(&[7]), None), Some((-1, Hit::Inexact)));
+        d.lookup(&x(&[2]), None);
+        assert_eq!(d.least_recently_used(), Some(&x(&[1])));
+        d.lookup(&x(&[1]), None);
+        assert_eq!(d.least_recently_used(), Some(&x(&[-1])));
+    }
 }
