@@ -179,3 +179,25 @@ fn least_recently_used_counts_inserts_and_lookups_in_order() {
         assert_eq!(d.least_recently_used(), Some(&x(&[-1])));
     }
 }
+
+/// A length, rank or count that cannot fit in the rest of the buffer is refused where it is
+/// read, naming what it was and where, before any element is decoded.
+#[test]
+fn lengths_that_cannot_fit_are_refused_where_they_are_read() {
+    let err = |facts: &[i64]| match decode_all(facts) {
+        Err(BindError::BadFacts(m)) => m,
+        other => panic!("{facts:?}: {other:?}"),
+    };
+    assert_eq!(err(&[TAG_LIST, 5, TAG_LITERAL, 7]), "bad list length 5 at position 1");
+    assert_eq!(err(&[TAG_LIST, 1, TAG_LIST, 3, TAG_LITERAL, 7]), "bad list length 3 at position 3");
+    assert_eq!(err(&[TAG_LIST, -1]), "bad list length -1 at position 1");
+    assert_eq!(err(&[TAG_MAP, 2, KEY, TAG_LITERAL, 7]), "bad map length 2 at position 1");
+    assert_eq!(err(&[TAG_TENSOR, 1, 3, 1, 2]), "bad rank 3 at position 2");
+    assert_eq!(err(&[TAG_LIST, 1, TAG_TENSOR, 1, 4, 1, 2]), "bad rank 4 at position 4");
+    assert_eq!(err(&[TAG_VARIABLE, 1, 2, 1]), "bad rank 2 at position 2");
+    assert_eq!(err(&[TAG_LIST, i64::MAX]), format!("bad list length {} at position 1", i64::MAX));
+    // what fits exactly is decoded
+    assert!(decode_all(&[TAG_TENSOR, 1, 2, 1, 2]).is_ok());
+    assert!(decode_all(&[TAG_MAP, 1, KEY, TAG_LITERAL, 7]).is_ok());
+    assert!(decode_all(&[TAG_LIST, 2, TAG_LITERAL, 7, TAG_LITERAL, 7]).is_ok());
+}
