@@ -419,3 +419,35 @@ fn history_is_bounded() {
     assert_eq!(h[0].function_type, "(x: TensorSpec(FLOAT, [6]))", "the oldest records go first");
     assert_eq!(f.trace_count() as usize, HISTORY + 6);
 }
+
+/// Two first traces racing: whichever finishes first fixes the list, and the other one, begun
+/// before any list was known, is refused when it finishes with a different list.
+#[test]
+fn racing_first_traces_with_different_lists_cannot_both_win() {
+    let f = new_fn(Options::default());
+    let x = || f.decode_value(&tensor(F, &[2])).unwrap();
+    let mut a = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    let mut b = f.begin_trace::<String>(vec!["y".into()], None, true).unwrap();
+    let mut c = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    a.declare::<String>("x", ParamKind::Tensor, false, tc(&[F], None), Some(x())).unwrap();
+    b.declare::<String>("y", ParamKind::Tensor, false, tc(&[F], None), Some(x())).unwrap();
+    c.declare::<String>("x", ParamKind::List, false, TypeRef::new(ListConstraint::new(None, None)), Some(f.decode_value(&list_of(&[])).unwrap())).unwrap();
+    f.finish_trace(&a, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    let e = f.finish_trace(&b, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap_err();
+    assert!(matches!(e, PolyError::ParameterListChanged { .. }), "{e}");
+    let e = f.finish_trace(&c, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap_err();
+    assert!(matches!(e, PolyError::ParameterListChanged { .. }), "{e}");
+    assert_eq!(f.trace_count(), 1);
+    assert_eq!(f.declared().unwrap().parameters[0].kind, ParamKind::Tensor);
+}
+
+#[test]
+fn decoding_one_value_refuses_trailing_facts() {
+    let f = new_fn(Options::default());
+    assert!(f.decode_value(&literal(1)).is_ok());
+    let mut more = literal(1);
+    more.push(TAG_LITERAL);
+    assert!(matches!(f.decode_value(&more), Err(BindError::BadFacts(m)) if m.contains("1 trailing")));
+    assert!(matches!(f.decode_value(&literal(55)), Err(BindError::BadFacts(m)) if m.contains("unknown literal id 55")));
+    assert!(matches!(f.decode_value(&map_of(&[(7, literal(1))])), Err(BindError::BadFacts(m)) if m.contains("unknown string id 7")));
+}

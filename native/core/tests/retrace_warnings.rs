@@ -99,6 +99,7 @@ fn five_traces_within_ten_calls_warn_and_not_when_spread_wider() {
     assert_eq!(burst_with_hits_between("within10", 5), 1, "traces at calls 1-4 and 10");
     assert_eq!(burst_with_hits_between("within11", 6), 0, "traces at calls 1-4 and 11");
     assert_eq!(burst_with_hits_between("adjacent", 0), 1);
+    assert!(warnings("adjacent")[0].contains("5 of the last 5 calls traced"), "{:?}", warnings("adjacent"));
     // four traces in a row are not yet a burst
     let f = Polymorphic::<String>::new("four");
     for d in 1..=4 {
@@ -143,6 +144,26 @@ fn the_advice_fits_what_keeps_changing() {
     assert_eq!(w.len(), 1);
     assert!(w[0].contains("Parameters that keep changing: n."), "{}", w[0]);
     assert!(w[0].contains("as tensors, not Java values"), "{}", w[0]);
+    // parameters are listed in the order they last changed, oldest first
+    let f = Polymorphic::<String>::new("order");
+    for (d, n) in [(1, 1), (2, 1), (3, 1), (4, 1), (4, 2)] {
+        call(&f, &[d], Some(n));
+    }
+    let w = warnings("order");
+    assert_eq!(w.len(), 1);
+    assert!(w[0].contains("Parameters that keep changing: x, n."), "{}", w[0]);
+    assert!(w[0].contains("as tensors, not Java values"), "{}", w[0]);
+    // traces begun without a typed description of the call name no parameter
+    let f = Polymorphic::<String>::new("untyped");
+    for d in 1..=5 {
+        let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+        let x = f.decode_value(&typed(F, &[d])).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, tensor_constraint(), Some(x)).unwrap();
+        f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    }
+    let w = warnings("untyped");
+    assert_eq!(w.len(), 1);
+    assert!(w[0].contains("Parameters that keep changing: none identified."), "{}", w[0]);
     // with reduce-retracing on, only the shape-constraint advice is left
     let f = Polymorphic::<String>::with_options("reducing", Options { reduce_retracing: true, ..Options::default() });
     for d in [DType::FLOAT, DType::DOUBLE, DType::INT32, DType::INT64, DType::HALF] {
@@ -171,33 +192,35 @@ fn many_distinct_java_values_warn_at_8_then_at_each_doubling() {
     let literal_warnings = || {
         warnings("literals").into_iter().filter(|w| w.contains("distinct values of Java parameter 'n'")).collect::<Vec<_>>()
     };
+    // x takes as many shapes as n takes values, but only Java parameters get this warning
     for n in 1..=7 {
-        call(&f, &[2], Some(n));
+        call(&f, &[n], Some(n));
         // spread the traces so the frequent-retrace warning stays out of the way
         for _ in 0..10 {
-            call(&f, &[2], Some(n));
+            call(&f, &[n], Some(n));
         }
     }
     assert!(literal_warnings().is_empty());
-    call(&f, &[2], Some(8));
+    call(&f, &[8], Some(8));
     let w = literal_warnings();
     assert_eq!(w.len(), 1);
     assert!(w[0].contains("has traced 8 distinct values"), "{}", w[0]);
     // the same values again: no new trace, no new warning
     for n in 1..=8 {
-        call(&f, &[2], Some(n));
+        call(&f, &[n], Some(n));
     }
     assert_eq!(literal_warnings().len(), 1);
     for n in 9..=15 {
-        call(&f, &[2], Some(n));
+        call(&f, &[n], Some(n));
         for _ in 0..10 {
-            call(&f, &[2], Some(n));
+            call(&f, &[n], Some(n));
         }
     }
     assert_eq!(literal_warnings().len(), 1);
-    call(&f, &[2], Some(16));
+    call(&f, &[16], Some(16));
     assert_eq!(literal_warnings().len(), 2);
     assert!(literal_warnings()[1].contains("has traced 16 distinct values"));
     // a tensor parameter never gets this warning
-    assert!(warnings("literals").iter().all(|w| !w.contains("Java parameter 'x'")));
+    assert_eq!(f.trace_count(), 16);
+    assert!(warnings("literals").iter().all(|w| !w.contains("parameter 'x'")), "{:?}", warnings("literals"));
 }
