@@ -371,3 +371,58 @@ fn check_constraints_names_the_offending_parameter() {
     let c = call(spec(F, &[3]), list(vec![])).with_captures(vec![("v".into(), var(F, 0))]);
     assert_eq!(check_constraints(&c, &with_cap), Ok(()));
 }
+
+#[test]
+fn explanations_say_what_differs() {
+    let why = |a: &TypeRef, b: &TypeRef| a.explain_mismatch(&**b);
+    // list constraints: the length first, then the first element that does not fit
+    let two_floats = TypeRef::new(ListConstraint::new(Some(tc(&[F], None)), Some(2)));
+    assert_eq!(
+        why(&list(vec![spec(F, &[])]), &two_floats).as_deref(),
+        Some("list of length 1 does not match list of length 2")
+    );
+    let w = why(&list(vec![spec(F, &[]), spec(I, &[3])]), &two_floats).unwrap();
+    assert!(w.starts_with("element 1: TensorSpec(INT32, [3]) does not match"), "{w}");
+    assert_eq!(why(&list(vec![spec(F, &[]), spec(F, &[3])]), &two_floats), None);
+    let any_floats = TypeRef::new(ListConstraint::new(Some(tc(&[F], None)), None));
+    let w = why(&list(vec![spec(I, &[])]), &any_floats).unwrap();
+    assert!(w.starts_with("element 0: "), "{w}");
+    // variables: dtype, then shape, then which variable of the call it is
+    let v = |d: DType, dims: &[i64], alias: u64| TypeRef::new(VariableSpec::new(d, Shape::of(dims), alias));
+    let w = why(&v(I, &[2], 0), &v(F, &[2], 0)).unwrap();
+    assert!(w.ends_with(": dtype INT32 vs FLOAT"), "{w}");
+    let w = why(&v(F, &[3], 0), &v(F, &[2], 0)).unwrap();
+    assert!(w.ends_with(": shape [3] vs [2]"), "{w}");
+    let w = why(&v(F, &[2], 1), &v(F, &[2], 0)).unwrap();
+    assert!(w.ends_with(": another variable aliasing"), "{w}");
+    assert_eq!(why(&v(F, &[2], 0), &v(F, &[2], 0)), None);
+    // a Java value lists itself by its value
+    assert_eq!(lit(3, "java.lang.Integer").short_repr(), "3");
+    assert_eq!(spec(F, &[2]).short_repr(), "TensorSpec(FLOAT, [2])");
+}
+
+/// What declared types contribute as graph inputs on their own: a single-dtype tensor
+/// constraint is one placeholder of its shape (a family is none: no dtype to give it);
+/// constraints on lists, maps and Java values contribute nothing until a call says how many.
+#[test]
+fn declared_types_as_graph_inputs() {
+    let ph = |t: &TypeRef| {
+        let mut out = Vec::new();
+        t.placeholders("x", &mut PlaceholderContext::new(), &mut out);
+        out
+    };
+    let single = ph(&tc(&[F], Some(&[-1, 3])));
+    assert_eq!(single.len(), 1);
+    assert_eq!((single[0].path.as_str(), single[0].dtype, &single[0].shape), ("x", F, &Shape::of(&[-1, 3])));
+    assert_eq!(ph(&tc(&[F], None))[0].shape, Shape::Unknown);
+    assert!(ph(&tc(&[F, I], Some(&[2]))).is_empty());
+    assert_eq!(tc(&[F, I], None).flat_len(), 1);
+    for t in [
+        TypeRef::new(ListConstraint::new(Some(tc(&[F], None)), Some(2))),
+        TypeRef::new(MapConstraint::new(Some(tc(&[F], None)))),
+        TypeRef::new(LiteralConstraint::new("java.lang.Integer")),
+    ] {
+        assert_eq!(t.flat_len(), 0, "{t}");
+        assert!(ph(&t).is_empty(), "{t}");
+    }
+}
