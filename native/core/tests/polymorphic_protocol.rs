@@ -451,3 +451,18 @@ fn decoding_one_value_refuses_trailing_facts() {
     assert!(matches!(f.decode_value(&literal(55)), Err(BindError::BadFacts(m)) if m.contains("unknown literal id 55")));
     assert!(matches!(f.decode_value(&map_of(&[(7, literal(1))])), Err(BindError::BadFacts(m)) if m.contains("unknown string id 7")));
 }
+
+#[test]
+fn trace_time_adds_up_over_the_history() {
+    let f = new_fn(Options::default());
+    for d in 1..=3 {
+        call(&f, &[arg("x", ParamKind::Tensor, tc(&[F], None), tensor(F, &[d]))]);
+    }
+    let h = f.history();
+    let st = f.stats();
+    assert_eq!(h.len(), 3);
+    assert!(h.iter().all(|r| r.nanos > 0), "{h:?}");
+    assert_eq!(st.total_trace_nanos, h.iter().map(|r| r.nanos).sum::<u64>());
+    assert_eq!(st.last_trace_nanos, h[2].nanos);
+    assert_eq!((st.traces, st.misses, st.evictions), (3, 3, 0));
+}
