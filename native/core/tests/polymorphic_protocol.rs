@@ -466,3 +466,34 @@ fn trace_time_adds_up_over_the_history() {
     assert_eq!(st.last_trace_nanos, h[2].nanos);
     assert_eq!((st.traces, st.misses, st.evictions), (3, 3, 0));
 }
+
+/// A retrace is explained against the closest cached signature, counting mismatching
+/// captures (and missing ones) as well as parameters; ties go to the earliest.
+#[test]
+fn retrace_reasons_weigh_captures_too() {
+    let sig = |x: &[i64], caps: &[(&str, &[i64])]| {
+        FunctionType::new(vec![Parameter::new("x", ParamKind::Tensor).with_constraint(spec(F, x))])
+            .with_captures(caps.iter().map(|(n, d)| (n.to_string(), spec(F, d))).collect())
+    };
+    let why = |call: &FunctionType, cached: &[&FunctionType]| explain_retrace(call, cached).to_string();
+    let call = sig(&[2], &[("c", &[5])]);
+    // one mismatch each: the earliest wins
+    let a = sig(&[3], &[("c", &[5])]);
+    let b = sig(&[2], &[("c", &[6])]);
+    assert!(why(&call, &[&a, &b]).starts_with("x: "), "{}", why(&call, &[&a, &b]));
+    assert!(why(&call, &[&b, &a]).starts_with("capture c: "), "{}", why(&call, &[&b, &a]));
+    // two mismatches lose to one
+    let worse = sig(&[3], &[("c", &[7])]);
+    assert!(why(&call, &[&worse, &b]).starts_with("capture c: "), "{}", why(&call, &[&worse, &b]));
+    // a capture of another name is a mismatch
+    let renamed = sig(&[2], &[("d", &[5])]);
+    assert_eq!(why(&call, &[&renamed]), "captures differ: c vs d");
+    assert!(why(&call, &[&renamed, &a]).starts_with("captures differ"), "{}", why(&call, &[&renamed, &a]));
+    // a missing capture counts as a mismatch, and is said when nothing else differs
+    let none = sig(&[2], &[]);
+    assert_eq!(why(&call, &[&none]), "1 captures vs 0 traced");
+    assert!(why(&call, &[&a, &none]).starts_with("x: "), "{}", why(&call, &[&a, &none]));
+    assert_eq!(why(&call, &[&none, &a]), "1 captures vs 0 traced");
+    assert_eq!(why(&call, &[&call]), "matches a traced signature");
+    assert_eq!(why(&call, &[]), "first call");
+}
