@@ -497,3 +497,50 @@ fn retrace_reasons_weigh_captures_too() {
     assert_eq!(why(&call, &[&call]), "matches a traced signature");
     assert_eq!(why(&call, &[]), "first call");
 }
+
+#[test]
+fn each_concrete_function_gets_its_own_id_and_the_function_keeps_its_name_and_options() {
+    let options = Options { reduce_retracing: false, max_concrete_functions: Some(7) };
+    let f = new_fn(options.clone());
+    assert_eq!(f.name(), "multi");
+    assert_eq!(f.options(), &options);
+    let one = |d: &[i64]| vec![arg("x", ParamKind::Tensor, tc(&[F], None), tensor(F, d))];
+    let ids: Vec<u32> = [&[1][..], &[2, 2], &[3, 3, 3]].iter().map(|d| trace(&f, &one(d)).unwrap()).collect();
+    assert!(ids[0] < ids[1] && ids[1] < ids[2], "{ids:?}");
+    let cached: Vec<u32> = f.concrete_functions().iter().map(|c| c.id).collect();
+    assert_eq!(cached, ids);
+    // the build closure sees the id the function is cached under
+    let mut seen = 0;
+    let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    s.declare::<String>("x", ParamKind::Tensor, false, tc(&[F], None), Some(f.decode_value(&tensor(DType::INT32, &[])).unwrap()))
+        .unwrap_err();
+    s.declare::<String>("x", ParamKind::Tensor, false, tc(&[F], None), Some(f.decode_value(&tensor(F, &[9, 9, 9, 9])).unwrap()))
+        .unwrap();
+    let id = f
+        .finish_trace(&s, vec![], |ty, id| {
+            seen = id;
+            Ok::<_, String>(ty.to_string())
+        })
+        .unwrap();
+    assert_eq!(id, seen);
+    assert!(id > ids[2]);
+    assert_eq!(f.concrete_functions().last().unwrap().id, id);
+}
+
+#[test]
+fn only_the_first_trace_is_the_first_call() {
+    let f = new_fn(Options::default());
+    let x = |d: &[i64]| f.decode_value(&tensor(F, d)).unwrap();
+    let s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    assert_eq!(s.reason().to_string(), "first call");
+    let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    s.declare::<String>("x", ParamKind::Tensor, false, tc(&[F], None), Some(x(&[1]))).unwrap();
+    f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    // a later trace without a typed description of the call is not the first call
+    let s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+    assert_ne!(s.reason().to_string(), "first call");
+    // after clearing the cache there is nothing to compare with
+    f.clear_cache();
+    let s = f.begin_trace::<String>(vec!["x".into()], Some(&tensor(F, &[2])), true).unwrap();
+    assert_eq!(s.reason().to_string(), "first call");
+}
