@@ -88,7 +88,7 @@ fn trace(f: &Fn, args: &[Arg]) -> R<u32> {
         let value = f.decode_value(&a.facts)?;
         s.declare::<String>(a.name, a.kind, a.optional, a.constraint.clone(), Some(value))?;
     }
-    f.finish_trace(&s, vec!["out".into()], |ty, _| Ok(ty.to_string()))
+    f.finish_trace(&s, vec!["out".into()], |ty, _| Ok(ty.to_string())).map(|c| c.id)
 }
 
 /// A call through the whole protocol; returns the traced type of the function that served it.
@@ -521,7 +521,8 @@ fn each_concrete_function_gets_its_own_id_and_the_function_keeps_its_name_and_op
             seen = id;
             Ok::<_, String>(ty.to_string())
         })
-        .unwrap();
+        .unwrap()
+        .id;
     assert_eq!(id, seen);
     assert!(id > ids[2]);
     assert_eq!(f.concrete_functions().last().unwrap().id, id);
