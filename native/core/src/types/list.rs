@@ -93,10 +93,10 @@ impl TraceType for ListType {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
-        let lists: Vec<&ListType> = others
-            .iter()
-            .map(|o| o.as_any().downcast_ref::<ListType>())
-            .collect::<Option<_>>()?;
+        let Some(lists) = others.iter().map(|o| o.as_any().downcast_ref::<ListType>()).collect::<Option<Vec<_>>>()
+        else {
+            return super::join_by_constraint::<ListConstraint>(self, others);
+        };
         if lists
             .iter()
             .any(|l| l.elements.len() != self.elements.len())

@@ -93,10 +93,10 @@ impl TraceType for MapType {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
-        let maps: Vec<&MapType> = others
-            .iter()
-            .map(|o| o.as_any().downcast_ref::<MapType>())
-            .collect::<Option<_>>()?;
+        let Some(maps) = others.iter().map(|o| o.as_any().downcast_ref::<MapType>()).collect::<Option<Vec<_>>>()
+        else {
+            return super::join_by_constraint::<MapConstraint>(self, others);
+        };
         if !maps.iter().all(|m| self.same_keys(m)) {
             return None;
         }

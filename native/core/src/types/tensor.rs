@@ -186,12 +186,9 @@ impl TraceType for TensorConstraint {
             self.dtypes.is_subset_of(&c.dtypes)
                 && self.shape_or_top().is_subtype_of(c.shape_or_top())
         } else if let Some(s) = other.as_any().downcast_ref::<TensorSpec>() {
-            // A single-dtype constraint with a shape denotes the same set as a TensorSpec.
-            self.dtypes.single() == Some(s.dtype)
-                && self
-                    .shape
-                    .as_ref()
-                    .is_some_and(|sh| sh.is_subtype_of(&s.shape))
+            // A single-dtype constraint denotes the same set as a TensorSpec of its shape (no
+            // declared shape: any shape, as a spec of unknown rank).
+            self.dtypes.single() == Some(s.dtype) && self.shape_or_top().is_subtype_of(&s.shape)
         } else {
             false
         }

@@ -66,7 +66,11 @@ impl TraceType for VariableSpec {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
-        // A variable's type is exact: which variable of the call it is cannot generalize.
+        // A variable's type is exact: which variable of the call it is cannot generalize. Joined
+        // with a constraint, the constraint does the join (it must not depend on the order).
+        if others.iter().any(|o| o.as_any().downcast_ref::<VariableConstraint>().is_some()) {
+            return super::join_by_constraint::<VariableConstraint>(self, others);
+        }
         others.iter().all(|o| self.dyn_eq(*o)).then(|| TypeRef::new(self.clone()))
     }
 
