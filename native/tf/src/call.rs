@@ -15,14 +15,7 @@ impl EagerFunction {
     /// # Safety
     /// Every input must be a live `TF_Tensor`.
     pub unsafe fn call(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>) -> Result<(), TfError> {
-        if inputs.len() != self.num_inputs {
-            return Err(TfError::invalid_argument(format!(
-                "function {} takes {} inputs, got {}",
-                self.name(),
-                self.num_inputs,
-                inputs.len()
-            )));
-        }
+        self.check_input_count(inputs.len())?;
         let api = self.rt.api();
         let status = Status::new(api);
         // SAFETY: the context outlives every function registered in it.

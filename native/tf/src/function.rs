@@ -195,6 +195,14 @@ impl EagerFunction {
         self.num_inputs
     }
 
+    /// An error unless the function takes exactly `n` inputs.
+    pub(crate) fn check_input_count(&self, n: usize) -> Result<(), TfError> {
+        if n == self.num_inputs {
+            return Ok(());
+        }
+        Err(TfError::invalid_argument(format!("function {} takes {} inputs, got {}", self.name(), self.num_inputs, n)))
+    }
+
     pub fn num_outputs(&self) -> usize {
         self.output_dtypes.len()
     }
@@ -221,14 +229,7 @@ impl EagerFunction {
         inputs: &[TF_Output],
     ) -> Result<*mut TF_Operation, TfError> {
         let api = self.rt.api();
-        if inputs.len() != self.num_inputs {
-            return Err(TfError::invalid_argument(format!(
-                "function {} takes {} inputs, got {}",
-                self.name(),
-                self.num_inputs,
-                inputs.len()
-            )));
-        }
+        self.check_input_count(inputs.len())?;
         for (i, (o, &want)) in inputs.iter().zip(&self.input_dtypes).enumerate() {
             // SAFETY: the inputs belong to the live graph (caller's contract).
             let got = unsafe { (api.TF_OperationOutputType)(*o) };
