@@ -21,6 +21,9 @@ fn square_plus_two(rt: &'static polyfn_tf::Runtime, ctx: EagerContext, name: &st
     unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), name, &sig) }.unwrap()
 }
 
+/// The tests count live functions process-wide: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn run(f: &EagerFunction, rt: &'static polyfn_tf::Runtime, values: &[f32]) -> Vec<f32> {
     let input = OwnedTensor::from_f32(rt, &[values.len() as i64], values);
     let mut out = Vec::new();
@@ -30,6 +33,7 @@ fn run(f: &EagerFunction, rt: &'static polyfn_tf::Runtime, values: &[f32]) -> Ve
 
 #[test]
 fn a_function_def_round_trips_under_a_new_name() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let rt = support::runtime();
     let ctx = EagerContext::new_owned(rt).unwrap();
     let original = square_plus_two(rt, ctx, "polyfn_def_original");
@@ -66,6 +70,7 @@ fn a_function_def_round_trips_under_a_new_name() {
 
 #[test]
 fn damaged_function_defs_are_errors() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let rt = support::runtime();
     let ctx = EagerContext::new_owned(rt).unwrap();
     let def = square_plus_two(rt, ctx, "polyfn_def_damaged").to_function_def().unwrap();
