@@ -70,9 +70,9 @@ pub struct EagerFunction {
     /// Kept to copy the function into graphs that call it (nested calls, user graphs).
     pub(crate) function: *mut TF_Function,
     /// The functions its graph calls (its library), copied along with it.
-    library: Vec<*mut TF_Function>,
+    pub(crate) library: Vec<*mut TF_Function>,
     /// Functions this one calls, kept registered while it lives.
-    keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+    pub(crate) keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     pub(crate) name: CString,
     pub(crate) id: u64,
     pub(crate) num_inputs: usize,

@@ -61,8 +61,15 @@ fn def_api(rt: &Runtime) -> Result<&'static DefApi, TfError> {
 }
 
 impl EagerFunction {
-    /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`).
+    /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`). A function
+    /// that calls other functions is refused: its definition alone would not run elsewhere.
     pub fn to_function_def(&self) -> Result<Vec<u8>, TfError> {
+        if !self.library.is_empty() || !self.keep_alive.is_empty() {
+            return Err(TfError::new(
+                Code::FailedPrecondition,
+                format!("function {} calls other functions; exporting it alone is not supported", self.name()),
+            ));
+        }
         let api = def_api(self.rt)?;
         let status = Status::new(self.rt.api());
         // SAFETY: the buffer is made and deleted here; TF_FunctionToFunctionDef fills it from the

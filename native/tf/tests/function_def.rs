@@ -94,3 +94,24 @@ fn damaged_function_defs_are_errors() {
     assert_eq!(EagerFunction::live_count(), live, "nothing half-registered stays");
     unsafe { ctx.delete(rt) };
 }
+
+#[test]
+fn a_function_that_calls_another_is_not_exported_alone() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let inner = square_plus_two(rt, ctx, "polyfn_def_inner");
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
+    let call = unsafe { inner.add_call(g.raw(), "call_inner", &[x]) }.unwrap();
+    let y = polyfn_tf::c_api::TF_Output { oper: call, index: 0 };
+    let names = [CString::new("output_0").unwrap()];
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
+    let outer = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_def_outer", &sig) }.unwrap();
+    assert_eq!(run(&outer, rt, &[3.0]), vec![11.0]);
+    let e = outer.to_function_def().unwrap_err();
+    assert_eq!(e.code, Code::FailedPrecondition);
+    assert!(e.message.contains("calls other functions"), "{e}");
+    drop((outer, inner, g));
+    unsafe { ctx.delete(rt) };
+}
