@@ -76,6 +76,11 @@ impl DType {
             .unwrap_or("UNKNOWN")
     }
 
+    /// The dtype named `name` (as [`name`](Self::name) spells it), if known.
+    pub fn from_name(name: &str) -> Option<DType> {
+        NAMES.iter().position(|n| *n == name).map(|i| DType(i as i32 + 1))
+    }
+
     /// Whether the code is one of the known `TF_DataType` values.
     pub fn is_known(&self) -> bool {
         (1..=NAMES.len() as i32).contains(&self.0)
@@ -164,6 +169,11 @@ impl DTypeSet {
             },
             _ => DTypeSet::any(),
         }
+    }
+
+    /// The members in code order, or `None` for the unconstrained set.
+    pub fn members(&self) -> Option<Vec<DType>> {
+        self.set.as_ref().map(|s| s.iter().copied().collect())
     }
 
     /// The single member, if the set has exactly one.

@@ -23,6 +23,7 @@ pub mod facts;
 pub mod function_type;
 pub mod placeholder;
 pub mod polymorphic;
+pub mod serial;
 pub mod shape;
 pub mod trace_type;
 pub mod types;
@@ -38,6 +39,7 @@ pub use wire::{TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
 pub use polymorphic::{Concrete, Options, PolyError, Polymorphic, Stats, TraceRecord, TraceSession};
+pub use serial::{SerialError, TypeRegistry};
 pub use shape::Shape;
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{

@@ -9,6 +9,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::serial::{SerialError, SerialForm};
 use crate::{PlaceholderContext, PlaceholderSpec};
 
 /// The type of one traced value: a node of the subtype lattice used to pick a concrete function.
@@ -89,6 +90,16 @@ pub trait TraceType: CloneTypeRef + Send + Sync + fmt::Debug + fmt::Display + 's
     /// Short human form of a value, used when listing traced values. Default: Display.
     fn short_repr(&self) -> String {
         self.to_string()
+    }
+
+    /// This type's serialized form (see [`crate::serial`] for the format and the built-in
+    /// kinds): its serial kind, under which its decoder is registered in a
+    /// [`TypeRegistry`](crate::serial::TypeRegistry), and its fields. Default: not serializable.
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        Err(SerialError::NotSerializable(format!(
+            "{self}: type kind '{}' has no serial form (implement TraceType::to_json)",
+            self.kind()
+        )))
     }
 
     fn dyn_eq(&self, other: &dyn TraceType) -> bool;

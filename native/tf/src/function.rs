@@ -68,11 +68,11 @@ pub struct EagerFunction {
     pub(crate) rt: &'static Runtime,
     pub(crate) ctx: EagerContext,
     /// Kept to copy the function into graphs that call it (nested calls, user graphs).
-    function: *mut TF_Function,
+    pub(crate) function: *mut TF_Function,
     /// The functions its graph calls (its library), copied along with it.
-    library: Vec<*mut TF_Function>,
+    pub(crate) library: Vec<*mut TF_Function>,
     /// Functions this one calls, kept registered while it lives.
-    keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+    pub(crate) keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     pub(crate) name: CString,
     pub(crate) id: u64,
     pub(crate) num_inputs: usize,
@@ -136,14 +136,6 @@ impl EagerFunction {
             status.raw(),
         ) };
         status.check("converting the traced graph to a function")?;
-        // SAFETY: ctx is a live context; func was just made and is owned here.
-        unsafe { (api.TFE_ContextAddFunction)(ctx.0, func, status.raw()) };
-        if let Err(e) = status.check("registering the function in the eager context") {
-            // SAFETY: func is owned here and not registered.
-            unsafe { (api.TF_DeleteFunction)(func) };
-            return Err(e);
-        }
-        LIVE.fetch_add(1, Ordering::Relaxed);
         // SAFETY: live graph, its own outputs (caller's contract).
         let fast_path_blocker = unsafe { crate::fast_path::blocker(rt, graph, sig.outputs) };
         // SAFETY: the outputs belong to the live graph (caller's contract).
@@ -158,17 +150,52 @@ impl EagerFunction {
         } else {
             library.truncate(got.max(0) as usize);
         }
+        let (inputs, outputs) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
+        // SAFETY: func and the library functions were just made and are owned here.
+        unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker) }
+    }
+
+    /// Registers `func` in `ctx` and wraps it; on failure deletes `func` and `library`.
+    ///
+    /// # Safety
+    /// `func` and every `library` function must be owned by the caller, which hands them over.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn register(
+        rt: &'static Runtime,
+        ctx: EagerContext,
+        func: *mut TF_Function,
+        library: Vec<*mut TF_Function>,
+        name: CString,
+        input_dtypes: Vec<i32>,
+        output_dtypes: Vec<i32>,
+        fast_path_blocker: Option<String>,
+    ) -> Result<Self, TfError> {
+        let api = rt.api();
+        let status = Status::new(api);
+        // SAFETY: ctx is a live context; func is owned here (caller's contract).
+        unsafe { (api.TFE_ContextAddFunction)(ctx.0, func, status.raw()) };
+        if let Err(e) = status.check("registering the function in the eager context") {
+            // SAFETY: func and the library are owned here and not registered.
+            unsafe {
+                (api.TF_DeleteFunction)(func);
+                for f in library {
+                    (api.TF_DeleteFunction)(f);
+                }
+            }
+            return Err(e);
+        }
+        LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(EagerFunction {
             rt,
             ctx,
             function: func,
             library,
             keep_alive: Vec::new(),
-            name: cname,
+            name,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            num_inputs: sig.inputs.len(),
-            input_dtypes: sig.inputs.iter().map(dtype).collect(),
-            output_dtypes: sig.outputs.iter().map(dtype).collect(),
+            num_inputs: input_dtypes.len(),
+            input_dtypes,
+            output_dtypes,
             fast_path_blocker,
             fast_path: Default::default(),
         })

@@ -9,6 +9,8 @@ mod call;
 mod fast_path;
 pub mod c_api;
 pub mod function;
+pub mod function_def;
+mod function_def_proto;
 pub mod graph;
 pub mod graph_ops;
 pub mod handle_data;

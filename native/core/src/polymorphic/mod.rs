@@ -9,6 +9,7 @@
 mod cache;
 mod error;
 mod monitor;
+mod restore;
 mod session;
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,8 @@ use std::fmt;
 
 use crate::trace_type::as_dyns;
 use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::serial::{encode_type, Fields, SerialError, SerialForm};
+use serde_json::json;
 
 /// A list of known length whose elements each have their own type (covariant).
 ///
@@ -202,6 +204,11 @@ impl TraceType for ListType {
         }
     }
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        let elements = self.elements.iter().map(|e| encode_type(&**e)).collect::<Result<_, _>>()?;
+        Ok(SerialForm::new("list").field("elements", serde_json::Value::Array(elements)))
+    }
+
     crate::trace_type_common!();
 }
 
@@ -263,7 +270,29 @@ impl TraceType for ListConstraint {
     }
 
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        let element = self.element.as_ref().map(|e| encode_type(&**e)).transpose()?;
+        Ok(SerialForm::new("list_constraint")
+            .field("element", json!(element))
+            .field("length", json!(self.length)))
+    }
+
     crate::trace_type_common!();
+}
+
+impl ListType {
+    /// Decoder of the `list` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        Ok(TypeRef::new(ListType::new(f.take_types("elements")?)))
+    }
+}
+
+impl ListConstraint {
+    /// Decoder of the `list_constraint` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        let element = f.take_opt_type("element")?;
+        Ok(TypeRef::new(ListConstraint::new(element, f.take_opt::<usize>("length")?)))
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::serial::{Fields, SerialError, SerialForm};
+use serde_json::json;
 
 /// A non-tensor Java value, identified by `id`: the Java side interns values equal under
 /// `equals`/`hashCode` to the same id, so equality and hashing use `id` only. Each distinct
@@ -150,6 +152,13 @@ impl TraceType for Literal {
         self.repr.clone()
     }
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        Ok(SerialForm::new("literal")
+            .field("id", json!(self.id))
+            .field("repr", json!(self.repr))
+            .field("class", json!(self.class_name)))
+    }
+
     crate::trace_type_common!();
 }
 
@@ -183,7 +192,27 @@ impl TraceType for LiteralConstraint {
     }
 
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        Ok(SerialForm::new("literal_constraint").field("class", json!(self.class_name)))
+    }
+
     crate::trace_type_common!();
+}
+
+impl Literal {
+    /// Decoder of the `literal` kind. The id is the interning id of the JVM that wrote it:
+    /// meaningful only against that JVM's literal table (see [`crate::serial`]).
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        let (id, repr) = (f.take::<u64>("id")?, f.take::<String>("repr")?);
+        Ok(TypeRef::new(Literal::new(id, repr, f.take::<String>("class")?)))
+    }
+}
+
+impl LiteralConstraint {
+    /// Decoder of the `literal_constraint` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        Ok(TypeRef::new(LiteralConstraint::new(f.take::<String>("class")?)))
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ use std::fmt;
 
 use crate::trace_type::as_dyns;
 use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::serial::{encode_type, Fields, SerialError, SerialForm};
+use serde_json::json;
 
 /// A map with an exact key set and one type per value (covariant). Keys are sorted, which
 /// fixes the flatten order regardless of the Java map's iteration order.
@@ -210,6 +212,15 @@ impl TraceType for MapType {
         }
     }
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        let entries = self
+            .entries
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), encode_type(&**v)?)))
+            .collect::<Result<serde_json::Map<_, _>, SerialError>>()?;
+        Ok(SerialForm::new("map").field("entries", serde_json::Value::Object(entries)))
+    }
+
     crate::trace_type_common!();
 }
 
@@ -259,7 +270,26 @@ impl TraceType for MapConstraint {
     }
 
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        let value = self.value.as_ref().map(|v| encode_type(&**v)).transpose()?;
+        Ok(SerialForm::new("map_constraint").field("value", json!(value)))
+    }
+
     crate::trace_type_common!();
+}
+
+impl MapType {
+    /// Decoder of the `map` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        Ok(TypeRef::new(MapType::new(f.take_type_map("entries")?)))
+    }
+}
+
+impl MapConstraint {
+    /// Decoder of the `map_constraint` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        Ok(TypeRef::new(MapConstraint::new(f.take_opt_type("value")?)))
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::{DType, DTypeSet, PlaceholderContext, PlaceholderSpec, Shape, TraceType, TypeRef};
+use crate::serial::{values, Fields, SerialError, SerialForm};
 
 /// A tensor of one dtype and a (possibly partial) shape, like TF's `TensorSpec`.
 ///
@@ -173,6 +174,12 @@ impl TraceType for TensorSpec {
         }
     }
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        Ok(SerialForm::new("tensor_spec")
+            .field("dtype", values::dtype_json(self.dtype))
+            .field("shape", values::shape_json(&self.shape)))
+    }
+
     crate::trace_type_common!();
 }
 
@@ -216,7 +223,29 @@ impl TraceType for TensorConstraint {
     }
 
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        let shape = self.shape.as_ref().map_or(serde_json::Value::Null, values::shape_json);
+        Ok(SerialForm::new("tensor_constraint")
+            .field("dtypes", values::dtypes_json(&self.dtypes))
+            .field("shape", shape))
+    }
+
     crate::trace_type_common!();
+}
+
+impl TensorSpec {
+    /// Decoder of the `tensor_spec` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        Ok(TypeRef::new(TensorSpec::new(f.take_dtype("dtype")?, f.take_shape("shape")?)))
+    }
+}
+
+impl TensorConstraint {
+    /// Decoder of the `tensor_constraint` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        let dtypes = f.take_dtypes("dtypes")?;
+        Ok(TypeRef::new(TensorConstraint::new(dtypes, f.take_opt_shape("shape")?)))
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 use std::fmt;
 
 use crate::{DType, DTypeSet, PlaceholderContext, PlaceholderSpec, Shape, TraceType, TypeRef};
+use crate::serial::{values, Fields, SerialError, SerialForm};
+use serde_json::json;
 
 /// A variable in a call.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -99,6 +101,13 @@ impl TraceType for VariableSpec {
         })
     }
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        Ok(SerialForm::new("variable_spec")
+            .field("dtype", values::dtype_json(self.dtype))
+            .field("shape", values::shape_json(&self.shape))
+            .field("alias", json!(self.alias)))
+    }
+
     crate::trace_type_common!();
 }
 
@@ -131,7 +140,26 @@ impl TraceType for VariableConstraint {
     fn placeholders(&self, _path: &str, _ctx: &mut PlaceholderContext, _out: &mut Vec<PlaceholderSpec>) {}
 
 
+    fn to_json(&self) -> Result<SerialForm, SerialError> {
+        Ok(SerialForm::new("variable_constraint").field("dtypes", values::dtypes_json(&self.dtypes)))
+    }
+
     crate::trace_type_common!();
+}
+
+impl VariableSpec {
+    /// Decoder of the `variable_spec` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        let (dtype, shape) = (f.take_dtype("dtype")?, f.take_shape("shape")?);
+        Ok(TypeRef::new(VariableSpec::new(dtype, shape, f.take("alias")?)))
+    }
+}
+
+impl VariableConstraint {
+    /// Decoder of the `variable_constraint` kind.
+    pub fn from_json(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+        Ok(TypeRef::new(VariableConstraint::new(f.take_dtypes("dtypes")?)))
+    }
 }
 
 #[cfg(test)]

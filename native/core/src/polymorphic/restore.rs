@@ -1,0 +1,148 @@
+//! Concrete functions restored from elsewhere (a trace cache written by an earlier process),
+//! added to the dispatch table without tracing.
+
+use super::{Concrete, PolyError, Polymorphic};
+use crate::FunctionType;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+impl<C> Polymorphic<C> {
+    /// Adds a concrete function traced elsewhere: `traced` is its monomorphic type and `declared`
+    /// the declared type of the function that traced it (both as [`crate::serial`] restores
+    /// them). Like a first trace, the first restore fixes the parameter list; a later one (or
+    /// trace) must declare the same list. `build` makes the concrete function (outside the lock,
+    /// as a trace does). It counts as no trace: `trace_count` stays, statistics and history do
+    /// not change, and a call it serves is a hit.
+    pub fn restore<E>(
+        &self,
+        declared: FunctionType,
+        traced: FunctionType,
+        output_names: Vec<String>,
+        build: impl FnOnce(&FunctionType, u32) -> Result<C, E>,
+    ) -> Result<Arc<Concrete<C>>, PolyError<E>> {
+        let refuse = |why: String| PolyError::Restore { name: self.name.clone(), traced: traced.to_string(), why };
+        // A traced type outside its declaration would serve calls the declaration refuses.
+        if !traced.is_subtype_of(&declared) {
+            return Err(refuse(format!("it is not a subtype of its declared type {declared}")));
+        }
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
+        let id = {
+            let mut st = self.state.lock();
+            if let Some(before) = st.declared.as_ref() {
+                if !before.same_signature(&declared) || before.captures.len() != declared.captures.len() {
+                    return Err(PolyError::ParameterListChanged {
+                        name: self.name.clone(),
+                        before: before.to_string(),
+                        now: declared.to_string(),
+                    });
+                }
+            }
+            st.next_id += 1;
+            st.next_id
+        };
+        let inner = build(&traced, id).map_err(PolyError::Build)?;
+        let concrete =
+            Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) });
+        let mut messages = Vec::new();
+        let evicted;
+        {
+            let mut st = self.state.lock();
+            if self.closed.load(Ordering::Acquire) {
+                return Err(PolyError::Closed(self.name.clone()));
+            }
+            let replaced = st.table.get(&traced).map(|c| c.id);
+            st.table.insert(traced.clone(), concrete.clone());
+            self.published.added(&mut st.token, concrete.clone(), replaced);
+            if st.declared.is_none() {
+                st.declared = Some(declared);
+            }
+            messages.push((log::Level::Debug, format!("function '{}' restored {traced} without tracing", self.name)));
+            evicted = self.evict_beyond_bound(&mut st, &mut messages);
+        }
+        // As after a trace: released functions and log records (user code) after the lock.
+        drop(evicted);
+        for (level, text) in messages {
+            log::log!(level, "{text}");
+        }
+        Ok(concrete)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{constraint, spec, tensor_facts, trace, Fn};
+    use super::*;
+    use crate::serial::{self, TypeRegistry};
+    use crate::{DType, ParamKind, Parameter, Shape, TypeRef};
+
+    fn x(t: TypeRef) -> FunctionType {
+        FunctionType::new(vec![Parameter::new("x", ParamKind::Tensor).with_constraint(t)])
+    }
+
+    /// Through the JSON form, as a trace cache stores them.
+    fn via_json(f: &FunctionType) -> FunctionType {
+        serial::function_type_from_json(&serial::function_type_to_json(f).unwrap(), &TypeRegistry::builtin()).unwrap()
+    }
+
+    #[test]
+    fn restored_functions_serve_calls_without_tracing() {
+        // a first process traces two signatures under a declared family
+        let floats = constraint(&[DType::FLOAT, DType::DOUBLE], None);
+        let first = Fn::new("f");
+        trace(&first, spec(DType::FLOAT, &[2]), floats.clone()).unwrap();
+        trace(&first, spec(DType::DOUBLE, &[-1]), floats.clone()).unwrap();
+        let declared = first.declared().unwrap();
+
+        // a second one restores them from their serialized types
+        let second = Fn::new("f");
+        for c in first.concrete_functions() {
+            let (d, t) = (via_json(&declared), via_json(&c.function_type));
+            second.restore::<String>(d, t, c.output_names.clone(), |ty, _| Ok(format!("restored {ty}"))).unwrap();
+        }
+        assert_eq!(second.trace_count(), 0);
+        assert_eq!(second.declared(), Some(declared));
+        let hit = second.lookup::<String>(&tensor_facts(DType::DOUBLE, &[7])).unwrap().unwrap();
+        assert_eq!(hit.inner, "restored (x: TensorSpec(DOUBLE, [-1]))");
+        assert_eq!(hit.output_names, ["y"]);
+        assert!(second.lookup::<String>(&tensor_facts(DType::FLOAT, &[3])).unwrap().is_none());
+        assert_eq!(second.stats().traces, 0);
+        assert_eq!(second.stats().inexact_hits, 1);
+        assert!(second.history().is_empty());
+        // a later trace adds to what was restored, under the same parameter list
+        trace(&second, spec(DType::FLOAT, &[3]), floats).unwrap();
+        assert_eq!((second.trace_count(), second.concrete_functions().len()), (1, 3));
+    }
+
+    #[test]
+    fn restoring_what_does_not_fit_is_refused() {
+        let f = Fn::new("f");
+        let declared = x(constraint(&[DType::FLOAT], None));
+        let e = f
+            .restore::<String>(declared.clone(), x(spec(DType::INT32, &[2])), vec![], |_, _| Ok(String::new()))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "function 'f' cannot restore the concrete function (x: TensorSpec(INT32, [2])): it is not a subtype of \
+             its declared type (x: TensorSpec(FLOAT, *))"
+        );
+        f.restore::<String>(declared, x(spec(DType::FLOAT, &[2])), vec![], |_, _| Ok(String::new())).unwrap();
+        let other = FunctionType::new(vec![Parameter::new("z", ParamKind::Tensor)]);
+        let z = FunctionType::new(vec![Parameter::new("z", ParamKind::Tensor)
+            .with_constraint(TypeRef::new(crate::TensorSpec::new(DType::FLOAT, Shape::of(&[1]))))]);
+        let e = f.restore::<String>(other, z, vec![], |_, _| Ok(String::new())).unwrap_err();
+        assert!(matches!(e, PolyError::ParameterListChanged { .. }), "{e}");
+        // a build failure caches nothing
+        let e = f.restore::<String>(x(constraint(&[DType::FLOAT], None)), x(spec(DType::FLOAT, &[9])), vec![], |_, _| {
+            Err("no such symbol".to_string())
+        });
+        assert!(matches!(e, Err(PolyError::Build(m)) if m == "no such symbol"));
+        assert_eq!(f.concrete_functions().len(), 1);
+        f.close();
+        let e = f.restore::<String>(x(constraint(&[DType::FLOAT], None)), x(spec(DType::FLOAT, &[4])), vec![], |_, _| {
+            Ok(String::new())
+        });
+        assert!(matches!(e, Err(PolyError::Closed(_))));
+    }
+}

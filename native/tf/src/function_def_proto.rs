@@ -1,0 +1,202 @@
+//! The two things Polyfn reads or changes in a serialized `FunctionDef` protocol buffer, without a
+//! protobuf library: its signature's argument dtypes, and its name (a restored function must be
+//! registered under a name unused in this process). Only the fields on that path are decoded;
+//! everything else is copied byte for byte.
+//!
+//! Path: `FunctionDef.signature` (1) is an `OpDef`, whose `name` is field 1 and whose
+//! `input_arg`/`output_arg` (2, 3) are `ArgDef`s with the dtype in `type` (3).
+
+/// One field of a message: its number, wire type and where its bytes are.
+struct Field {
+    number: u64,
+    wire_type: u8,
+    /// The whole field, tag included.
+    whole: std::ops::Range<usize>,
+    /// The payload of a length-delimited field (empty otherwise).
+    payload: std::ops::Range<usize>,
+}
+
+fn varint(b: &[u8], i: &mut usize) -> Result<u64, String> {
+    let mut v: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*i).ok_or("truncated varint")?;
+        *i += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err("varint longer than 10 bytes".into())
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The fields of a message, in order; an error for malformed or truncated bytes.
+fn fields(b: &[u8]) -> Result<Vec<Field>, String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        let tag = varint(b, &mut i)?;
+        let (number, wire_type) = (tag >> 3, (tag & 7) as u8);
+        let mut payload = i..i;
+        match wire_type {
+            0 => {
+                varint(b, &mut i)?;
+            }
+            1 => i += 8,
+            5 => i += 4,
+            2 => {
+                let len = usize::try_from(varint(b, &mut i)?).map_err(|_| "length overflows")?;
+                let end = i.checked_add(len).ok_or("length overflows")?;
+                payload = i..end;
+                i = end;
+            }
+            w => return Err(format!("unsupported wire type {w} in field {number}")),
+        }
+        if i > b.len() {
+            return Err(format!("field {number} runs past the end of the message"));
+        }
+        out.push(Field { number, wire_type, whole: start..i, payload });
+    }
+    Ok(out)
+}
+
+fn signature(def: &[u8]) -> Result<(Vec<Field>, Field), String> {
+    let mut top = fields(def)?;
+    let at = top
+        .iter()
+        .position(|f| f.number == 1 && f.wire_type == 2)
+        .ok_or("no signature (field 1)")?;
+    let sig = top.remove(at);
+    Ok((top, sig))
+}
+
+/// The dtypes of the function's inputs and outputs, from its signature. A function whose
+/// arguments are typed by attributes (not concrete) is refused: Polyfn only writes concrete ones.
+pub(crate) fn arg_dtypes(def: &[u8]) -> Result<(Vec<i32>, Vec<i32>), String> {
+    let (_, sig) = signature(def)?;
+    let sig_bytes = &def[sig.payload.clone()];
+    let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+    for f in fields(sig_bytes)? {
+        let list = match (f.number, f.wire_type) {
+            (2, 2) => &mut inputs,
+            (3, 2) => &mut outputs,
+            _ => continue,
+        };
+        let arg = &sig_bytes[f.payload.clone()];
+        let dtype = fields(arg)?
+            .into_iter()
+            .find(|a| a.number == 3 && a.wire_type == 0)
+            .map(|a| {
+                let mut i = a.whole.start;
+                varint(arg, &mut i)?; // the tag
+                varint(arg, &mut i)
+            })
+            .transpose()?
+            .filter(|&t| t > 0 && t < 1000)
+            .ok_or("an argument without a concrete dtype")?;
+        list.push(dtype as i32);
+    }
+    Ok((inputs, outputs))
+}
+
+/// `def` with its signature's name replaced by `name`.
+pub(crate) fn rename(def: &[u8], name: &str) -> Result<Vec<u8>, String> {
+    let (top, sig) = signature(def)?;
+    let sig_bytes = &def[sig.payload.clone()];
+    let mut new_sig = Vec::with_capacity(sig_bytes.len() + name.len());
+    put_varint(&mut new_sig, (1 << 3) | 2);
+    put_varint(&mut new_sig, name.len() as u64);
+    new_sig.extend_from_slice(name.as_bytes());
+    for f in fields(sig_bytes)? {
+        if !(f.number == 1 && f.wire_type == 2) {
+            new_sig.extend_from_slice(&sig_bytes[f.whole]);
+        }
+    }
+    let mut out = Vec::with_capacity(def.len() + name.len());
+    put_varint(&mut out, (1 << 3) | 2);
+    put_varint(&mut out, new_sig.len() as u64);
+    out.extend_from_slice(&new_sig);
+    for f in top {
+        out.extend_from_slice(&def[f.whole]);
+    }
+    Ok(out)
+}
+
+/// The signature's name, if it has one.
+#[cfg(test)]
+pub(crate) fn name(def: &[u8]) -> Result<String, String> {
+    let (_, sig) = signature(def)?;
+    let sig_bytes = &def[sig.payload.clone()];
+    let f = fields(sig_bytes)?
+        .into_iter()
+        .find(|f| f.number == 1 && f.wire_type == 2)
+        .ok_or("a signature without a name")?;
+    String::from_utf8(sig_bytes[f.payload].to_vec()).map_err(|_| "a name that is not UTF-8".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn len_field(number: u64, payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_varint(&mut out, (number << 3) | 2);
+        put_varint(&mut out, payload.len() as u64);
+        out.extend_from_slice(payload);
+        out
+    }
+
+    fn arg(name: &str, dtype: u64) -> Vec<u8> {
+        let mut a = len_field(1, name.as_bytes());
+        put_varint(&mut a, 3 << 3);
+        put_varint(&mut a, dtype);
+        a
+    }
+
+    /// A FunctionDef with a name, one float input, one int32 output, and a node field after it.
+    fn def(name: &str) -> Vec<u8> {
+        let mut sig = len_field(1, name.as_bytes());
+        sig.extend(len_field(2, &arg("x", 1)));
+        sig.extend(len_field(3, &arg("y", 3)));
+        let mut d = len_field(1, &sig);
+        d.extend(len_field(3, b"node bytes kept as they are"));
+        d
+    }
+
+    #[test]
+    fn reads_dtypes_and_renames() {
+        let d = def("polyfn_f_1");
+        assert_eq!(arg_dtypes(&d), Ok((vec![1], vec![3])));
+        assert_eq!(name(&d).unwrap(), "polyfn_f_1");
+        let long = "n".repeat(300); // a name whose length needs a two-byte varint
+        let r = rename(&d, &long).unwrap();
+        assert_eq!(name(&r).unwrap(), long);
+        assert_eq!(arg_dtypes(&r), Ok((vec![1], vec![3])));
+        assert!(r.windows(27).any(|w| w == b"node bytes kept as they are"));
+        assert_eq!(rename(&r, "polyfn_f_1").unwrap(), d);
+    }
+
+    #[test]
+    fn damaged_bytes_are_errors() {
+        let d = def("f");
+        for cut in 0..d.len() {
+            let _ = arg_dtypes(&d[..cut]); // never panics
+            let _ = rename(&d[..cut], "g");
+        }
+        assert!(arg_dtypes(&d[..d.len() - 3]).is_err());
+        assert!(arg_dtypes(&[0x0b]).is_err()); // a group: wire type 3
+        assert!(arg_dtypes(&[0xff; 12]).is_err());
+        assert!(arg_dtypes(b"").is_err());
+        let mut sig = len_field(1, b"f");
+        sig.extend(len_field(2, &len_field(1, b"x"))); // an input with no dtype
+        assert_eq!(arg_dtypes(&len_field(1, &sig)), Err("an argument without a concrete dtype".into()));
+    }
+}

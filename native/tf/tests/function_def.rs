@@ -1,0 +1,117 @@
+//! A registered function exported as a FunctionDef and restored, in the same and in another
+//! eager context, runs as the original did; damaged definitions are errors, not crashes.
+
+mod support;
+
+use polyfn_tf::graph::Graph;
+use polyfn_tf::naming::unused_function_name;
+use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+use polyfn_tf::{Code, EagerContext, EagerFunction, GraphSignature};
+use std::ffi::CString;
+
+/// y = x * x + 2, over float vectors of any length.
+fn square_plus_two(rt: &'static polyfn_tf::Runtime, ctx: EagerContext, name: &str) -> EagerFunction {
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
+    let sq = g.binary("Mul", x, x).unwrap();
+    let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
+    let y = g.binary("AddV2", sq, two).unwrap();
+    let names = [CString::new("output_0").unwrap()];
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
+    unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), name, &sig) }.unwrap()
+}
+
+/// The tests count live functions process-wide: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn run(f: &EagerFunction, rt: &'static polyfn_tf::Runtime, values: &[f32]) -> Vec<f32> {
+    let input = OwnedTensor::from_f32(rt, &[values.len() as i64], values);
+    let mut out = Vec::new();
+    unsafe { f.call(&[input.raw()], &mut out) }.unwrap();
+    unsafe { OwnedTensor::from_raw(rt, out[0]) }.to_f32()
+}
+
+#[test]
+fn a_function_def_round_trips_under_a_new_name() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let original = square_plus_two(rt, ctx, "polyfn_def_original");
+    let def = original.to_function_def().unwrap();
+    assert!(def.windows(19).any(|w| w == b"polyfn_def_original"), "the def carries its name");
+
+    // the same context: a fresh name, both registered side by side
+    let name = unused_function_name(rt, ctx, "restored");
+    let restored = EagerFunction::from_function_def(rt, ctx, &def, &name).unwrap();
+    assert_eq!(restored.name(), name);
+    assert_eq!((restored.num_inputs(), restored.output_dtypes()), (1, &[DT_FLOAT][..]));
+    assert_eq!(run(&restored, rt, &[1.0, -3.0]), run(&original, rt, &[1.0, -3.0]));
+    assert_eq!(run(&restored, rt, &[1.0, -3.0, 0.5]), vec![3.0, 11.0, 2.25]);
+    // registering twice under one name is refused before TensorFlow sees it
+    let again = EagerFunction::from_function_def(rt, ctx, &def, &name).unwrap_err();
+    assert_eq!(again.code, Code::AlreadyExists);
+    // the restored function exports too
+    assert!(restored.to_function_def().unwrap().len() > 20);
+
+    // another context (as another process would be): the original's name is free there
+    let other = EagerContext::new_owned(rt).unwrap();
+    let there = EagerFunction::from_function_def(rt, other, &def, "polyfn_def_original").unwrap();
+    assert_eq!(run(&there, rt, &[4.0]), vec![18.0]);
+    let live = EagerFunction::live_count();
+    drop(there);
+    assert_eq!(EagerFunction::live_count(), live - 1);
+    assert!(!EagerFunction::is_registered(rt, other, "polyfn_def_original"));
+    drop((restored, original));
+    unsafe {
+        other.delete(rt);
+        ctx.delete(rt);
+    }
+}
+
+#[test]
+fn damaged_function_defs_are_errors() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let def = square_plus_two(rt, ctx, "polyfn_def_damaged").to_function_def().unwrap();
+    let live = EagerFunction::live_count();
+    for cut in [0, 1, 5, def.len() / 2, def.len() - 1] {
+        let e = EagerFunction::from_function_def(rt, ctx, &def[..cut], &format!("polyfn_cut_{cut}"));
+        assert!(e.is_err(), "a def cut at {cut} of {} bytes was accepted", def.len());
+    }
+    let e = EagerFunction::from_function_def(rt, ctx, b"not a protocol buffer at all", "polyfn_junk").unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.starts_with("not a usable FunctionDef: "), "{e}");
+    // flipped bytes anywhere: an error or a working function, never a crash
+    for i in (0..def.len()).step_by(7) {
+        let mut d = def.clone();
+        d[i] ^= 0x5a;
+        if let Ok(f) = EagerFunction::from_function_def(rt, ctx, &d, &format!("polyfn_flip_{i}")) {
+            let input = OwnedTensor::from_f32(rt, &[2], &[1.0, 2.0]);
+            let _ = unsafe { f.call(&[input.raw()], &mut Vec::new()) };
+        }
+    }
+    assert_eq!(EagerFunction::live_count(), live, "nothing half-registered stays");
+    unsafe { ctx.delete(rt) };
+}
+
+#[test]
+fn a_function_that_calls_another_is_not_exported_alone() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let inner = square_plus_two(rt, ctx, "polyfn_def_inner");
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
+    let call = unsafe { inner.add_call(g.raw(), "call_inner", &[x]) }.unwrap();
+    let y = polyfn_tf::c_api::TF_Output { oper: call, index: 0 };
+    let names = [CString::new("output_0").unwrap()];
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
+    let outer = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_def_outer", &sig) }.unwrap();
+    assert_eq!(run(&outer, rt, &[3.0]), vec![11.0]);
+    let e = outer.to_function_def().unwrap_err();
+    assert_eq!(e.code, Code::FailedPrecondition);
+    assert!(e.message.contains("calls other functions"), "{e}");
+    drop((outer, inner, g));
+    unsafe { ctx.delete(rt) };
+}
