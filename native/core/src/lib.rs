@@ -18,6 +18,7 @@ pub mod dtype;
 pub mod explain;
 pub mod facts;
 pub mod function_type;
+pub mod infer;
 pub mod placeholder;
 pub mod polymorphic;
 pub mod shape;
