@@ -8,10 +8,13 @@
 
 mod cache;
 mod error;
+mod inferred;
 mod monitor;
 mod session;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod inferred_tests;
 #[cfg(test)]
 mod signature_tests;
 #[cfg(test)]
@@ -68,6 +71,8 @@ struct State<C> {
     stats: Stats,
     monitor: Monitor,
     token: WriteToken,
+    /// Constraints inferred from examples or a profile, merged into every trace's declarations.
+    inferred: inferred::Inferred,
 }
 
 /// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
@@ -99,6 +104,7 @@ impl<C> Polymorphic<C> {
                 stats: Stats::default(),
                 monitor: Monitor::default(),
                 token: WriteToken::new(),
+                inferred: inferred::Inferred::default(),
             }),
             published: Published::new(),
             closed: AtomicBool::new(false),
@@ -172,7 +178,7 @@ impl<C> Polymorphic<C> {
             let st = &mut *st;
             let Some(declared) = st.declared.as_ref() else { return Ok(None) };
             let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
-            check_constraints(&call, declared)?;
+            check_constraints(&call, declared).map_err(|e| st.inferred.annotate(e))?;
             let found = st.table.lookup(&call, None);
             if let Some((c, hit)) = &found {
                 memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());

@@ -1,0 +1,42 @@
+//! Inferred constraints through the polymorphic function's protocol: examples coalesce, the
+//! trace is generic, later calls hit, and errors say where the constraint came from.
+
+use super::tests::{constraint, spec, tensor_facts, trace, Fn};
+use crate::infer::Provenance;
+use crate::DType;
+
+#[test]
+fn three_examples_trace_once_and_every_batch_size_hits() {
+    let f = Fn::new("f");
+    let examples = [spec(DType::FLOAT, &[2, 3]), spec(DType::FLOAT, &[5, 3]), spec(DType::FLOAT, &[1, 3])];
+    let note = f.infer_parameter("x", &examples, Provenance::Examples(3)).unwrap();
+    assert_eq!(note, "x: TensorSpec(FLOAT, [-1, 3]) (inferred from 3 examples)");
+    let declared = constraint(&[DType::FLOAT], None);
+    let effective = f.effective_constraint("x", declared).unwrap();
+    trace(&f, examples[0].clone(), effective).unwrap();
+    for n in [1, 7, 50] {
+        let c = f.lookup::<String>(&tensor_facts(DType::FLOAT, &[n, 3])).unwrap().unwrap();
+        assert_eq!(c.inner, "(x: TensorSpec(FLOAT, [-1, 3]))");
+    }
+    assert_eq!(f.trace_count(), 1);
+    assert_eq!(f.provenance("x"), Provenance::Examples(3));
+    let e = f.lookup::<String>(&tensor_facts(DType::FLOAT, &[2, 4])).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "argument 'x': expected TensorSpec(FLOAT, [-1, 3]) (inferred from 3 examples), got TensorSpec(FLOAT, [2, 4])"
+    );
+}
+
+#[test]
+fn a_conflicting_declaration_is_an_error_and_an_uninferred_parameter_keeps_its_declaration() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::FLOAT, &[3])], Provenance::Profile(10));
+    let e = f.effective_constraint("x", constraint(&[DType::INT32], None)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "parameter 'x': the declared TensorSpec(INT32, *) conflicts with TensorSpec(FLOAT, [-1]) (inferred from a profile of 10 calls)"
+    );
+    let y = constraint(&[DType::INT32], None);
+    assert_eq!(f.effective_constraint("y", y.clone()).unwrap(), y);
+    assert_eq!(f.provenance("y"), Provenance::Declared);
+}
