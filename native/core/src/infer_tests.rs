@@ -108,7 +108,7 @@ const DTYPES: [DType; 6] = [DType::FLOAT, DType::DOUBLE, DType::HALF, DType::INT
 fn arb_shape() -> impl Strategy<Value = Shape> {
     prop_oneof![
         1 => Just(Shape::Unknown),
-        6 => proptest::collection::vec(prop_oneof![4 => (0i64..4), 1 => Just(-1i64)], 0..3).prop_map(|d| Shape::of(&d)),
+        6 => proptest::collection::vec(prop_oneof![4 => 0i64..4, 1 => Just(-1i64)], 0..3).prop_map(|d| Shape::of(&d)),
     ]
 }
 

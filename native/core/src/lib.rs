@@ -20,6 +20,7 @@ pub mod facts;
 pub mod function_type;
 pub mod infer;
 pub mod placeholder;
+pub mod profile;
 pub mod polymorphic;
 pub mod shape;
 pub mod trace_type;

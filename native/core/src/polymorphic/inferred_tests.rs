@@ -40,3 +40,33 @@ fn a_conflicting_declaration_is_an_error_and_an_uninferred_parameter_keeps_its_d
     assert_eq!(f.effective_constraint("y", y.clone()).unwrap(), y);
     assert_eq!(f.provenance("y"), Provenance::Declared);
 }
+
+#[test]
+fn calls_are_recorded_per_call_type_and_suggest_the_generic_signature() {
+    let f = Fn::new("f");
+    trace(&f, spec(DType::FLOAT, &[2, 3]), constraint(&[DType::FLOAT], None)).unwrap();
+    for n in 2..5 {
+        if f.lookup::<String>(&tensor_facts(DType::FLOAT, &[n, 3])).unwrap().is_none() {
+            trace(&f, spec(DType::FLOAT, &[n, 3]), constraint(&[DType::FLOAT], None)).unwrap();
+        }
+        for _ in 0..n {
+            f.lookup::<String>(&tensor_facts(DType::FLOAT, &[n, 3])).unwrap().unwrap();
+        }
+    }
+    let calls = f.recorded_calls();
+    let counts: Vec<(String, u64)> = calls.iter().map(|(t, n)| (t.to_string(), *n)).collect();
+    assert_eq!(
+        counts,
+        vec![
+            ("(x: TensorSpec(FLOAT, [4, 3]))".to_string(), 4),
+            // The lookup that found the first trace counts; a lookup that missed does not (the
+            // trace it begins counts it, when it has the call's facts).
+            ("(x: TensorSpec(FLOAT, [2, 3]))".to_string(), 3),
+            ("(x: TensorSpec(FLOAT, [3, 3]))".to_string(), 3),
+        ]
+    );
+    let s = f.suggested_signature().unwrap();
+    assert_eq!((s.calls, s.traces_before, s.traces_after), (10, 3, 1));
+    assert_eq!(s.java, vec!["Operand<TFloat32> x = in.input(\"x\", TFloat32.class, Shape.of(-1, 3));"]);
+    assert!(f.profile_json().contains("{\"count\": 4, \"parameters\": {\"x\": {\"dtype\": \"FLOAT\", \"shape\": [4, 3]}}}"));
+}

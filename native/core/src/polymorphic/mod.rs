@@ -9,6 +9,7 @@
 mod cache;
 mod error;
 mod inferred;
+mod profile;
 mod monitor;
 mod session;
 #[cfg(test)]
@@ -20,6 +21,7 @@ mod signature_tests;
 #[cfg(test)]
 mod thread_tests;
 
+pub use cache::PROFILE_CAPACITY;
 pub use error::PolyError;
 pub use monitor::{
     Stats, TraceRecord, HISTORY_CAPACITY, LITERAL_WARNING_THRESHOLD, RETRACE_WARNING_TRACES, RETRACE_WINDOW_CALLS,
@@ -184,6 +186,7 @@ impl<C> Polymorphic<C> {
                 memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());
                 if count {
                     self.published.count(c, *hit);
+                    self.published.record_call(&mut st.token, facts);
                 }
             }
             found
@@ -215,6 +218,9 @@ impl<C> Polymorphic<C> {
         let mut st = self.state.lock();
         if for_call {
             st.stats.misses += 1;
+            if let Some(facts) = call_facts {
+                self.published.record_call(&mut st.token, facts);
+            }
         }
         let known = st.declared.clone();
         if let Some(known) = known.as_ref() {
