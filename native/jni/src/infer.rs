@@ -4,9 +4,9 @@
 use crate::convert;
 use crate::errors::{NativeError, Result};
 use crate::handles;
-use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
+use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString, JValue};
 use jni::sys::jlong;
-use jni::Env;
+use jni::{jni_sig, jni_str, Env};
 use polyfn_core::infer::Provenance;
 
 /// `Native.inferParameter`: the facts of each example argument of parameter `name`, one after
@@ -42,4 +42,32 @@ pub fn infer_parameter<'l>(
 pub fn inference_notes<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong) -> Result<JObjectArray<'l, JString<'l>>> {
     let notes = handles::function(env, handle)?.inference_notes();
     convert::new_strings(env, &notes)
+}
+
+/// `Native.suggestedSignature`: the signature the recorded calls suggest, as a
+/// `SignatureSuggestion`, or null before the first trace.
+pub fn suggested_signature<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong) -> Result<JObject<'l>> {
+    let Some(s) = handles::function(env, handle)?.suggested_signature() else { return Ok(JObject::null()) };
+    let java = convert::new_strings(env, &s.java)?;
+    let kotlin = convert::new_strings(env, &s.kotlin)?;
+    let notes = convert::new_strings(env, &s.notes)?;
+    let clamp = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    Ok(env.new_object(
+        jni_str!("dev/polyfn/SignatureSuggestion"),
+        jni_sig!("(JII[Ljava/lang/String;[Ljava/lang/String;[Ljava/lang/String;)V"),
+        &[
+            JValue::Long(s.calls as i64),
+            JValue::Int(clamp(s.traces_before)),
+            JValue::Int(clamp(s.traces_after)),
+            JValue::Object(&java),
+            JValue::Object(&kotlin),
+            JValue::Object(&notes),
+        ],
+    )?)
+}
+
+/// `Native.signatureProfile`: the recorded calls as the profile file's JSON.
+pub fn signature_profile<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong) -> Result<JString<'l>> {
+    let json = handles::function(env, handle)?.profile_json();
+    Ok(env.new_string(json)?)
 }

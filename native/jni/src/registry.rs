@@ -42,6 +42,8 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn trace_history(handle: jlong) -> dev.polyfn.TraceEvent[], fn = introspection::trace_history, error_policy = ThrowJava },
     native_method! { static fn infer_parameter(handle: jlong, name: JString, facts: jlong[], lengths: jint[], profile_calls: jlong) -> java.lang.String[], fn = infer::infer_parameter, error_policy = ThrowJava },
     native_method! { static fn inference_notes(handle: jlong) -> java.lang.String[], fn = infer::inference_notes, error_policy = ThrowJava },
+    native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
+    native_method! { static fn signature_profile(handle: jlong) -> JString, fn = infer::signature_profile, error_policy = ThrowJava },
 ];
 
 /// `Native.registerNatives`, the one entry point the JVM finds by its exported name: registers

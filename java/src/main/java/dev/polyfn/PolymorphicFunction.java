@@ -341,6 +341,34 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     return native_(() -> List.of(Native.inferenceNotes(handle.address())));
   }
 
+  /**
+   * The signature this function's calls suggest: every call is recorded by its type (a counter
+   * per call type, bumped without a lock, on by default), and the recorded types are coalesced
+   * as examples are. Null before the first trace.
+   *
+   * @return the suggested declarations with the trace counts before and after
+   */
+  public SignatureSuggestion suggestedSignature() {
+    return native_(() -> Native.suggestedSignature(handle.address()));
+  }
+
+  /**
+   * Writes the recorded call types, with their counts, as a signature profile (JSON) that {@link
+   * FunctionOptions#withSignatureProfile} loads to trace the suggested signature when a later run
+   * defines the function.
+   *
+   * @throws java.io.UncheckedIOException if the file cannot be written
+   */
+  public void writeSignatureProfile(java.nio.file.Path file) {
+    Objects.requireNonNull(file, "file");
+    String json = native_(() -> Native.signatureProfile(handle.address()));
+    try {
+      java.nio.file.Files.writeString(file, json);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot write the signature profile " + file, e);
+    }
+  }
+
   private int find(long fn, Map<String, ?> args) {
     Param[] ps = params;
     if (ps == null) {

@@ -2,6 +2,7 @@ package dev.polyfn.internal;
 
 import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.FunctionType;
+import dev.polyfn.SignatureSuggestion;
 import dev.polyfn.TraceEvent;
 
 /**
@@ -98,6 +99,12 @@ public final class Native {
 
   /** What inference said, one line per parameter. */
   public static native String[] inferenceNotes(long function);
+
+  /** The signature the recorded calls suggest, or null before the first trace. */
+  public static native SignatureSuggestion suggestedSignature(long function);
+
+  /** The recorded calls as a signature profile (JSON). */
+  public static native String signatureProfile(long function);
 
   /** Registers the map key that {@code id} stands for in facts. */
   public static native void registerString(long function, int id, String value);
