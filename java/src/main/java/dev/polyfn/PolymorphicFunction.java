@@ -361,12 +361,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    */
   public void writeSignatureProfile(java.nio.file.Path file) {
     Objects.requireNonNull(file, "file");
-    String json = native_(() -> Native.signatureProfile(handle.address()));
-    try {
-      java.nio.file.Files.writeString(file, json);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("cannot write the signature profile " + file, e);
-    }
+    SignatureProfile.write(file, native_(() -> Native.signatureProfile(handle.address())));
   }
 
   private int find(long fn, Map<String, ?> args) {

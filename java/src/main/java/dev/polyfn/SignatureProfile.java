@@ -47,6 +47,15 @@ final class SignatureProfile {
     return calls;
   }
 
+  /** Writes the profile JSON {@code json} to {@code file}. */
+  static void write(Path file, String json) {
+    try {
+      Files.writeString(file, json);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot write the signature profile " + file, e);
+    }
+  }
+
   /** Reads {@code file}; a missing or malformed file is an IllegalArgumentException naming it. */
   static SignatureProfile read(Path file) {
     String text;
