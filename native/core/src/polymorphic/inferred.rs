@@ -2,16 +2,19 @@
 //! kept for the function's life so that every trace merges them with the body's declarations
 //! the same way, and so that errors say where a constraint came from.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{PolyError, Polymorphic};
 use crate::infer::{coalesce, merge_declared, Coalesced, Provenance};
-use crate::{BindError, TypeRef};
+use crate::{BindError, RetraceReason, TypeRef};
 
 /// Inferred constraints by parameter name, and what inference said about each parameter.
 #[derive(Default)]
 pub(super) struct Inferred {
     constraints: HashMap<String, (TypeRef, Provenance)>,
+    /// Parameters whose declaration was narrower than the inferred constraint in every part, so
+    /// that their constraint is the declared one after all.
+    declared_won: HashSet<String>,
     notes: Vec<String>,
 }
 
@@ -40,17 +43,21 @@ impl<C> Polymorphic<C> {
     /// The constraint a trace declares for parameter `name`: the body's `declared` one, merged
     /// with the inferred one when there is one (the narrower wins; not comparable is an error).
     pub fn effective_constraint(&self, name: &str, declared: TypeRef) -> Result<TypeRef, BindError> {
-        let st = self.state.lock();
-        match st.inferred.constraints.get(name) {
-            Some((inferred, source)) => merge_declared(name, &declared, inferred, source),
-            None => Ok(declared),
+        let mut st = self.state.lock();
+        let Some((inferred, source)) = st.inferred.constraints.get(name) else { return Ok(declared) };
+        let merged = merge_declared(name, &declared, inferred, source)?;
+        if merged == declared {
+            st.inferred.declared_won.insert(name.to_owned());
+        } else {
+            st.inferred.declared_won.remove(name);
         }
+        Ok(merged)
     }
 
     /// Where the constraint of parameter `name` came from.
     pub fn provenance(&self, name: &str) -> Provenance {
         let st = self.state.lock();
-        st.inferred.constraints.get(name).map_or(Provenance::Declared, |(_, p)| p.clone())
+        st.inferred.source(name).cloned().unwrap_or(Provenance::Declared)
     }
 
     /// What inference said, one line per parameter, in the order it was asked.
@@ -68,13 +75,29 @@ impl<C> Polymorphic<C> {
 }
 
 impl Inferred {
+    /// Where the constraint of `name` came from, when inference shaped it.
+    fn source(&self, name: &str) -> Option<&Provenance> {
+        self.constraints.get(name).filter(|_| !self.declared_won.contains(name)).map(|(_, p)| p)
+    }
+
+    /// The text of a retrace reason, naming the inferred constraint of the parameter it is about
+    /// ("...; x is constrained to TensorSpec({FLOAT, DOUBLE, ...}, [-1]) (inferred from 2 examples)").
+    pub(super) fn explain(&self, why: &RetraceReason) -> String {
+        let text = why.to_string();
+        let param = why.parameter.as_str();
+        match (self.constraints.get(param), self.source(param)) {
+            (Some((c, _)), Some(source)) if !why.capture => format!("{text}; {param} is constrained to {c} ({source})"),
+            _ => text,
+        }
+    }
+
     /// Adds "(inferred from 3 examples)" after the expected type of a mismatch on a parameter
     /// whose constraint was inferred.
     pub(super) fn annotate(&self, e: BindError) -> BindError {
         match e {
             BindError::TypeMismatch { param, expected, got } => {
-                let expected = match self.constraints.get(&param) {
-                    Some((_, source)) => format!("{expected} ({source})"),
+                let expected = match self.source(&param) {
+                    Some(source) => format!("{expected} ({source})"),
                     None => expected,
                 };
                 BindError::TypeMismatch { param, expected, got }

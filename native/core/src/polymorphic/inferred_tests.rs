@@ -70,3 +70,28 @@ fn calls_are_recorded_per_call_type_and_suggest_the_generic_signature() {
     assert_eq!(s.java, vec!["Operand<TFloat32> x = in.input(\"x\", TFloat32.class, Shape.of(-1, 3));"]);
     assert!(f.profile_json().contains("{\"count\": 4, \"parameters\": {\"x\": {\"dtype\": \"FLOAT\", \"shape\": [4, 3]}}}"));
 }
+
+#[test]
+fn a_retrace_under_an_inferred_constraint_names_it_and_a_narrower_declaration_keeps_its_own_name() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::DOUBLE, &[3])], Provenance::Examples(2));
+    let effective = f.effective_constraint("x", constraint(&[DType::FLOAT, DType::DOUBLE, DType::HALF], None)).unwrap();
+    trace(&f, spec(DType::FLOAT, &[2]), effective).unwrap();
+    let call = tensor_facts(DType::HALF, &[4]);
+    assert!(f.lookup::<String>(&call).unwrap().is_none());
+    let s = f.begin_trace::<String>(vec!["x".into()], Some(&call), true).unwrap();
+    assert!(
+        s.reason().ends_with("; x is constrained to TensorSpec({FLOAT, DOUBLE, BFLOAT16, HALF}, [-1]) (inferred from 2 examples)"),
+        "{}",
+        s.reason()
+    );
+    // A declaration narrower in every part is the constraint: errors call it declared.
+    let g = Fn::new("g");
+    g.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::FLOAT, &[3])], Provenance::Examples(2));
+    let narrow = constraint(&[DType::FLOAT], Some(crate::Shape::of(&[2])));
+    assert_eq!(g.effective_constraint("x", narrow.clone()).unwrap(), narrow);
+    assert_eq!(g.provenance("x"), Provenance::Declared);
+    trace(&g, spec(DType::FLOAT, &[2]), narrow).unwrap();
+    let e = g.lookup::<String>(&tensor_facts(DType::FLOAT, &[3])).unwrap_err();
+    assert_eq!(e.to_string(), "argument 'x': expected TensorSpec(FLOAT, [2]), got TensorSpec(FLOAT, [3])");
+}

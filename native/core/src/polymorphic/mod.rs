@@ -241,6 +241,7 @@ impl<C> Polymorphic<C> {
             Some(call) if self.options.reduce_retracing => Some(st.table.generalize(call)),
             _ => None,
         };
+        let reason = st.inferred.explain(&why);
         drop(st);
         Ok(TraceSession {
             function: self.name.clone(),
@@ -252,7 +253,7 @@ impl<C> Polymorphic<C> {
             traced_captures: Vec::new(),
             placeholders: PlaceholderContext::new(),
             generalized,
-            reason: why.to_string(),
+            reason,
             why,
             started: Instant::now(),
         })

@@ -11,6 +11,7 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.SignatureSuggestion;
 import dev.polyfn.TensorSpec;
+import dev.polyfn.TraceEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.types.TFloat16;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TFloat64;
 import org.tensorflow.types.TInt32;
@@ -80,10 +82,18 @@ class SignatureInferenceTest {
       assertEquals(List.of("x: TensorSpec({FLOAT, DOUBLE, BFLOAT16, HALF}, [-1]) (inferred from 2 examples)"),
           f.inferenceReport());
       assertEquals("(x: TensorSpec({FLOAT, DOUBLE, BFLOAT16, HALF}, [-1]))", f.functionType().toString());
+      assertEquals(2, f.traceCount(), "one trace per example dtype, each of any length");
       try (TInt32 i = TInt32.vectorOf(1, 2)) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.call(Map.of("x", i)));
         assertTrue(e.getMessage().contains("(inferred from 2 examples)"), e.getMessage());
       }
+      try (TFloat16 h = TFloat16.vectorOf(1f, 2f, 3f); Outputs out = f.call(Map.of("x", h))) {
+        assertEquals(3, out.get("n", TInt32.class).getInt());
+      }
+      List<TraceEvent> history = f.traceHistory();
+      String why = history.get(history.size() - 1).reason();
+      assertTrue(why.endsWith("; x is constrained to TensorSpec({FLOAT, DOUBLE, BFLOAT16, HALF}, [-1]) (inferred from 2 examples)"),
+          why);
     }
   }
 
