@@ -38,6 +38,10 @@ pub enum BindError {
     InvalidShape { path: String, reason: String },
     #[error("malformed call facts: {0}")]
     BadFacts(String),
+    /// A constraint the body declares and one inferred (from examples or a profile) that admit
+    /// no common type, or not comparable: neither can win.
+    #[error("parameter '{param}': the declared {declared} conflicts with {inferred}")]
+    Conflict { param: String, declared: String, inferred: String },
 }
 
 fn at_path(path: &str, reason: &str) -> String {

@@ -176,6 +176,20 @@ impl DTypeSet {
         self.set.as_ref().map(|s| s.iter().copied().collect())
     }
 
+    /// The dtypes in both sets.
+    pub fn intersection(&self, other: &DTypeSet) -> DTypeSet {
+        match (&self.set, &other.set) {
+            (None, _) => other.clone(),
+            (_, None) => self.clone(),
+            (Some(a), Some(b)) => DTypeSet { set: Some(a.intersection(b).copied().collect()) },
+        }
+    }
+
+    /// Whether no dtype is in the set (`any` is never empty).
+    pub fn is_empty(&self) -> bool {
+        self.set.as_ref().is_some_and(|s| s.is_empty())
+    }
+
     /// The single member, if the set has exactly one.
     pub fn single(&self) -> Option<DType> {
         match &self.set {

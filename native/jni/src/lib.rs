@@ -13,6 +13,7 @@ mod convert;
 mod errors;
 mod function;
 mod handles;
+mod infer;
 mod introspection;
 mod logging;
 mod registry;

@@ -4,7 +4,7 @@
 //! on one side only fails at load time, naming the method, instead of at its first call.
 
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::{call, function, introspection, runtime, trace};
+use crate::{call, function, infer, introspection, runtime, trace};
 use jni::objects::JClass;
 use jni::{native_method, Env, NativeMethod};
 
@@ -40,6 +40,10 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn concrete_functions(handle: jlong) -> dev.polyfn.ConcreteFunctionInfo[], fn = introspection::concrete_functions, error_policy = ThrowJava },
     native_method! { static fn statistics(handle: jlong) -> jlong[], fn = introspection::statistics, error_policy = ThrowJava },
     native_method! { static fn trace_history(handle: jlong) -> dev.polyfn.TraceEvent[], fn = introspection::trace_history, error_policy = ThrowJava },
+    native_method! { static fn infer_parameter(handle: jlong, name: JString, facts: jlong[], lengths: jint[], profile_calls: jlong) -> java.lang.String[], fn = infer::infer_parameter, error_policy = ThrowJava },
+    native_method! { static fn inference_notes(handle: jlong) -> java.lang.String[], fn = infer::inference_notes, error_policy = ThrowJava },
+    native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
+    native_method! { static fn signature_profile(handle: jlong) -> JString, fn = infer::signature_profile, error_policy = ThrowJava },
 ];
 
 /// `Native.registerNatives`, the one entry point the JVM finds by its exported name: registers

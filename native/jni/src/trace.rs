@@ -58,9 +58,11 @@ pub fn declare_parameter<'l>(
     let shape = polyfn_core::declare::declared_shape(&name, shape_rank as i64, &convert::longs(env, &dims)?)?;
     let java_class = if java_class.is_null() { String::new() } else { convert::string(env, &java_class, "class")? };
     let constraint = polyfn_core::declared_constraint(&name, kind, dtypes, shape, java_class)?;
+    // A constraint inferred from examples or a profile narrows or widens what the body declared.
+    let constraint = f.effective_constraint(&name, constraint)?;
     let facts = convert::longs_prefix(env, &facts, fact_count)?;
     let value = if facts.is_empty() { None } else { Some(f.decode_argument(&name, &facts)?) };
-    let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value)?;
+    let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value).map_err(|e| f.annotate(e))?;
     convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
 }
 

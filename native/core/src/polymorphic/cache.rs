@@ -12,8 +12,11 @@
 //! The maps are persistent (hash array mapped tries) so that the next snapshot shares almost
 //! everything with the current one: adding a memo entry costs O(log n), not a copy of the memo.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use arc_swap::ArcSwap;
 
@@ -24,9 +27,17 @@ use crate::Hit;
 /// inexact entries (hot calls memoize again on their next slow lookup).
 pub(super) const MEMO_CAPACITY: usize = 4096;
 
+/// Bound on the distinct call types a function's profile records (calls of further types are
+/// served as usual, only not recorded), so a function called with ever new shapes stays bounded.
+pub const PROFILE_CAPACITY: usize = 4096;
+
+/// How many calls had one facts buffer: shared by its memo entry (bumped by cached calls) and
+/// the profile, so a count survives the memo dropping the entry.
+type Counter = Arc<AtomicU64>;
+
 /// What a call reads without the lock. Replaced, never mutated, once published.
 struct Snapshot<C> {
-    memo: imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit)>,
+    memo: imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit, Counter)>,
     by_id: imbl::HashMap<u32, Arc<Concrete<C>>>,
     /// At least the number of memo entries served by a more general signature (the ones a new
     /// trace may serve better); zero means there are none.
@@ -61,6 +72,9 @@ pub(super) struct Published<C> {
     clock: AtomicU64,
     exact_hits: AtomicU64,
     inexact_hits: AtomicU64,
+    /// The call profile: a counter per facts buffer seen. Only writers (who hold the function's
+    /// lock) touch the map; cached calls bump the counter their memo entry shares.
+    counters: Mutex<HashMap<Arc<[i64]>, Counter>>,
 }
 
 impl<C> Published<C> {
@@ -70,15 +84,17 @@ impl<C> Published<C> {
             clock: AtomicU64::new(0),
             exact_hits: AtomicU64::new(0),
             inexact_hits: AtomicU64::new(0),
+            counters: Mutex::new(HashMap::new()),
         }
     }
 
     /// The memoized concrete function for `facts`, counted as a hit when `count`. Lock-free.
     pub(super) fn find(&self, facts: &[i64], count: bool) -> Option<Arc<Concrete<C>>> {
         let snapshot = self.snapshot.load();
-        let (c, hit) = snapshot.memo.get(facts)?;
+        let (c, hit, calls) = snapshot.memo.get(facts)?;
         if count {
             self.count(c, *hit);
+            calls.fetch_add(1, Ordering::Relaxed);
         }
         Some(c.clone())
     }
@@ -114,6 +130,30 @@ impl<C> Published<C> {
         self.snapshot.load().by_id.get(&id).cloned()
     }
 
+    /// The counter of `facts` in the profile, created if there is room (else a counter of its
+    /// own that nothing reads).
+    fn counter(&self, facts: &[i64]) -> Counter {
+        let mut counters = self.counters.lock();
+        if let Some(c) = counters.get(facts) {
+            return c.clone();
+        }
+        let c = Counter::default();
+        if counters.len() < PROFILE_CAPACITY {
+            counters.insert(facts.into(), c.clone());
+        }
+        c
+    }
+
+    /// Records one call with `facts` in the profile (a miss, or a call memoized under the lock).
+    pub(super) fn record_call(&self, _: &mut WriteToken, facts: &[i64]) {
+        self.counter(facts).fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The recorded calls: each facts buffer with its count.
+    pub(super) fn profile(&self) -> Vec<(Arc<[i64]>, u64)> {
+        self.counters.lock().iter().map(|(f, c)| (f.clone(), c.load(Ordering::Relaxed))).filter(|(_, n)| *n > 0).collect()
+    }
+
     fn publish(&self, _: &mut WriteToken, change: impl FnOnce(&mut Snapshot<C>)) {
         let mut next = Snapshot::clone(&self.snapshot.load());
         change(&mut next);
@@ -132,18 +172,19 @@ impl<C> Published<C> {
         cached: usize,
     ) -> bool {
         let mut cleared = false;
+        let calls = self.counter(facts);
         self.publish(token, |s| {
             // Exact memos are bounded by the cached functions; inexact ones (one per call shape
             // served by a general signature) are what can grow, so they are what gets dropped.
             if s.memo.len() >= MEMO_CAPACITY + cached {
-                s.memo.retain(|_, (_, h)| *h == Hit::Exact);
+                s.memo.retain(|_, (_, h, _)| *h == Hit::Exact);
                 s.inexact = 0;
                 cleared = true;
             }
             if hit == Hit::Inexact {
                 s.inexact += 1;
             }
-            s.memo.insert(facts.into(), (c, hit));
+            s.memo.insert(facts.into(), (c, hit, calls));
         });
         cleared
     }
@@ -154,7 +195,7 @@ impl<C> Published<C> {
         self.touch(&c);
         self.publish(token, |s| {
             if s.inexact > 0 || replaced.is_some() {
-                s.memo.retain(|_, (m, h)| *h == Hit::Exact && Some(m.id) != replaced);
+                s.memo.retain(|_, (m, h, _)| *h == Hit::Exact && Some(m.id) != replaced);
                 s.inexact = 0;
             }
             if let Some(id) = replaced {
@@ -169,7 +210,7 @@ impl<C> Published<C> {
         self.publish(token, |s| {
             s.by_id.remove(&id);
             // `inexact` stays an upper bound: it only decides whether `added` must look.
-            s.memo.retain(|_, (m, _)| m.id != id);
+            s.memo.retain(|_, (m, _, _)| m.id != id);
         });
     }
 

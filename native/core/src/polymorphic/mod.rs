@@ -8,16 +8,21 @@
 
 mod cache;
 mod error;
+mod inferred;
+mod profile;
 mod monitor;
 mod restore;
 mod session;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod inferred_tests;
+#[cfg(test)]
 mod signature_tests;
 #[cfg(test)]
 mod thread_tests;
 
+pub use cache::PROFILE_CAPACITY;
 pub use error::PolyError;
 pub use monitor::{
     Stats, TraceRecord, HISTORY_CAPACITY, LITERAL_WARNING_THRESHOLD, RETRACE_WARNING_TRACES, RETRACE_WINDOW_CALLS,
@@ -69,6 +74,8 @@ struct State<C> {
     stats: Stats,
     monitor: Monitor,
     token: WriteToken,
+    /// Constraints inferred from examples or a profile, merged into every trace's declarations.
+    inferred: inferred::Inferred,
 }
 
 /// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
@@ -100,6 +107,7 @@ impl<C> Polymorphic<C> {
                 stats: Stats::default(),
                 monitor: Monitor::default(),
                 token: WriteToken::new(),
+                inferred: inferred::Inferred::default(),
             }),
             published: Published::new(),
             closed: AtomicBool::new(false),
@@ -173,12 +181,13 @@ impl<C> Polymorphic<C> {
             let st = &mut *st;
             let Some(declared) = st.declared.as_ref() else { return Ok(None) };
             let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
-            check_constraints(&call, declared)?;
+            check_constraints(&call, declared).map_err(|e| st.inferred.annotate(e))?;
             let found = st.table.lookup(&call, None);
             if let Some((c, hit)) = &found {
                 memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());
                 if count {
                     self.published.count(c, *hit);
+                    self.published.record_call(&mut st.token, facts);
                 }
             }
             found
@@ -210,6 +219,9 @@ impl<C> Polymorphic<C> {
         let mut st = self.state.lock();
         if for_call {
             st.stats.misses += 1;
+            if let Some(facts) = call_facts {
+                self.published.record_call(&mut st.token, facts);
+            }
         }
         let known = st.declared.clone();
         if let Some(known) = known.as_ref() {
@@ -230,6 +242,7 @@ impl<C> Polymorphic<C> {
             Some(call) if self.options.reduce_retracing => Some(st.table.generalize(call)),
             _ => None,
         };
+        let reason = st.inferred.explain(&why);
         drop(st);
         Ok(TraceSession {
             function: self.name.clone(),
@@ -241,7 +254,7 @@ impl<C> Polymorphic<C> {
             traced_captures: Vec::new(),
             placeholders: PlaceholderContext::new(),
             generalized,
-            reason: why.to_string(),
+            reason,
             why,
             started: Instant::now(),
         })

@@ -1,5 +1,11 @@
 package dev.polyfn;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,16 +19,21 @@ import java.util.Objects;
  * }</pre>
  */
 public final class FunctionOptions {
-  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0);
+  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0, List.of(), null);
 
   private final String name;
   private final boolean reduceRetracing;
   private final int maxConcreteFunctions;
+  private final List<Map<String, ?>> exampleInputs;
+  private final Path signatureProfile;
 
-  private FunctionOptions(String name, boolean reduceRetracing, int maxConcreteFunctions) {
+  private FunctionOptions(String name, boolean reduceRetracing, int maxConcreteFunctions,
+      List<Map<String, ?>> exampleInputs, Path signatureProfile) {
     this.name = name;
     this.reduceRetracing = reduceRetracing;
     this.maxConcreteFunctions = maxConcreteFunctions;
+    this.exampleInputs = exampleInputs;
+    this.signatureProfile = signatureProfile;
   }
 
   /** The defaults: name {@code "function"}, exact retracing, an unbounded cache. */
@@ -44,7 +55,7 @@ public final class FunctionOptions {
       throw new IllegalArgumentException("a function name must not be empty or blank (got \"" + name
           + "\"); any other text is allowed");
     }
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile);
   }
 
   /**
@@ -54,7 +65,7 @@ public final class FunctionOptions {
    * trace {@code [2]}, {@code [-1]} (which serves {@code [4]}) and an unknown rank: 3 traces.
    */
   public FunctionOptions withReduceRetracing(boolean reduceRetracing) {
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile);
   }
 
   /**
@@ -67,7 +78,74 @@ public final class FunctionOptions {
     if (max < 1) {
       throw new IllegalArgumentException("max concrete functions must be at least 1, got " + max);
     }
-    return new FunctionOptions(name, reduceRetracing, max);
+    return new FunctionOptions(name, reduceRetracing, max, exampleInputs, signatureProfile);
+  }
+
+  /**
+   * Example argument sets from which Polyfn infers the signature: each is typed (never run),
+   * the types are coalesced parameter by parameter, and the coalesced signature is traced once
+   * when the function is defined, so that calls of any example-like shape hit it:
+   *
+   * <pre>{@code
+   * FunctionOptions.defaults().withExampleInputs(
+   *     Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(2, 3))),
+   *     Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(5, 3))));   // x: [-1, 3], one trace
+   * }</pre>
+   *
+   * Tensors coalesce to the most specific common shape and the smallest dtype family holding
+   * their dtypes (FLOAT and DOUBLE: {@code TFloating}); lists and maps element by element when
+   * every example has the same length or keys; Java values that differ, and differing list
+   * lengths or key sets, keep one trace each ({@link PolymorphicFunction#inferenceReport} says
+   * so). A constraint the body declares wins where it is narrower; one that is not comparable
+   * with the inferred one fails the definition with an {@link IllegalArgumentException} naming
+   * the parameter and both types. Arguments outside the inferred constraint fail as for a
+   * declared one, and the message says it was inferred.
+   *
+   * @param examples argument sets by parameter name: tensors (only their types are read, during
+   *     the definition), {@link TensorSpec}s, lists and maps of them, Java values
+   * @throws IllegalArgumentException if no example is given
+   */
+  @SafeVarargs
+  public final FunctionOptions withExampleInputs(Map<String, ?>... examples) {
+    return withExampleInputs(List.of(examples));
+  }
+
+  /**
+   * {@link #withExampleInputs(Map[])} with a list of example argument sets.
+   *
+   * @throws IllegalArgumentException if the list is empty
+   */
+  public FunctionOptions withExampleInputs(List<? extends Map<String, ?>> examples) {
+    Objects.requireNonNull(examples, "examples");
+    if (examples.isEmpty()) {
+      throw new IllegalArgumentException("withExampleInputs needs at least one example argument set");
+    }
+    List<Map<String, ?>> copy = new ArrayList<>();
+    for (Map<String, ?> e : examples) {
+      copy.add(Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(e, "example"))));
+    }
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, List.copyOf(copy), signatureProfile);
+  }
+
+  /**
+   * A signature profile (written by {@link PolymorphicFunction#writeSignatureProfile}) whose
+   * recorded signatures are coalesced and traced when the function is defined, as examples are,
+   * so that the first production calls never trace. The file is read at definition; a missing or
+   * malformed file fails it with an {@link IllegalArgumentException} naming the file.
+   */
+  public FunctionOptions withSignatureProfile(Path profile) {
+    Objects.requireNonNull(profile, "profile");
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, profile);
+  }
+
+  /** The example argument sets (empty: none); see {@link #withExampleInputs(List)}. */
+  public List<Map<String, ?>> exampleInputs() {
+    return exampleInputs;
+  }
+
+  /** The signature profile to load at definition, or null; see {@link #withSignatureProfile}. */
+  public Path signatureProfile() {
+    return signatureProfile;
   }
 
   /** The function's name, shown in logs, errors and traced function names. */
@@ -88,6 +166,8 @@ public final class FunctionOptions {
   @Override
   public String toString() {
     return "FunctionOptions(name=" + name + ", reduceRetracing=" + reduceRetracing
-        + ", maxConcreteFunctions=" + (maxConcreteFunctions == 0 ? "unbounded" : maxConcreteFunctions) + ")";
+        + ", maxConcreteFunctions=" + (maxConcreteFunctions == 0 ? "unbounded" : maxConcreteFunctions)
+        + (exampleInputs.isEmpty() ? "" : ", exampleInputs=" + exampleInputs.size())
+        + (signatureProfile == null ? "" : ", signatureProfile=" + signatureProfile) + ")";
   }
 }

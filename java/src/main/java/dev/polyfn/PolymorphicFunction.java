@@ -6,6 +6,7 @@ import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.ref.Reference;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -165,6 +166,12 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * function on the arguments (the call that traced it) and returns its outputs; else returns null.
    */
   private Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run) {
+    return traceLocked(fn, lookup, call, forCall, run, null);
+  }
+
+  /** {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)}, inferring from examples first. */
+  private Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
+      Inference inference) {
     Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
     long trace = call == null
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
@@ -173,6 +180,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     try (Graph graph = new Graph()) {
       Ops tf = Ops.create(graph);
       inputs = new TracingInputs(this, trace, graph, tf, lookup, interner, params == null);
+      inputs.inferFrom(inference);
       Tracing.push(inputs);
       Traced outs = trace(tf, inputs);
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
@@ -286,6 +294,74 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     } finally {
       Reference.reachabilityFence(this);
     }
+  }
+
+  /**
+   * Traces the signatures inferred from the options' example inputs and signature profile, once,
+   * when the function is defined: the first example's trace coalesces every example's types
+   * into the parameters' constraints; examples that trace does not serve (another list length,
+   * another Java value) are traced after it.
+   */
+  final void traceInferred() {
+    List<Map<String, ?>> examples = new ArrayList<>(options.exampleInputs());
+    long profileCalls = 0;
+    if (options.signatureProfile() != null) {
+      SignatureProfile profile = SignatureProfile.read(options.signatureProfile());
+      examples.addAll(profile.examples());
+      profileCalls = profile.calls();
+    }
+    if (examples.isEmpty()) {
+      return;
+    }
+    try {
+      synchronized (traceLock) {
+        long fn = handle.address();
+        traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false,
+            new Inference(examples, profileCalls));
+        for (Map<String, ?> e : examples.subList(1, examples.size())) {
+          if (find(fn, e) < 0) {
+            traceLocked(fn, Arguments.Lookup.of(e), describeForTrace(e), false, false);
+          }
+        }
+      }
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * What signature inference said, one line per parameter: the inferred constraint and where it
+   * came from ({@code x: TensorSpec(FLOAT, [-1, 3]) (inferred from 3 examples)}), or why its
+   * examples keep separate traces ({@code n: Java values 1, 2 are traced one per value; pass n as
+   * a tensor to share one trace}). Empty without examples or a profile.
+   *
+   * @return the lines, in parameter declaration order
+   */
+  public List<String> inferenceReport() {
+    return native_(() -> List.of(Native.inferenceNotes(handle.address())));
+  }
+
+  /**
+   * The signature this function's calls suggest: every call is recorded by its type (a counter
+   * per call type, bumped without a lock, on by default), and the recorded types are coalesced
+   * as examples are. Null before the first trace.
+   *
+   * @return the suggested declarations with the trace counts before and after
+   */
+  public SignatureSuggestion suggestedSignature() {
+    return native_(() -> Native.suggestedSignature(handle.address()));
+  }
+
+  /**
+   * Writes the recorded call types, with their counts, as a signature profile (JSON) that {@link
+   * FunctionOptions#withSignatureProfile} loads to trace the suggested signature when a later run
+   * defines the function.
+   *
+   * @throws java.io.UncheckedIOException if the file cannot be written
+   */
+  public void writeSignatureProfile(java.nio.file.Path file) {
+    Objects.requireNonNull(file, "file");
+    SignatureProfile.write(file, native_(() -> Native.signatureProfile(handle.address())));
   }
 
   private int find(long fn, Map<String, ?> args) {

@@ -73,6 +73,13 @@ final class TracingInputs implements Inputs {
     this.firstTrace = firstTrace;
   }
 
+  /** Examples whose types this trace coalesces into each parameter's constraint, if any. */
+  private Inference inference;
+
+  void inferFrom(Inference inference) {
+    this.inference = inference;
+  }
+
   Graph graph() {
     return graph;
   }
@@ -288,6 +295,9 @@ final class TracingInputs implements Inputs {
     long[] dims = rank > 0 ? p.shape().asArray() : new long[0];
     int[] dtypes = p.tensorType() == null ? new int[0] : DataTypes.accepted(p.tensorType());
     String javaClass = p.javaClass() == null ? null : p.javaClass().getName();
+    if (inference != null) {
+      inference.infer(p, function.address(), interner);
+    }
     try {
       long[] spec = Native.declareParameter(trace, p.name(), p.kind().wire, p.optional(), dtypes, rank, dims, javaClass,
           facts.facts(), facts.factCount());

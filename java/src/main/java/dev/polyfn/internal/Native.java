@@ -2,6 +2,7 @@ package dev.polyfn.internal;
 
 import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.FunctionType;
+import dev.polyfn.SignatureSuggestion;
 import dev.polyfn.TraceEvent;
 
 /**
@@ -83,6 +84,27 @@ public final class Native {
    */
   public static native long[] declareParameter(long trace, String name, int kind, boolean optional,
       int[] dtypes, int shapeRank, long[] dims, String javaClass, long[] facts, int factCount);
+
+  /**
+   * Coalesces the example arguments of parameter {@code name} into its inferred constraint, which
+   * every later declaration of it is merged with.
+   *
+   * @param facts the facts of each example's argument, one after another
+   * @param lengths how many facts each example has
+   * @param profileCalls 0 for examples, else the number of recorded calls they stand for
+   * @return what inference said about the parameter (empty: nothing)
+   */
+  public static native String[] inferParameter(long function, String name, long[] facts, int[] lengths,
+      long profileCalls);
+
+  /** What inference said, one line per parameter. */
+  public static native String[] inferenceNotes(long function);
+
+  /** The signature the recorded calls suggest, or null before the first trace. */
+  public static native SignatureSuggestion suggestedSignature(long function);
+
+  /** The recorded calls as a signature profile (JSON). */
+  public static native String signatureProfile(long function);
 
   /** Registers the map key that {@code id} stands for in facts. */
   public static native void registerString(long function, int id, String value);

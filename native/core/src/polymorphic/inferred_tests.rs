@@ -1,0 +1,97 @@
+//! Inferred constraints through the polymorphic function's protocol: examples coalesce, the
+//! trace is generic, later calls hit, and errors say where the constraint came from.
+
+use super::tests::{constraint, spec, tensor_facts, trace, Fn};
+use crate::infer::Provenance;
+use crate::DType;
+
+#[test]
+fn three_examples_trace_once_and_every_batch_size_hits() {
+    let f = Fn::new("f");
+    let examples = [spec(DType::FLOAT, &[2, 3]), spec(DType::FLOAT, &[5, 3]), spec(DType::FLOAT, &[1, 3])];
+    let note = f.infer_parameter("x", &examples, Provenance::Examples(3)).unwrap();
+    assert_eq!(note, "x: TensorSpec(FLOAT, [-1, 3]) (inferred from 3 examples)");
+    let declared = constraint(&[DType::FLOAT], None);
+    let effective = f.effective_constraint("x", declared).unwrap();
+    trace(&f, examples[0].clone(), effective).unwrap();
+    for n in [1, 7, 50] {
+        let c = f.lookup::<String>(&tensor_facts(DType::FLOAT, &[n, 3])).unwrap().unwrap();
+        assert_eq!(c.inner, "(x: TensorSpec(FLOAT, [-1, 3]))");
+    }
+    assert_eq!(f.trace_count(), 1);
+    assert_eq!(f.provenance("x"), Provenance::Examples(3));
+    let e = f.lookup::<String>(&tensor_facts(DType::FLOAT, &[2, 4])).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "argument 'x': expected TensorSpec(FLOAT, [-1, 3]) (inferred from 3 examples), got TensorSpec(FLOAT, [2, 4])"
+    );
+}
+
+#[test]
+fn a_conflicting_declaration_is_an_error_and_an_uninferred_parameter_keeps_its_declaration() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::FLOAT, &[3])], Provenance::Profile(10));
+    let e = f.effective_constraint("x", constraint(&[DType::INT32], None)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "parameter 'x': the declared TensorSpec(INT32, *) conflicts with TensorSpec(FLOAT, [-1]) (inferred from a profile of 10 calls)"
+    );
+    let y = constraint(&[DType::INT32], None);
+    assert_eq!(f.effective_constraint("y", y.clone()).unwrap(), y);
+    assert_eq!(f.provenance("y"), Provenance::Declared);
+}
+
+#[test]
+fn calls_are_recorded_per_call_type_and_suggest_the_generic_signature() {
+    let f = Fn::new("f");
+    trace(&f, spec(DType::FLOAT, &[2, 3]), constraint(&[DType::FLOAT], None)).unwrap();
+    for n in 2..5 {
+        if f.lookup::<String>(&tensor_facts(DType::FLOAT, &[n, 3])).unwrap().is_none() {
+            trace(&f, spec(DType::FLOAT, &[n, 3]), constraint(&[DType::FLOAT], None)).unwrap();
+        }
+        for _ in 0..n {
+            f.lookup::<String>(&tensor_facts(DType::FLOAT, &[n, 3])).unwrap().unwrap();
+        }
+    }
+    let calls = f.recorded_calls();
+    let counts: Vec<(String, u64)> = calls.iter().map(|(t, n)| (t.to_string(), *n)).collect();
+    assert_eq!(
+        counts,
+        vec![
+            ("(x: TensorSpec(FLOAT, [4, 3]))".to_string(), 4),
+            // The lookup that found the first trace counts; a lookup that missed does not (the
+            // trace it begins counts it, when it has the call's facts).
+            ("(x: TensorSpec(FLOAT, [2, 3]))".to_string(), 3),
+            ("(x: TensorSpec(FLOAT, [3, 3]))".to_string(), 3),
+        ]
+    );
+    let s = f.suggested_signature().unwrap();
+    assert_eq!((s.calls, s.traces_before, s.traces_after), (10, 3, 1));
+    assert_eq!(s.java, vec!["Operand<TFloat32> x = in.input(\"x\", TFloat32.class, Shape.of(-1, 3));"]);
+    assert!(f.profile_json().contains("{\"count\": 4, \"parameters\": {\"x\": {\"dtype\": \"FLOAT\", \"shape\": [4, 3]}}}"));
+}
+
+#[test]
+fn a_retrace_under_an_inferred_constraint_names_it_and_a_narrower_declaration_keeps_its_own_name() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::DOUBLE, &[3])], Provenance::Examples(2));
+    let effective = f.effective_constraint("x", constraint(&[DType::FLOAT, DType::DOUBLE, DType::HALF], None)).unwrap();
+    trace(&f, spec(DType::FLOAT, &[2]), effective).unwrap();
+    let call = tensor_facts(DType::HALF, &[4]);
+    assert!(f.lookup::<String>(&call).unwrap().is_none());
+    let s = f.begin_trace::<String>(vec!["x".into()], Some(&call), true).unwrap();
+    assert!(
+        s.reason().ends_with("; x is constrained to TensorSpec({FLOAT, DOUBLE, BFLOAT16, HALF}, [-1]) (inferred from 2 examples)"),
+        "{}",
+        s.reason()
+    );
+    // A declaration narrower in every part is the constraint: errors call it declared.
+    let g = Fn::new("g");
+    g.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::FLOAT, &[3])], Provenance::Examples(2));
+    let narrow = constraint(&[DType::FLOAT], Some(crate::Shape::of(&[2])));
+    assert_eq!(g.effective_constraint("x", narrow.clone()).unwrap(), narrow);
+    assert_eq!(g.provenance("x"), Provenance::Declared);
+    trace(&g, spec(DType::FLOAT, &[2]), narrow).unwrap();
+    let e = g.lookup::<String>(&tensor_facts(DType::FLOAT, &[3])).unwrap_err();
+    assert_eq!(e.to_string(), "argument 'x': expected TensorSpec(FLOAT, [2]), got TensorSpec(FLOAT, [3])");
+}
