@@ -3,6 +3,8 @@ package dev.polyfn;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
+import java.lang.ref.Reference;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -55,5 +57,38 @@ final class Inference {
       }
     }
     Native.inferParameter(function, p.name(), Arrays.copyOf(facts, size), lengths, profileCalls);
+  }
+
+  /**
+   * Traces the signatures inferred from {@code options}' example inputs and signature profile,
+   * once, when {@code f} is defined: the first example's trace coalesces every example's types
+   * into the parameters' constraints; examples that trace does not serve (another list length,
+   * another Java value) are traced after it.
+   */
+  static void traceAtDefinition(PolymorphicFunction f, FunctionOptions options) {
+    List<Map<String, ?>> examples = new ArrayList<>(options.exampleInputs());
+    long profileCalls = 0;
+    if (options.signatureProfile() != null) {
+      SignatureProfile profile = SignatureProfile.read(options.signatureProfile());
+      examples.addAll(profile.examples());
+      profileCalls = profile.calls();
+    }
+    if (examples.isEmpty()) {
+      return;
+    }
+    try {
+      synchronized (f.traceLock) {
+        long fn = f.address();
+        f.traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false,
+            new Inference(examples, profileCalls));
+        for (Map<String, ?> e : examples.subList(1, examples.size())) {
+          if (f.find(fn, e) < 0) {
+            f.traceLocked(fn, Arguments.Lookup.of(e), f.describeForTrace(e), false, false);
+          }
+        }
+      }
+    } finally {
+      Reference.reachabilityFence(f);
+    }
   }
 }

@@ -6,6 +6,7 @@ import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.ref.Reference;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -36,7 +37,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final FunctionOptions options;
   private final FunctionHandle handle;
   private final Interner interner;
-  private final Object traceLock = new Object();
+  /** Held while tracing: one trace of this function at a time. */
+  final Object traceLock = new Object();
   /**
    * Output names by the key a concrete function returns with its outputs. A trace records its
    * names here before it publishes the function, so every call that finds it can name its outputs.
@@ -147,7 +149,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /** The facts of a call for a trace (null when the parameter list is not known yet). */
-  private CallBuffer describeForTrace(Map<String, ?> args) {
+  CallBuffer describeForTrace(Map<String, ?> args) {
     Param[] ps = params;
     if (ps == null) {
       return null;
@@ -165,12 +167,12 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * known, so Rust can explain and generalize the retrace. With {@code run}, runs the new concrete
    * function on the arguments (the call that traced it) and returns its outputs; else returns null.
    */
-  private Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run) {
+  Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run) {
     return traceLocked(fn, lookup, call, forCall, run, null);
   }
 
   /** {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)}, inferring from examples first. */
-  private Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
+  Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
       Inference inference) {
     Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
     long trace = call == null
@@ -296,37 +298,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
   }
 
-  /**
-   * Traces the signatures inferred from the options' example inputs and signature profile, once,
-   * when the function is defined: the first example's trace coalesces every example's types
-   * into the parameters' constraints; examples that trace does not serve (another list length,
-   * another Java value) are traced after it.
-   */
+  /** Traces the signatures inferred from the options, once, when the function is defined. */
   final void traceInferred() {
-    List<Map<String, ?>> examples = new ArrayList<>(options.exampleInputs());
-    long profileCalls = 0;
-    if (options.signatureProfile() != null) {
-      SignatureProfile profile = SignatureProfile.read(options.signatureProfile());
-      examples.addAll(profile.examples());
-      profileCalls = profile.calls();
-    }
-    if (examples.isEmpty()) {
-      return;
-    }
-    try {
-      synchronized (traceLock) {
-        long fn = handle.address();
-        traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false,
-            new Inference(examples, profileCalls));
-        for (Map<String, ?> e : examples.subList(1, examples.size())) {
-          if (find(fn, e) < 0) {
-            traceLocked(fn, Arguments.Lookup.of(e), describeForTrace(e), false, false);
-          }
-        }
-      }
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    Inference.traceAtDefinition(this, options);
   }
 
   /**
@@ -359,12 +333,12 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    *
    * @throws java.io.UncheckedIOException if the file cannot be written
    */
-  public void writeSignatureProfile(java.nio.file.Path file) {
+  public void writeSignatureProfile(Path file) {
     Objects.requireNonNull(file, "file");
     SignatureProfile.write(file, native_(() -> Native.signatureProfile(handle.address())));
   }
 
-  private int find(long fn, Map<String, ?> args) {
+  int find(long fn, Map<String, ?> args) {
     Param[] ps = params;
     if (ps == null) {
       return -1;
