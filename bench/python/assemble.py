@@ -375,6 +375,11 @@ def write_markdown(results, summary, a):
             L.append("| %s | %s |" % (la, what))
         L.append("")
     L.append("![per-call cost by workload and contender](bench/plot.png)\n")
+    # Comparisons measured by hand (e.g. before/after a change of the call path) live in
+    # bench/comparisons.md and are kept across regenerations.
+    extra = os.path.join(BENCH, "comparisons.md")
+    if os.path.exists(extra):
+        L.append(open(extra).read())
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(L))
 
