@@ -285,24 +285,9 @@ impl<C> Polymorphic<C> {
         }
         let declared = FunctionType::new(session.declared.clone()).with_captures(session.declared_captures.clone());
         let traced = FunctionType::new(session.traced.clone()).with_captures(session.traced_captures.clone());
-        let id = {
-            let mut st = self.state.lock();
-            if let Some(before) = st.declared.as_ref() {
-                // Another trace may have fixed the list since this one began.
-                if !before.same_signature(&declared) {
-                    return Err(PolyError::ParameterListChanged {
-                        name: self.name.clone(),
-                        before: before.to_string(),
-                        now: declared.to_string(),
-                    });
-                }
-            }
-            st.next_id += 1;
-            st.next_id
-        };
-        let inner = build(&traced, id).map_err(PolyError::Build)?;
-        let concrete =
-            Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) });
+        // Another trace may have fixed the list since this one began.
+        let id = self.reserve_id(&declared)?;
+        let concrete = Self::build_concrete(id, &traced, output_names, build)?;
         // Log records go to the application's logger, which may call back into this function:
         // collect them under the lock and emit them after releasing it. Evicted functions are
         // also dropped after it (releasing them calls into TensorFlow).
@@ -351,6 +336,34 @@ impl<C> Polymorphic<C> {
             log::log!(level, "{text}");
         }
         Ok(concrete)
+    }
+
+    /// A new concrete function id, if `declared` is the parameter list this function has (or the
+    /// first one): a trace or restore declaring another list fails, naming both.
+    fn reserve_id<E>(&self, declared: &FunctionType) -> Result<u32, PolyError<E>> {
+        let mut st = self.state.lock();
+        if let Some(before) = st.declared.as_ref() {
+            if !before.same_signature(declared) || before.captures.len() != declared.captures.len() {
+                return Err(PolyError::ParameterListChanged {
+                    name: self.name.clone(),
+                    before: before.to_string(),
+                    now: declared.to_string(),
+                });
+            }
+        }
+        st.next_id += 1;
+        Ok(st.next_id)
+    }
+
+    /// Builds concrete function `id` for `traced` (outside the lock: building calls TensorFlow).
+    fn build_concrete<E>(
+        id: u32,
+        traced: &FunctionType,
+        output_names: Vec<String>,
+        build: impl FnOnce(&FunctionType, u32) -> Result<C, E>,
+    ) -> Result<Arc<Concrete<C>>, PolyError<E>> {
+        let inner = build(traced, id).map_err(PolyError::Build)?;
+        Ok(Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) }))
     }
 
     /// Drops least recently used concrete functions beyond `max_concrete_functions` from the

@@ -3,7 +3,7 @@
 
 use super::{Concrete, PolyError, Polymorphic};
 use crate::FunctionType;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 impl<C> Polymorphic<C> {
@@ -28,23 +28,8 @@ impl<C> Polymorphic<C> {
         if self.closed.load(Ordering::Acquire) {
             return Err(PolyError::Closed(self.name.clone()));
         }
-        let id = {
-            let mut st = self.state.lock();
-            if let Some(before) = st.declared.as_ref() {
-                if !before.same_signature(&declared) || before.captures.len() != declared.captures.len() {
-                    return Err(PolyError::ParameterListChanged {
-                        name: self.name.clone(),
-                        before: before.to_string(),
-                        now: declared.to_string(),
-                    });
-                }
-            }
-            st.next_id += 1;
-            st.next_id
-        };
-        let inner = build(&traced, id).map_err(PolyError::Build)?;
-        let concrete =
-            Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) });
+        let id = self.reserve_id(&declared)?;
+        let concrete = Self::build_concrete(id, &traced, output_names, build)?;
         let mut messages = Vec::new();
         let evicted;
         {
