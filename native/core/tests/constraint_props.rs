@@ -6,6 +6,9 @@
 //! below every generated upper bound; joins never forget a shape both sides know; dtype sets
 //! are never confused; function types with different parameter lists never join (or panic).
 
+mod common;
+
+use common::Bits;
 use std::collections::BTreeMap;
 
 use polyfn_core::*;
@@ -103,20 +106,6 @@ fn gen() -> impl Strategy<Value = G> {
     })
 }
 
-/// Deterministic bit source for structural edits (xorshift).
-struct Bits(u64);
-
-impl Bits {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.next() % one_in == 0
-    }
-}
 
 fn relax_shape(s: &Shape, b: &mut Bits) -> Shape {
     match s {

@@ -1,6 +1,9 @@
 //! Property tests of the TraceType lattice laws over generated tensors, lists, maps and
 //! literals (nested to depth 2), and of their FunctionType-level counterparts.
 
+mod common;
+
+use common::Bits;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -29,20 +32,6 @@ fn build(g: &Gen) -> TypeRef {
     }
 }
 
-/// Deterministic bit source for structural edits (xorshift).
-struct Bits(u64);
-
-impl Bits {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.next() % one_in == 0
-    }
-}
 
 /// A supertype of `g`: forget some dims or ranks (the only way built-in values generalize).
 fn relax(g: &Gen, bits: &mut Bits) -> Gen {

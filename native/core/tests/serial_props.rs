@@ -3,6 +3,9 @@
 //! what dispatch over the originals picks, and damaged documents fail with an error, never a
 //! panic. The value generators are those of `lattice_props.rs`, widened to every built-in kind.
 
+mod common;
+
+use common::Bits;
 use std::collections::BTreeMap;
 
 use polyfn_core::serial::{self, TypeRegistry};
@@ -44,20 +47,6 @@ fn build(g: &Gen) -> TypeRef {
     }
 }
 
-/// Deterministic bit source for structural edits (xorshift).
-struct Bits(u64);
-
-impl Bits {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.next() % one_in == 0
-    }
-}
 
 /// A supertype of `g`: forget some dims or ranks.
 fn relax(g: &Gen, bits: &mut Bits) -> Gen {

@@ -127,3 +127,17 @@ pub fn var_constraint() -> TypeRef {
     TypeRef::new(VariableConstraint::new(DTypeSet::of(&[F])))
 }
 
+/// Deterministic bit source for structural edits (xorshift).
+pub struct Bits(pub u64);
+
+impl Bits {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn chance(&mut self, one_in: u64) -> bool {
+        self.next() % one_in == 0
+    }
+}
