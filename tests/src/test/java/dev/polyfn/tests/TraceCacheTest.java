@@ -130,23 +130,33 @@ class TraceCacheTest {
   }
 
   @Test
-  void aBodyThatCapturesAValueIsNotCached(@TempDir Path dir) throws Exception {
+  void bodiesWithCapturedValuesJavaParametersOrVariablesAreNotCached(@TempDir Path dir) throws Exception {
     float scale = 3f; // a captured value: not in any class file, so not in the key
     FunctionOptions options = FunctionOptions.defaults().withTraceCache(dir);
     try (MapFunction captures = Function.define(
             (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class), tf.constant(scale))),
             options.withName("captures"));
+        MapFunction javaValue = Function.define(
+            (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),
+                tf.constant((float) in.javaInput("n", Integer.class).intValue()))),
+            options.withName("javaValue"));
+        MapFunction variable = Function.define(
+            (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),
+                in.variable("v", TFloat32.scalarOf(2f)).read(tf))),
+            options.withName("variable"));
         MapFunction plain = Function.define(
             (tf, in) -> Map.of("y", tf.math.neg(in.input("x", TFloat32.class))), options.withName("plain"));
         TFloat32 x = TFloat32.vectorOf(1f)) {
       captures.call(Map.of("x", x)).close();
+      javaValue.call(Map.of("x", x, "n", 4)).close();
+      variable.call(Map.of("x", x)).close();
       plain.call(Map.of("x", x)).close();
-      // Entries are written in trace order by one thread: once plain's is there, any of captures' would be.
+      // Entries are written in trace order by one thread: once plain's is there, the others' would be.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       while (entries(dir).isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      assertEquals(1, entries(dir).size(), "only the body without captured values is cached");
+      assertEquals(1, entries(dir).size(), "only the plain function is cached");
     }
   }
 }
