@@ -4,10 +4,12 @@
 //!
 //! One module per concern: [`function`] (life of a function), [`call`] (the call path),
 //! [`trace`] (the trace protocol and nested calls), [`introspection`] (typed views for Java),
-//! [`runtime`] (TensorFlow itself and the wire constants). [`registry`] registers them all.
+//! [`runtime`] (TensorFlow itself and the wire constants), [`cache`] (exporting and restoring
+//! concrete functions for the trace cache). [`registry`] registers them all.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod cache;
 mod call;
 mod convert;
 mod errors;

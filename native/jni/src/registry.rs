@@ -4,7 +4,7 @@
 //! on one side only fails at load time, naming the method, instead of at its first call.
 
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::{call, function, infer, introspection, runtime, trace};
+use crate::{cache, call, function, infer, introspection, runtime, trace};
 use jni::objects::JClass;
 use jni::{native_method, Env, NativeMethod};
 
@@ -43,6 +43,9 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn infer_parameter(handle: jlong, name: JString, facts: jlong[], lengths: jint[], profile_calls: jlong) -> java.lang.String[], fn = infer::infer_parameter, error_policy = ThrowJava },
     native_method! { static fn inference_notes(handle: jlong) -> java.lang.String[], fn = infer::inference_notes, error_policy = ThrowJava },
     native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
+    native_method! { static fn export_concrete_types(handle: jlong, concrete_id: jint) -> java.lang.String[], fn = cache::export_concrete_types, error_policy = ThrowJava },
+    native_method! { static fn export_function_def(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_function_def, error_policy = ThrowJava },
+    native_method! { static fn restore_concrete(handle: jlong, declared: JString, traced: JString, def: jbyte[], output_names: java.lang.String[], outputs_key: jint) -> jint, fn = cache::restore_concrete, error_policy = ThrowJava },
     native_method! { static fn signature_profile(handle: jlong) -> JString, fn = infer::signature_profile, error_policy = ThrowJava },
 ];
 

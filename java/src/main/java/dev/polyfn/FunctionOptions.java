@@ -19,16 +19,20 @@ import java.util.Objects;
  * }</pre>
  */
 public final class FunctionOptions {
-  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0, List.of(), null);
+  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0, List.of(), null, null, "");
 
   private final String name;
   private final boolean reduceRetracing;
   private final int maxConcreteFunctions;
   private final List<Map<String, ?>> exampleInputs;
   private final Path signatureProfile;
+  private final Path traceCache;
+  private final String traceCacheVersion;
 
   private FunctionOptions(String name, boolean reduceRetracing, int maxConcreteFunctions,
-      List<Map<String, ?>> exampleInputs, Path signatureProfile) {
+      List<Map<String, ?>> exampleInputs, Path signatureProfile, Path traceCache, String traceCacheVersion) {
+    this.traceCache = traceCache;
+    this.traceCacheVersion = traceCacheVersion;
     this.name = name;
     this.reduceRetracing = reduceRetracing;
     this.maxConcreteFunctions = maxConcreteFunctions;
@@ -55,7 +59,7 @@ public final class FunctionOptions {
       throw new IllegalArgumentException("a function name must not be empty or blank (got \"" + name
           + "\"); any other text is allowed");
     }
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache, traceCacheVersion);
   }
 
   /**
@@ -65,7 +69,7 @@ public final class FunctionOptions {
    * trace {@code [2]}, {@code [-1]} (which serves {@code [4]}) and an unknown rank: 3 traces.
    */
   public FunctionOptions withReduceRetracing(boolean reduceRetracing) {
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache, traceCacheVersion);
   }
 
   /**
@@ -78,7 +82,7 @@ public final class FunctionOptions {
     if (max < 1) {
       throw new IllegalArgumentException("max concrete functions must be at least 1, got " + max);
     }
-    return new FunctionOptions(name, reduceRetracing, max, exampleInputs, signatureProfile);
+    return new FunctionOptions(name, reduceRetracing, max, exampleInputs, signatureProfile, traceCache, traceCacheVersion);
   }
 
   /**
@@ -124,7 +128,7 @@ public final class FunctionOptions {
     for (Map<String, ?> e : examples) {
       copy.add(Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(e, "example"))));
     }
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, List.copyOf(copy), signatureProfile);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, List.copyOf(copy), signatureProfile, traceCache, traceCacheVersion);
   }
 
   /**
@@ -135,7 +139,41 @@ public final class FunctionOptions {
    */
   public FunctionOptions withSignatureProfile(Path profile) {
     Objects.requireNonNull(profile, "profile");
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, profile);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, profile, traceCache,
+        traceCacheVersion);
+  }
+
+  /**
+   * Keeps traced concrete functions in {@code dir} across restarts (warm start): each trace is
+   * written there, and when a later run defines a function with the same name, version and body
+   * code, the entries are restored, so calls of known signatures run without tracing. Only
+   * functions whose parameters are all tensors, lists or maps of tensors, with no captures, no
+   * variables and a body that captures no values, are cached; the README ("Save, load, deploy")
+   * says exactly what a cache key detects. Same as {@code withTraceCache(dir, "")}.
+   */
+  public FunctionOptions withTraceCache(Path dir) {
+    return withTraceCache(dir, "");
+  }
+
+  /**
+   * {@link #withTraceCache(Path)} with a version of your own in the key: change it to drop the
+   * entries when something the key cannot see changed (a helper class, a constant read by the body).
+   */
+  public FunctionOptions withTraceCache(Path dir, String version) {
+    Objects.requireNonNull(dir, "dir");
+    Objects.requireNonNull(version, "version");
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, dir,
+        version);
+  }
+
+  /** The trace cache directory, or null; see {@link #withTraceCache(Path)}. */
+  public Path traceCache() {
+    return traceCache;
+  }
+
+  /** The user's version in the trace cache key ({@code ""} unless set). */
+  public String traceCacheVersion() {
+    return traceCacheVersion;
   }
 
   /** The example argument sets (empty: none); see {@link #withExampleInputs(List)}. */
@@ -168,6 +206,7 @@ public final class FunctionOptions {
     return "FunctionOptions(name=" + name + ", reduceRetracing=" + reduceRetracing
         + ", maxConcreteFunctions=" + (maxConcreteFunctions == 0 ? "unbounded" : maxConcreteFunctions)
         + (exampleInputs.isEmpty() ? "" : ", exampleInputs=" + exampleInputs.size())
-        + (signatureProfile == null ? "" : ", signatureProfile=" + signatureProfile) + ")";
+        + (signatureProfile == null ? "" : ", signatureProfile=" + signatureProfile)
+        + (traceCache == null ? "" : ", traceCache=" + traceCache) + ")";
   }
 }

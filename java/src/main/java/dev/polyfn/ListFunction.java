@@ -27,7 +27,7 @@ public final class ListFunction extends PolymorphicFunction {
   ListFunction(ListBody body, FunctionOptions options) {
     super(options);
     this.body = Objects.requireNonNull(body, "body");
-    traceInferred();
+    traceInferred(body);
   }
 
   @Override

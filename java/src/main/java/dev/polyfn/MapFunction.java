@@ -32,7 +32,7 @@ public final class MapFunction extends PolymorphicFunction {
   MapFunction(MapBody body, FunctionOptions options) {
     super(options);
     this.body = Objects.requireNonNull(body, "body");
-    traceInferred();
+    traceInferred(body);
   }
 
   @Override

@@ -52,6 +52,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   /** Variables created by the first trace: the function's, closed with it. */
   private final List<Variable<?>> ownedVariables = new CopyOnWriteArrayList<>();
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
+  /** The warm-start cache, null without one; set at definition, before the function is published. */
+  private volatile TraceCache cache;
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
@@ -188,11 +190,14 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
       int key = nextOutputsKey.incrementAndGet();
       outputNames.put(key, outs.names());
-      Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
+      int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
           outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), key);
       if (params == null) {
         captures = inputs.captures();
         params = inputs.declared();
+      }
+      if (cache != null) {
+        cache.traced(this, id, outs.names());
       }
       return run ? runTraced(trace, lookup.asMap()) : null;
     } finally {
@@ -220,6 +225,10 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   void adopt(Variable<?> v) {
     ownedVariables.add(v);
+  }
+
+  boolean ownsVariables() {
+    return !ownedVariables.isEmpty();
   }
 
   Variable<?> namedVariable(String name) {
@@ -298,9 +307,29 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
   }
 
-  /** Traces the signatures inferred from the options, once, when the function is defined. */
-  final void traceInferred() {
+  /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
+  final void traceInferred(Object body) {
+    cache = TraceCache.open(options, body);
+    if (cache != null) {
+      cache.restoreInto(this);
+    }
     Inference.traceAtDefinition(this, options);
+  }
+
+  /** Adds a concrete function read from the trace cache; the first one fixes the parameter list. */
+  void restoreCached(Param[] ps, String declared, String traced, byte[] def, String[] names) {
+    synchronized (traceLock) {
+      if (params != null && !Arrays.equals(params, ps)) {
+        throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
+      }
+      int key = nextOutputsKey.incrementAndGet();
+      outputNames.put(key, names);
+      Native.restoreConcrete(handle.address(), declared, traced, def, names, key);
+      if (params == null) {
+        captures = new Capture[0];
+        params = ps;
+      }
+    }
   }
 
   /**

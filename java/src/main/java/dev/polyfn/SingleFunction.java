@@ -27,7 +27,7 @@ public final class SingleFunction extends PolymorphicFunction {
   SingleFunction(SingleBody body, FunctionOptions options) {
     super(options);
     this.body = Objects.requireNonNull(body, "body");
-    traceInferred();
+    traceInferred(body);
   }
 
   @Override

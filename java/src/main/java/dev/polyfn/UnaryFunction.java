@@ -29,7 +29,7 @@ public final class UnaryFunction<I extends TType, O extends TType> extends Polym
     super(options);
     this.inputType = Objects.requireNonNull(inputType, "inputType");
     this.body = Objects.requireNonNull(body, "body");
-    traceInferred();
+    traceInferred(body);
   }
 
   @Override

@@ -181,4 +181,21 @@ public final class Native {
 
   /** Deletes a {@code TF_Tensor} made by {@link #resolveHandle}. */
   public static native void deleteTensor(long tensor);
+
+  /**
+   * {@code [traced, declared]}: the serialized FunctionTypes (JSON) of concrete function
+   * {@code concreteId} and of the function's declaration, for the trace cache. Throws
+   * IllegalStateException when the types hold a literal (its id is this process's own).
+   */
+  public static native String[] exportConcreteTypes(long function, int concreteId);
+
+  /** The serialized TensorFlow FunctionDef of concrete function {@code concreteId}. */
+  public static native byte[] exportFunctionDef(long function, int concreteId);
+
+  /**
+   * Adds a concrete function read from the trace cache, without tracing; returns its id. Malformed
+   * input is an IllegalArgumentException naming the part; nothing is registered then.
+   */
+  public static native int restoreConcrete(
+      long function, String declared, String traced, byte[] def, String[] outputNames, int outputsKey);
 }

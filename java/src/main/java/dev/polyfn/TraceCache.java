@@ -1,0 +1,338 @@
+package dev.polyfn;
+
+import dev.polyfn.internal.Native;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.tensorflow.TensorFlow;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The warm-start trace cache of one function ({@link FunctionOptions#withTraceCache}): one file
+ * per concrete function, named by a hash of the key and of the traced type, holding the
+ * function's parameter list, output names, its declared and traced types (JSON) and its
+ * TensorFlow FunctionDef. The key is the function's name, the user's version, TensorFlow's
+ * version and the SHA-256 of the class file that defines the body (for a lambda: the class whose
+ * code contains it). A file is written to a temporary file in the same directory and renamed, so
+ * a reader never sees half of one; a SHA-256 of its payload, checked on read, catches the rest.
+ *
+ * <p>Files are written by one background thread, not the tracing one: logging and disk I/O stay
+ * outside the function's trace lock. The thread is not a daemon, so a JVM that ends normally
+ * writes its entries first.
+ */
+final class TraceCache {
+  private static final System.Logger LOG = System.getLogger("dev.polyfn");
+  private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
+  private static final int FORMAT = 1;
+  static final String SUFFIX = ".polyfn-trace";
+  private static final ExecutorService WRITER = new ThreadPoolExecutor(0, 1, 2, TimeUnit.SECONDS,
+      new LinkedBlockingQueue<>(), r -> new Thread(r, "polyfn-trace-cache"));
+
+  private final Path dir;
+  private final String key;
+  /** Hex hash of the key: the first part of every entry's file name. */
+  private final String prefix;
+
+  private TraceCache(Path dir, String key) {
+    this.dir = dir;
+    this.key = key;
+    this.prefix = hex(sha256(key.getBytes(StandardCharsets.UTF_8))).substring(0, 24);
+  }
+
+  /** The cache for a function with this body, or null when there is none or it cannot be keyed. */
+  static TraceCache open(FunctionOptions options, Object body) {
+    if (options.traceCache() == null) {
+      return null;
+    }
+    Class<?> c = body.getClass();
+    for (Field field : c.getDeclaredFields()) {
+      if (!Modifier.isStatic(field.getModifiers())) {
+        // A captured value is not in the class file: two runs with different values would share entries.
+        debug("'" + options.name() + "' is not trace-cached: its body captures a value (" + field.getName()
+            + "), which the cache key cannot see");
+        return null;
+      }
+    }
+    String name = c.getName();
+    int lambda = name.indexOf("$$Lambda");
+    String defining = lambda >= 0 ? name.substring(0, lambda) : name;
+    byte[] code = classFile(c.getClassLoader(), defining);
+    if (code == null) {
+      debug("'" + options.name() + "' is not trace-cached: the class file of " + defining + " cannot be read");
+      return null;
+    }
+    String key = "polyfn trace cache " + FORMAT + "\nname=" + options.name() + "\nversion="
+        + options.traceCacheVersion() + "\ntensorflow=" + TensorFlow.version() + "\nclass=" + defining
+        + "\nbytecode=" + hex(sha256(code));
+    return new TraceCache(options.traceCache(), key);
+  }
+
+  private static byte[] classFile(ClassLoader loader, String className) {
+    if (loader == null) {
+      return null;
+    }
+    try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
+      return in == null ? null : in.readAllBytes();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** Restores every readable entry of this key into {@code f}; called once, at definition. */
+  void restoreInto(PolymorphicFunction f) {
+    List<Path> files;
+    try (Stream<Path> list = Files.list(dir)) {
+      files = list.filter(p -> p.getFileName().toString().startsWith(prefix + "-")
+          && p.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
+    } catch (NoSuchFileException e) {
+      return;
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "trace cache " + dir + " cannot be listed: " + e);
+      return;
+    }
+    for (Path file : files) {
+      try {
+        Entry e = read(file);
+        f.restoreCached(e.params, e.declared, e.traced, e.def, e.outputNames);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Called under the trace lock after a trace of {@code f} produced concrete function {@code id}:
+   * exports it, if the function can be cached, and hands the writing to the writer thread.
+   */
+  void traced(PolymorphicFunction f, int id, String[] outputNames) {
+    String why = whyNot(f);
+    if (why != null) {
+      WRITER.execute(() -> debug("'" + f.name() + "' is not trace-cached: " + why));
+      return;
+    }
+    String[] types;
+    byte[] def;
+    try {
+      types = Native.exportConcreteTypes(f.address(), id);
+      def = Native.exportFunctionDef(f.address(), id);
+    } catch (RuntimeException e) {
+      WRITER.execute(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
+      return;
+    }
+    byte[] payload = payload(f.params(), outputNames, types[1], types[0], def);
+    String file = prefix + "-" + hex(sha256(types[0].getBytes(StandardCharsets.UTF_8))).substring(0, 16) + SUFFIX;
+    WRITER.execute(() -> write(dir.resolve(file), payload));
+  }
+
+  /** Why {@code f} cannot be cached (null when it can). */
+  private static String whyNot(PolymorphicFunction f) {
+    if (f.captures().length > 0) {
+      return "it captures " + f.captures().length + " value(s) with in.capture";
+    }
+    if (f.ownsVariables()) {
+      return "its body creates variables";
+    }
+    for (Param p : f.params()) {
+      if (p.kind() != Param.Kind.TENSOR && p.kind() != Param.Kind.LIST && p.kind() != Param.Kind.MAP) {
+        return "parameter '" + p.name() + "' is " + p.kindName() + ", not a tensor, list or map";
+      }
+      if (p.defaultValue() != null) {
+        return "parameter '" + p.name() + "' has a default value";
+      }
+    }
+    return null;
+  }
+
+  private static void write(Path target, byte[] payload) {
+    Path temp = null;
+    try {
+      Files.createDirectories(target.getParent());
+      temp = Files.createTempFile(target.getParent(), ".tmp-", SUFFIX + ".part");
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      DataOutputStream out = new DataOutputStream(bytes);
+      out.write(MAGIC);
+      out.writeInt(FORMAT);
+      out.write(sha256(payload));
+      out.writeInt(payload.length);
+      out.write(payload);
+      Files.write(temp, bytes.toByteArray());
+      try {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+      temp = null;
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "trace cache entry " + target + " could not be written: " + e);
+    } finally {
+      if (temp != null) {
+        try {
+          Files.deleteIfExists(temp);
+        } catch (IOException ignored) {
+          // a leftover temporary file is never read: its name does not end with the suffix
+        }
+      }
+    }
+  }
+
+  private byte[] payload(Param[] params, String[] names, String declared, String traced, byte[] def) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      DataOutputStream out = new DataOutputStream(bytes);
+      out.writeUTF(key);
+      out.writeInt(params.length);
+      for (Param p : params) {
+        out.writeUTF(p.name());
+        out.writeUTF(p.kind().name());
+        out.writeUTF(p.tensorType() == null ? "" : p.tensorType().getName());
+        Shape s = p.shape();
+        out.writeInt(s == null ? -2 : s.isUnknown() ? -1 : s.numDimensions());
+        if (s != null && !s.isUnknown()) {
+          for (long d : s.asArray()) {
+            out.writeLong(d);
+          }
+        }
+        out.writeBoolean(p.optional());
+      }
+      out.writeInt(names.length);
+      for (String n : names) {
+        out.writeUTF(n);
+      }
+      writeBytes(out, declared.getBytes(StandardCharsets.UTF_8));
+      writeBytes(out, traced.getBytes(StandardCharsets.UTF_8));
+      writeBytes(out, def);
+      return bytes.toByteArray();
+    } catch (IOException e) {
+      throw new IllegalStateException(e); // a ByteArrayOutputStream does not fail
+    }
+  }
+
+  private record Entry(Param[] params, String[] outputNames, String declared, String traced, byte[] def) {}
+
+  /** Reads and checks one entry; any problem is an exception whose message says what is wrong. */
+  private Entry read(Path file) throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(Files.readAllBytes(file)));
+    try {
+      byte[] magic = in.readNBytes(MAGIC.length);
+      if (!Arrays.equals(magic, MAGIC)) {
+        throw new IOException("not a Polyfn trace cache entry");
+      }
+      int format = in.readInt();
+      if (format != FORMAT) {
+        throw new IOException("format " + format + ", expected " + FORMAT);
+      }
+      byte[] digest = in.readNBytes(32);
+      int length = in.readInt();
+      byte[] payload = in.readNBytes(Math.max(0, length));
+      if (length < 0 || payload.length != length || in.available() != 0 || !Arrays.equals(digest, sha256(payload))) {
+        throw new IOException("checksum mismatch: the file is corrupt or truncated");
+      }
+      return parse(new DataInputStream(new ByteArrayInputStream(payload)));
+    } catch (EOFException e) {
+      throw new IOException("truncated");
+    }
+  }
+
+  private Entry parse(DataInputStream in) throws IOException {
+    if (!in.readUTF().equals(key)) {
+      throw new IOException("it belongs to another function or body");
+    }
+    Param[] params = new Param[count(in)];
+    for (int i = 0; i < params.length; i++) {
+      String name = in.readUTF();
+      Param.Kind kind = Param.Kind.valueOf(in.readUTF());
+      if (kind != Param.Kind.TENSOR && kind != Param.Kind.LIST && kind != Param.Kind.MAP) {
+        throw new IOException("parameter kind " + kind + " is never cached");
+      }
+      String type = in.readUTF();
+      int rank = in.readInt();
+      Shape shape = rank == -2 ? null : rank == -1 ? Shape.unknown() : Shape.of(longs(in, rank));
+      params[i] = new Param(name, kind, type.isEmpty() ? null : tensorType(type), null, shape, in.readBoolean(), null);
+    }
+    String[] names = new String[count(in)];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = in.readUTF();
+    }
+    String declared = new String(readBytes(in), StandardCharsets.UTF_8);
+    String traced = new String(readBytes(in), StandardCharsets.UTF_8);
+    return new Entry(params, names, declared, traced, readBytes(in));
+  }
+
+  private static Class<? extends TType> tensorType(String name) throws IOException {
+    try {
+      return Class.forName(name, false, TType.class.getClassLoader()).asSubclass(TType.class);
+    } catch (ClassNotFoundException | ClassCastException e) {
+      throw new IOException("unknown tensor type " + name);
+    }
+  }
+
+  private static long[] longs(DataInputStream in, int n) throws IOException {
+    if (n > 254) {
+      throw new IOException("rank " + n + " is beyond TensorFlow's limit");
+    }
+    long[] dims = new long[n];
+    for (int i = 0; i < n; i++) {
+      dims[i] = in.readLong();
+    }
+    return dims;
+  }
+
+  private static int count(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > in.available()) {
+      throw new IOException("malformed: a count of " + n);
+    }
+    return n;
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  private static byte[] readBytes(DataInputStream in) throws IOException {
+    byte[] b = in.readNBytes(count(in));
+    return b;
+  }
+
+  private static void debug(String message) {
+    LOG.log(Level.DEBUG, message);
+  }
+
+  private static byte[] sha256(byte[] data) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(data);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+
+  private static String hex(byte[] b) {
+    return HexFormat.of().formatHex(b);
+  }
+}

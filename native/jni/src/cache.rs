@@ -1,0 +1,101 @@
+//! Native methods of the trace cache: exporting a cached concrete function (its TensorFlow
+//! FunctionDef and its types as JSON) so that a later process can restore it without tracing, and
+//! restoring one.
+
+use crate::convert;
+use crate::errors::{NativeError, Result};
+use crate::handles::{self, Traced};
+use crate::runtime::runtime;
+use jni::objects::{JByteArray, JClass, JObjectArray, JString};
+use jni::sys::{jint, jlong};
+use jni::Env;
+use polyfn_core::serial::{function_type_from_json, function_type_to_json, TypeRegistry};
+use polyfn_tf::naming::unused_function_name;
+use polyfn_tf::EagerFunction;
+use serde_json::Value;
+
+/// `Native.exportConcreteTypes`: `[traced type JSON, declared type JSON]` of concrete function
+/// `concrete_id`. Fails (IllegalStateException) when the function is gone or its types hold a
+/// literal: a literal's id is this JVM's interning id, meaningless in another process.
+pub fn export_concrete_types<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    concrete_id: jint,
+) -> Result<JObjectArray<'l, JString<'l>>> {
+    let f = handles::function(env, handle)?;
+    let concrete = concrete(f, concrete_id)?;
+    let declared = f.declared().ok_or_else(|| NativeError::IllegalState("the function has no parameter list yet".into()))?;
+    let serial = |e: polyfn_core::serial::SerialError| NativeError::IllegalState(e.to_string());
+    let traced = function_type_to_json(&concrete.function_type).map_err(serial)?;
+    let declared = function_type_to_json(&declared).map_err(serial)?;
+    for text in [&traced, &declared] {
+        let value: Value = serde_json::from_str(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
+        if holds_literal(&value) {
+            return Err(NativeError::IllegalState("its type holds a literal, whose identity is this process's own".into()));
+        }
+    }
+    convert::new_strings(env, &[traced, declared])
+}
+
+/// `Native.exportFunctionDef`: the serialized TensorFlow FunctionDef of concrete function
+/// `concrete_id`. A function that calls other functions cannot be exported alone (TensorFlowException).
+pub fn export_function_def<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, concrete_id: jint) -> Result<JByteArray<'l>> {
+    let f = handles::function(env, handle)?;
+    let bytes = concrete(f, concrete_id)?.inner.function.to_function_def()?;
+    Ok(env.byte_array_from_slice(&bytes)?)
+}
+
+/// `Native.restoreConcrete`: adds a concrete function read from a trace cache, registered under a
+/// fresh TensorFlow name, without tracing. Returns its id. Any malformed part is an
+/// IllegalArgumentException naming it; nothing is registered then.
+#[allow(clippy::too_many_arguments)]
+pub fn restore_concrete<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    declared: JString<'l>,
+    traced: JString<'l>,
+    def: JByteArray<'l>,
+    output_names: JObjectArray<'l, JString<'l>>,
+    outputs_key: jint,
+) -> Result<jint> {
+    let f = handles::function(env, handle)?;
+    let (rt, ctx) = runtime()?;
+    let registry = TypeRegistry::builtin();
+    let read = |what: &str, text: &str| {
+        function_type_from_json(text, &registry).map_err(|e| NativeError::IllegalArgument(format!("{what} type: {e}")))
+    };
+    let declared = read("declared", &convert::string(env, &declared, "declared type")?)?;
+    let traced = read("traced", &convert::string(env, &traced, "traced type")?)?;
+    if def.is_null() {
+        return Err(NativeError::IllegalArgument("the function definition is null".into()));
+    }
+    let def = env.convert_byte_array(&def)?;
+    let names = convert::strings(env, &output_names, "output names")?;
+    let tf_name = unused_function_name(rt, ctx, f.name());
+    let concrete = f.restore(declared, traced, names, |_ty, _id| {
+        let function = EagerFunction::from_function_def(rt, ctx, &def, &tf_name)?;
+        Ok(Traced { function, outputs_key })
+    })?;
+    Ok(concrete.id as jint)
+}
+
+fn concrete(f: &handles::Function, id: jint) -> Result<std::sync::Arc<handles::ConcreteFn>> {
+    u32::try_from(id)
+        .ok()
+        .and_then(|id| f.concrete_by_id(id))
+        .ok_or_else(|| NativeError::IllegalState(format!("no concrete function {id} in {}", f.name())))
+}
+
+/// Whether a serialized type holds a literal (kind `literal` or `literal_constraint`) anywhere.
+fn holds_literal(v: &Value) -> bool {
+    match v {
+        Value::Object(map) => {
+            map.get("kind").and_then(Value::as_str).is_some_and(|k| k.starts_with("literal"))
+                || map.values().any(holds_literal)
+        }
+        Value::Array(items) => items.iter().any(holds_literal),
+        _ => false,
+    }
+}

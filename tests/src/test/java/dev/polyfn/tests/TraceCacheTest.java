@@ -1,0 +1,162 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.MapFunction;
+import dev.polyfn.MapBody;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.ndarray.StdArrays;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * Warm start ({@link FunctionOptions#withTraceCache}): a JVM that calls signatures an earlier JVM
+ * traced runs them without tracing, unless the body's class changed or the entries are damaged.
+ * Each run is a fresh child JVM, as a restarted application is.
+ */
+class TraceCacheTest {
+  private static final AtomicInteger BODY_RUNS = new AtomicInteger();
+
+  /** Child JVM: args = cache dir, which body ("here" or "other"). Prints counts and results. */
+  public static void main(String[] args) throws Exception {
+    MapBody body = args[1].equals("here")
+        ? (tf, in) -> {
+          BODY_RUNS.incrementAndGet();
+          return Map.of("y", tf.math.add(tf.math.mul(in.input("x", TFloat32.class), tf.constant(2f)), tf.constant(1f)));
+        }
+        : OtherBody.BODY;
+    try (MapFunction f = Function.define(body, FunctionOptions.defaults().withName("warm")
+        .withTraceCache(Path.of(args[0]), "v1"))) {
+      float[][] inputs = {{1f, 2f, 3f}, {4f, 5f}};
+      for (float[] values : inputs) {
+        try (TFloat32 x = TFloat32.vectorOf(values); var out = f.call(Map.of("x", x))) {
+          float[] y = StdArrays.array1dCopyOf(out.get("y", TFloat32.class));
+          System.out.println("result " + java.util.Arrays.toString(y));
+        }
+      }
+      try (TFloat32 x = TFloat32.tensorOf(Shape.of(2, 2)); var out = f.call(Map.of("x", x))) {
+        System.out.println("result shape " + out.get("y").shape());
+      }
+      System.out.println("traceCount " + f.traceCount());
+      System.out.println("bodyRuns " + BODY_RUNS.get());
+    }
+  }
+
+  /** The same computation in another class: its class file differs, so the key does. */
+  static final class OtherBody {
+    static final MapBody BODY = (tf, in) -> {
+      BODY_RUNS.incrementAndGet();
+      return Map.of("y", tf.math.add(tf.math.mul(in.input("x", TFloat32.class), tf.constant(2f)), tf.constant(1f)));
+    };
+  }
+
+  private static String run(Path dir, String body) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
+        Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
+    cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
+    cmd.add("-Xcheck:jni");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(TraceCacheTest.class.getName());
+    cmd.add(dir.toString());
+    cmd.add(body);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+
+  private static String results(String out) {
+    return out.lines().filter(l -> l.startsWith("result")).collect(Collectors.joining("\n"));
+  }
+
+  private static List<Path> entries(Path dir) throws Exception {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> p.toString().endsWith(".polyfn-trace")).sorted().toList();
+    }
+  }
+
+  @Test
+  void aRestartedJvmCallsKnownSignaturesWithoutTracing(@TempDir Path dir) throws Exception {
+    String first = run(dir, "here");
+    assertTrue(first.contains("traceCount 3"), first); // shapes [3], [2] and [2, 2]: one trace each
+    assertTrue(first.contains("bodyRuns 3"), first);
+    assertEquals(3, entries(dir).size(), first);
+    String second = run(dir, "here");
+    assertTrue(second.contains("traceCount 0"), second);
+    assertTrue(second.contains("bodyRuns 0"), second);
+    assertEquals(results(first), results(second));
+    assertTrue(results(first).contains("result [3.0, 5.0, 7.0]"), first);
+  }
+
+  @Test
+  void aBodyInAnotherClassRetraces(@TempDir Path dir) throws Exception {
+    run(dir, "here");
+    String other = run(dir, "other");
+    assertTrue(other.contains("traceCount 3"), other);
+    assertTrue(other.contains("bodyRuns 3"), other);
+  }
+
+  @Test
+  void aCorruptEntryIsIgnoredWithAWarning(@TempDir Path dir) throws Exception {
+    String first = run(dir, "here");
+    List<Path> files = entries(dir);
+    assertEquals(3, files.size(), first);
+    byte[] bytes = Files.readAllBytes(files.get(0));
+    Files.write(files.get(0), java.util.Arrays.copyOf(bytes, bytes.length / 2)); // truncated
+    Files.write(files.get(1), "not an entry".getBytes(StandardCharsets.UTF_8)); // foreign
+    String second = run(dir, "here");
+    assertTrue(second.contains("ignoring trace cache entry " + files.get(0)), second);
+    assertTrue(second.contains("ignoring trace cache entry " + files.get(1) + ": not a Polyfn trace cache entry"), second);
+    assertTrue(second.contains("traceCount 2"), second); // the third entry was restored
+    assertEquals(results(first), results(second));
+  }
+
+  @Test
+  void bodiesWithCapturedValuesJavaParametersOrVariablesAreNotCached(@TempDir Path dir) throws Exception {
+    float scale = 3f; // a captured value: not in any class file, so not in the key
+    FunctionOptions options = FunctionOptions.defaults().withTraceCache(dir);
+    try (MapFunction captures = Function.define(
+            (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class), tf.constant(scale))),
+            options.withName("captures"));
+        MapFunction javaValue = Function.define(
+            (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),
+                tf.constant((float) in.javaInput("n", Integer.class).intValue()))),
+            options.withName("javaValue"));
+        MapFunction variable = Function.define(
+            (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),
+                in.variable("v", TFloat32.scalarOf(2f)).read(tf))),
+            options.withName("variable"));
+        MapFunction plain = Function.define(
+            (tf, in) -> Map.of("y", tf.math.neg(in.input("x", TFloat32.class))), options.withName("plain"));
+        TFloat32 x = TFloat32.vectorOf(1f)) {
+      captures.call(Map.of("x", x)).close();
+      javaValue.call(Map.of("x", x, "n", 4)).close();
+      variable.call(Map.of("x", x)).close();
+      plain.call(Map.of("x", x)).close();
+      // Entries are written in trace order by one thread: once plain's is there, the others' would be.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (entries(dir).isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertEquals(1, entries(dir).size(), "only the plain function is cached");
+    }
+  }
+}
