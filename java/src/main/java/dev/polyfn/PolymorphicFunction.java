@@ -7,7 +7,6 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.ref.Reference;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -15,7 +14,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.tensorflow.Graph;
@@ -39,12 +37,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final Interner interner;
   /** Held while tracing: one trace of this function at a time. */
   final Object traceLock = new Object();
-  /**
-   * Output names by the key a concrete function returns with its outputs. A trace records its
-   * names here before it publishes the function, so every call that finds it can name its outputs.
-   */
-  private final Map<Integer, String[]> outputNames = new ConcurrentHashMap<>();
-  private final AtomicInteger nextOutputsKey = new AtomicInteger();
+  /** Output names by the key a call returns with its outputs (recorded before publication). */
+  private final OutputNames outputNames = new OutputNames();
   /** The parameters as the first trace declared them; null before it (set after {@link #captures}). */
   private volatile Param[] params;
   /** The captures as the first trace declared them. */
@@ -188,8 +182,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       Tracing.push(inputs);
       Traced outs = trace(tf, inputs);
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
-      int key = nextOutputsKey.incrementAndGet();
-      outputNames.put(key, outs.names());
+      int key = outputNames.record(outs.names());
       int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
           outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), key);
       if (params == null) {
@@ -266,12 +259,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   private Result result(long[] r) {
-    String[] names = outputNames.get((int) r[0]);
-    TType[] tensors = new TType[r.length - 1];
-    for (int i = 0; i < tensors.length; i++) {
-      tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
-    }
-    return new Result(names, tensors);
+    return outputNames.adopt(r);
   }
 
   /**
@@ -322,8 +310,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       if (params != null && !Arrays.equals(params, ps)) {
         throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
       }
-      int key = nextOutputsKey.incrementAndGet();
-      outputNames.put(key, names);
+      int key = outputNames.record(names);
       Native.restoreConcrete(handle.address(), declared, traced, def, names, key);
       if (params == null) {
         captures = new Capture[0];
@@ -368,16 +355,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   int find(long fn, Map<String, ?> args) {
-    Param[] ps = params;
-    if (ps == null) {
-      return -1;
-    }
-    CallBuffer buf = CallBuffer.fresh();
-    try {
-      return Arguments.describe(ps, captures, args, buf, interner, false) ? Native.find(fn, buf.facts(), buf.factCount()) : -1;
-    } finally {
-      buf.release();
-    }
+    CallBuffer buf = describeForTrace(args); // released: it holds only the facts now
+    return buf == null ? -1 : Native.find(fn, buf.facts(), buf.factCount());
   }
 
   /**
