@@ -17,6 +17,15 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// Runs `f` with this thread's scratch buffers, or fresh ones if they are busy: a call made from
+/// user code that runs inside a call (a log handler calling a function) must not find them taken.
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
 #[derive(Default)]
 struct Scratch {
     facts: Vec<i64>,
@@ -39,8 +48,7 @@ pub fn call<'l>(
     count: jboolean,
 ) -> Result<JLongArray<'l>> {
     let f = handles::function(env, handle)?;
-    SCRATCH.with(|scratch| {
-        let s = &mut *scratch.borrow_mut();
+    with_scratch(|s| {
         convert::longs_into(env, &facts, fact_count, &mut s.facts)?;
         let found = if count { f.lookup::<TfError>(&s.facts)? } else { f.find::<TfError>(&s.facts)? };
         let Some(concrete) = found else {
@@ -64,7 +72,7 @@ pub fn call_traced<'l>(
         .traced
         .clone()
         .ok_or_else(|| NativeError::IllegalState("the trace has not produced a concrete function".into()))?;
-    SCRATCH.with(|scratch| execute(env, &concrete, &tensors, tensor_count, &mut scratch.borrow_mut()))
+    with_scratch(|s| execute(env, &concrete, &tensors, tensor_count, s))
 }
 
 /// Executes `concrete` on the first `tensor_count` addresses of `tensors` and packs the result.

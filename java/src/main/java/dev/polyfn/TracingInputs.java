@@ -40,6 +40,10 @@ final class TracingInputs implements Inputs {
   private final Ops tf;
   private final Arguments.Lookup args;
   private final Interner interner;
+  /** The thread running the body; declarations from any other are refused. */
+  private final Thread owner = Thread.currentThread();
+  /** Set when the trace ends: its native state is freed, so later declarations are refused. */
+  private volatile boolean finished;
   private final boolean firstTrace;
   private final CallBuffer temporaries = CallBuffer.fresh();
   /**
@@ -194,6 +198,7 @@ final class TracingInputs implements Inputs {
 
   @Override
   public <T extends TType> Operand<T> capture(String name, Supplier<T> value) {
+    checkTracing();
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(value, "value");
     Capture c = Capture.of(name, value);
@@ -217,6 +222,7 @@ final class TracingInputs implements Inputs {
    * signature, and only the placeholder is shared.
    */
   Operand<? extends TType> captureVariable(Variable<?> v) {
+    checkTracing();
     Operand<? extends TType> known = capturedVariables.get(v);
     if (known != null) {
       return known;
@@ -282,23 +288,26 @@ final class TracingInputs implements Inputs {
 
   /** Declares {@code p} with the call's argument (or its default) and returns its placeholder specs. */
   private long[] declare(Param p) {
+    checkTracing();
     Objects.requireNonNull(p.name(), "name");
     args.use(p.name());
     Object value = Arguments.valueFor(p, args.asMap());
     CallBuffer facts = CallBuffer.fresh();
-    facts.useAliases(aliases);
-    if (value != null) {
-      Arguments.write(p, value, facts, interner, args.forCall());
-      facts.handOverTemporaries(temporaries);
-    }
-    int rank = p.shape() == null ? Wire.SHAPE_UNDECLARED : p.shape().isUnknown() ? Wire.RANK_UNKNOWN : p.shape().numDimensions();
-    long[] dims = rank > 0 ? p.shape().asArray() : new long[0];
-    int[] dtypes = p.tensorType() == null ? new int[0] : DataTypes.accepted(p.tensorType());
-    String javaClass = p.javaClass() == null ? null : p.javaClass().getName();
-    if (inference != null) {
-      inference.infer(p, function.address(), interner);
-    }
+    // Everything from the first argument tensor written (and so referenced) on is in the try:
+    // whatever fails, the references are released and tensors made here closed.
     try {
+      facts.useAliases(aliases);
+      if (value != null) {
+        Arguments.write(p, value, facts, interner, args.forCall());
+        facts.handOverTemporaries(temporaries);
+      }
+      int rank = p.shape() == null ? Wire.SHAPE_UNDECLARED : p.shape().isUnknown() ? Wire.RANK_UNKNOWN : p.shape().numDimensions();
+      long[] dims = rank > 0 ? p.shape().asArray() : new long[0];
+      int[] dtypes = p.tensorType() == null ? new int[0] : DataTypes.accepted(p.tensorType());
+      String javaClass = p.javaClass() == null ? null : p.javaClass().getName();
+      if (inference != null) {
+        inference.infer(p, function.address(), interner);
+      }
       long[] spec = Native.declareParameter(trace, p.name(), p.kind().wire, p.optional(), dtypes, rank, dims, javaClass,
           facts.facts(), facts.factCount());
       at(PARAMETERS, declared.size());
@@ -363,6 +372,19 @@ final class TracingInputs implements Inputs {
 
   /** Closes tensors made from Java numbers while tracing. */
   void close() {
+    finished = true;
     temporaries.closeTemporaries();
+  }
+
+  /**
+   * Refuses a declaration made after the trace ended (a body that kept its {@code Inputs}) or from
+   * another thread: the native trace it would write to is freed, or in use by the tracing thread.
+   */
+  private void checkTracing() {
+    if (finished || Thread.currentThread() != owner) {
+      throw new IllegalStateException("the Inputs of function '" + function.name() + "' were used "
+          + (finished ? "after its trace ended" : "from another thread than the one tracing it")
+          + ": declare parameters and captures only inside the body, on the thread that runs it");
+    }
   }
 }

@@ -5,6 +5,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
@@ -56,6 +57,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
   /** The resource handle resolved to a {@code TF_Tensor} (owned), fed to functions at each call. */
   private final long resource;
   private volatile boolean closed;
+  /** Taken by the one {@link #close()} that releases the variable. */
+  private final AtomicBoolean closing = new AtomicBoolean();
 
   private Variable(Class<T> type, Shape shape, T initialValue) {
     NativeLibrary.ensureLoaded();
@@ -165,7 +168,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
   /** Destroys the variable's resource. Idempotent; later use throws {@link IllegalStateException}. */
   @Override
   public void close() {
-    if (!closed) {
+    // Once, whichever thread closes first: destroying and deleting twice would free twice.
+    if (closing.compareAndSet(false, true)) {
       closed = true;
       eager.destroyResourceOp(handle);
       Native.deleteTensor(resource);

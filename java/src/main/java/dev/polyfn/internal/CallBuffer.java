@@ -32,12 +32,19 @@ public final class CallBuffer {
   private int tensorCount;
   private final List<Tensor> temporaries = new ArrayList<>();
   private Aliases aliases = new Aliases();
+  /** Whether this thread's buffer describes a call now (between {@link #get} and {@link #release}). */
+  private boolean inUse;
 
   /** This thread's buffer, emptied. Not re-entrant: release it before anything can call again. */
   public static CallBuffer get() {
     CallBuffer b = PER_THREAD.get();
+    if (b.inUse) {
+      // A call made while this thread's buffer is busy (user code run inside a call, such as a
+      // log handler that calls a function): it gets a buffer of its own.
+      return fresh();
+    }
+    b.inUse = true;
     b.factCount = 0;
-    b.release(); // nothing should be left; if it is, it must not stay referenced
     b.aliases.clear();
     return b;
   }
@@ -171,6 +178,7 @@ public final class CallBuffer {
       pins[i] = null;
     }
     tensorCount = 0;
+    inUse = false;
     closeTemporaries();
   }
 
