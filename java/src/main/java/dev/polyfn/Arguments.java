@@ -73,7 +73,12 @@ final class Arguments {
   /** Writes a variable: its type and alias index; its handle only at its first occurrence. */
   static void variable(Variable<?> v, CallBuffer buf) {
     int a = buf.aliases().aliasOf(v);
-    buf.variable(v.dtypeCode(), v.dims(), Aliases.index(a), a < 0 ? v.resourceAddress() : 0, v);
+    if (a < 0) {
+      // Its handle is fed: the call holds the variable's resource until it returns.
+      buf.variable(v.dtypeCode(), v.dims(), Aliases.index(a), v.retainResource(), v.releaser());
+    } else {
+      buf.variable(v.dtypeCode(), v.dims(), Aliases.index(a), 0, null);
+    }
   }
 
   /** Writes one argument of parameter {@code p} for a trace, where specs stand for tensors. */

@@ -6,6 +6,7 @@ import dev.polyfn.internal.NativeLibrary;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
@@ -59,6 +60,9 @@ public final class Variable<T extends TType> implements AutoCloseable {
   private volatile boolean closed;
   /** Taken by the one {@link #close()} that releases the variable. */
   private final AtomicBoolean closing = new AtomicBoolean();
+  /** Uses of the resource: the owner's (until {@link #close()}) and each call's that feeds it. */
+  private final AtomicInteger uses = new AtomicInteger(1);
+  private final Runnable releaseUse = this::releaseUse;
 
   private Variable(Class<T> type, Shape shape, T initialValue) {
     NativeLibrary.ensureLoaded();
@@ -159,10 +163,34 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return dims;
   }
 
-  /** The address of the resolved resource tensor, fed to functions by handle. */
-  long resourceAddress() {
-    check();
-    return resource;
+  /**
+   * The address of the resolved resource tensor, fed to functions by handle, with a use of the
+   * resource taken for the call: a concurrent {@link #close()} frees nothing until the call gives
+   * it back ({@link #releaser()}).
+   *
+   * @throws IllegalStateException if the variable is closed
+   */
+  long retainResource() {
+    for (int n = uses.get(); n > 0; n = uses.get()) {
+      if (uses.compareAndSet(n, n + 1)) {
+        return resource;
+      }
+    }
+    throw new IllegalStateException("variable " + id + " is closed");
+  }
+
+  /** Gives back a use taken by {@link #retainResource()}. */
+  Runnable releaser() {
+    return releaseUse;
+  }
+
+  /** Gives back one use; the last frees the resource. */
+  private void releaseUse() {
+    if (uses.decrementAndGet() == 0) {
+      eager.destroyResourceOp(handle);
+      Native.deleteTensor(resource);
+      LIVE.decrementAndGet();
+    }
   }
 
   /** Destroys the variable's resource. Idempotent; later use throws {@link IllegalStateException}. */
@@ -171,9 +199,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     // Once, whichever thread closes first: destroying and deleting twice would free twice.
     if (closing.compareAndSet(false, true)) {
       closed = true;
-      eager.destroyResourceOp(handle);
-      Native.deleteTensor(resource);
-      LIVE.decrementAndGet();
+      releaseUse(); // the owner's use; calls in flight hold theirs
     }
   }
 

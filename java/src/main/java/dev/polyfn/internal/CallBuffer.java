@@ -102,8 +102,11 @@ public final class CallBuffer {
     variable(dtype, dims, alias, resource, null);
   }
 
-  /** {@link #variable(int, long[], int, long)}, pinning {@code owner} while the call runs. */
-  public void variable(int dtype, long[] dims, int alias, long resource, Object owner) {
+  /**
+   * {@link #variable(int, long[], int, long)}, holding the resource while the call runs: {@code
+   * release} runs when the call ends (it gives back the reference the caller took on it).
+   */
+  public void variable(int dtype, long[] dims, int alias, long resource, Runnable release) {
     ensureFacts(4 + dims.length);
     facts[factCount++] = Wire.TAG_VARIABLE;
     facts[factCount++] = dtype;
@@ -113,7 +116,7 @@ public final class CallBuffer {
     }
     facts[factCount++] = alias;
     if (resource != 0) {
-      pin(resource, owner);
+      pin(resource, release);
     }
   }
 
@@ -172,8 +175,10 @@ public final class CallBuffer {
    */
   public void release() {
     for (int i = 0; i < tensorCount; i++) {
-      if (pins[i] instanceof Pointer) {
-        PointerReferences.release((Pointer) pins[i]);
+      if (pins[i] instanceof Pointer p) {
+        PointerReferences.release(p);
+      } else if (pins[i] instanceof Runnable r) {
+        r.run();
       }
       pins[i] = null;
     }

@@ -147,4 +147,40 @@ class ReentrancyAndMisuseTest {
       assertEquals("inner call gave 10.0", seen.get());
     }
   }
+
+  @Test
+  void aVariableClosedByAnotherThreadDuringCallsIsFreedOnlyAfterThem() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (MapFunction f = Function.define((tf, in) -> {
+      Operand<?> h = in.variableInput("v", TFloat32.class);
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      return Map.of("y", tf.math.add(tf.readVariableOp(h, TFloat32.class), x));
+    })) {
+      int ran = 0;
+      int closed = 0;
+      for (int i = 0; i < 100; i++) {
+        Variable<TFloat32> v = Variable.create(TFloat32.scalarOf(i));
+        CyclicBarrier start = new CyclicBarrier(2);
+        Future<?> closer = pool.submit(() -> {
+          start.await();
+          v.close();
+          return null;
+        });
+        start.await();
+        for (int c = 0; c < 3; c++) {
+          try (TFloat32 x = TFloat32.scalarOf(1f); Outputs out = f.call(Map.of("v", v, "x", x))) {
+            assertEquals(i + 1f, out.get("y", TFloat32.class).getFloat(), 0f);
+            ran++;
+          } catch (IllegalArgumentException | IllegalStateException e) {
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+            closed++;
+          }
+        }
+        closer.get(10, TimeUnit.SECONDS);
+      }
+      assertEquals(300, ran + closed);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
