@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -71,19 +68,7 @@ class NativeLogLevelTest {
 
   @Test
   void aLevelChangedAtRunTimeTakesEffectForNativeRecords() throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
-        Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
-    cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
-    cmd.add("-Xcheck:jni");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(NativeLogLevelTest.class.getName());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
-    assertEquals(0, p.exitValue(), out);
+    String out = ChildJvm.run(NativeLogLevelTest.class);
     // Loaded at INFO: the first trace is not reported; FINE turns reports on, INFO off again,
     // ALL on again. Each step's count is cumulative.
     assertTrue(out.contains("step default records 0"), out);

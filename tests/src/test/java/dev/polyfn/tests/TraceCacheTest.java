@@ -10,10 +10,8 @@ import dev.polyfn.MapBody;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -65,22 +63,7 @@ class TraceCacheTest {
   }
 
   private static String run(Path dir, String body) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
-        Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
-    cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
-    cmd.add("-Xcheck:jni");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(TraceCacheTest.class.getName());
-    cmd.add(dir.toString());
-    cmd.add(body);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    return ChildJvm.run(TraceCacheTest.class, dir.toString(), body);
   }
 
   private static String results(String out) {

@@ -1,0 +1,34 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a test class's {@code main} in a JVM of its own (this test's class path, -Xcheck:jni). */
+final class ChildJvm {
+  private ChildJvm() {}
+
+  /** Runs {@code main} of {@code mainClass} with {@code args}; asserts it exits 0; returns its output. */
+  static String run(Class<?> mainClass, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
+        Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
+    cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
+    cmd.add("-Xcheck:jni");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(mainClass.getName());
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+}
