@@ -33,7 +33,7 @@ pub mod wire;
 
 pub use binding::{bind, BindError};
 pub use declare::{capture_constraint, declared_constraint, declared_shape};
-pub use dispatch::{DispatchTable, Hit};
+pub use dispatch::{DispatchTable, Hit, EXPLAIN_CANDIDATES};
 pub use dtype::{DType, DTypeSet};
 pub use explain::{explain_retrace, RetraceReason};
 pub use facts::{decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable};
@@ -42,7 +42,7 @@ pub use function_type::{check_constraints, describe_mismatch, FunctionType, Para
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
 pub use polymorphic::{Concrete, Options, PolyError, Polymorphic, Stats, TraceRecord, TraceSession};
 pub use serial::{SerialError, TypeRegistry};
-pub use shape::Shape;
+pub use shape::{Shape, ShapeDifference};
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{
     ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType,

@@ -85,7 +85,7 @@ impl Shape {
     }
 
     pub fn is_subtype_of(&self, other: &Shape) -> bool {
-        self.first_difference(other).is_none()
+        self.difference(other).is_none()
     }
 
     /// The join: always exists because `Unknown` is the top.
@@ -111,17 +111,41 @@ impl Shape {
 
     /// Why `self` is not a subtype of `other` ("rank 2 vs 1", "at dim 0"); `None` if it is.
     pub fn first_difference(&self, other: &Shape) -> Option<String> {
+        self.difference(other).map(|d| d.to_string())
+    }
+
+    /// Where `self` stops being a subtype of `other`, without building text: subtype checks run
+    /// once per cached signature a call is compared with, so they must not allocate.
+    pub fn difference(&self, other: &Shape) -> Option<ShapeDifference> {
         match (self, other) {
             (_, Shape::Unknown) => None,
-            (Shape::Unknown, Shape::Known(_)) => Some("unknown rank vs known rank".into()),
-            (Shape::Known(a), Shape::Known(b)) if a.len() != b.len() => {
-                Some(format!("rank {} vs {}", a.len(), b.len()))
+            (Shape::Unknown, Shape::Known(_)) => Some(ShapeDifference::UnknownRank),
+            (Shape::Known(a), Shape::Known(b)) if a.len() != b.len() => Some(ShapeDifference::Rank(a.len(), b.len())),
+            (Shape::Known(a), Shape::Known(b)) => {
+                a.iter().zip(b).position(|(x, y)| y.is_some() && x != y).map(ShapeDifference::Dim)
             }
-            (Shape::Known(a), Shape::Known(b)) => a
-                .iter()
-                .zip(b)
-                .position(|(x, y)| y.is_some() && x != y)
-                .map(|i| format!("at dim {i}")),
+        }
+    }
+}
+
+/// How a shape fails to be a subtype of another ([`Shape::difference`]); displays as the text of
+/// [`Shape::first_difference`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ShapeDifference {
+    /// The shape has unknown rank, the other a known one.
+    UnknownRank,
+    /// Both ranks are known and differ: (this rank, the other's).
+    Rank(usize, usize),
+    /// The first dimension (index) where the other has a known size this one does not match.
+    Dim(usize),
+}
+
+impl fmt::Display for ShapeDifference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShapeDifference::UnknownRank => f.write_str("unknown rank vs known rank"),
+            ShapeDifference::Rank(a, b) => write!(f, "rank {a} vs {b}"),
+            ShapeDifference::Dim(i) => write!(f, "at dim {i}"),
         }
     }
 }
@@ -216,6 +240,10 @@ mod tests {
         );
         assert_eq!(Shape::of(&[2]).first_difference(&Shape::of(&[-1])), None);
         assert!(Shape::Unknown.first_difference(&Shape::scalar()).is_some());
+        assert_eq!(Shape::Unknown.difference(&Shape::scalar()), Some(ShapeDifference::UnknownRank));
+        assert_eq!(Shape::of(&[2, 4]).difference(&Shape::of(&[-1, 3])), Some(ShapeDifference::Dim(1)));
+        assert_eq!(Shape::of(&[2]).difference(&Shape::of(&[2, 2])), Some(ShapeDifference::Rank(1, 2)));
+        assert_eq!(Shape::of(&[-1]).difference(&Shape::Unknown), None);
     }
 
     #[test]

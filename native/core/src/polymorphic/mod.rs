@@ -76,6 +76,27 @@ struct State<C> {
     token: WriteToken,
     /// Constraints inferred from examples or a profile, merged into every trace's declarations.
     inferred: inferred::Inferred,
+    /// The last call that missed: a caller retries its lookup under its own trace lock and then
+    /// begins the trace with the same facts, and neither need decode and look the call up again
+    /// while the cached signatures are unchanged.
+    last_miss: Option<LastMiss>,
+}
+
+struct LastMiss {
+    facts: Box<[i64]>,
+    /// [`DispatchTable::generation`] when it missed.
+    generation: u64,
+    call: FunctionType,
+}
+
+impl<C> State<C> {
+    /// The call type of `facts` if they are the last miss and nothing was cached since.
+    fn known_miss(&self, facts: &[i64]) -> Option<&FunctionType> {
+        self.last_miss
+            .as_ref()
+            .filter(|m| m.generation == self.table.generation() && *m.facts == *facts)
+            .map(|m| &m.call)
+    }
 }
 
 /// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
@@ -108,6 +129,7 @@ impl<C> Polymorphic<C> {
                 monitor: Monitor::default(),
                 token: WriteToken::new(),
                 inferred: inferred::Inferred::default(),
+                last_miss: None,
             }),
             published: Published::new(),
             closed: AtomicBool::new(false),
@@ -179,10 +201,16 @@ impl<C> Polymorphic<C> {
                 return Ok(Some(c));
             }
             let st = &mut *st;
+            if st.known_miss(facts).is_some() {
+                return Ok(None);
+            }
             let Some(declared) = st.declared.as_ref() else { return Ok(None) };
             let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals)?;
             check_constraints(&call, declared).map_err(|e| st.inferred.annotate(e))?;
             let found = st.table.lookup(&call, None);
+            if found.is_none() {
+                st.last_miss = Some(LastMiss { facts: facts.into(), generation: st.table.generation(), call });
+            }
             if let Some((c, hit)) = &found {
                 memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());
                 if count {
@@ -229,13 +257,13 @@ impl<C> Polymorphic<C> {
             bind(&known.parameters, &names)?;
         }
         let call = match (known.as_ref(), call_facts) {
+            (Some(_), Some(facts)) if st.known_miss(facts).is_some() => st.known_miss(facts).cloned(),
             (Some(k), Some(facts)) => decode_call_with_captures(k, facts, &st.strings, &st.literals).ok(),
             _ => None,
         };
-        let cached = st.table.types();
         let why = match &call {
-            Some(call) => explain_retrace(call, &cached),
-            None if cached.is_empty() => RetraceReason::general("first call"),
+            Some(call) => explain_retrace(call, &st.table.explain_candidates(call)),
+            None if st.table.is_empty() => RetraceReason::general("first call"),
             None => RetraceReason::general("a call without a typed description (first call with a single argument)"),
         };
         let generalized = match &call {
@@ -327,8 +355,11 @@ impl<C> Polymorphic<C> {
             if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
                 messages.push((log::Level::Warn, w));
             }
-            for w in monitor::literal_warnings(&self.name, &st.table.types(), &session.declared) {
-                messages.push((log::Level::Warn, w));
+            // Counting distinct Java values looks at every cached signature: only when there are some.
+            if session.declared.iter().any(|p| p.kind == crate::ParamKind::Java) {
+                for w in monitor::literal_warnings(&self.name, &st.table.types(), &session.declared) {
+                    messages.push((log::Level::Warn, w));
+                }
             }
         }
         drop(evicted);

@@ -359,3 +359,21 @@ fn a_capture_is_part_of_the_signature_and_an_aliased_capture_shares_a_placeholde
     assert_eq!((last.parameter.as_str(), last.capture, last.path.as_str()), ("w", true, "w"));
     assert!(last.reason.starts_with("capture w: "), "{}", last.reason);
 }
+
+#[test]
+fn a_remembered_miss_is_forgotten_when_a_trace_can_serve_it() {
+    let f = Fn::new("f");
+    trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let three = tensor_facts(DType::FLOAT, &[3]);
+    // The caller's retry under its trace lock and the trace it begins reuse the miss...
+    assert!(f.lookup::<String>(&three).unwrap().is_none());
+    assert!(f.lookup::<String>(&three).unwrap().is_none());
+    let s = f.begin_trace::<String>(vec!["x".into()], Some(&three), false).unwrap();
+    assert_eq!(s.reason(), "x: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0");
+    // ...until the cached signatures change: a trace that serves [3] makes it a hit.
+    let mut s = f.begin_trace::<String>(vec!["x".into()], None, false).unwrap();
+    s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[3])))
+        .unwrap();
+    let id = f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap().id;
+    assert_eq!(f.lookup::<String>(&three).unwrap().unwrap().id, id);
+}
