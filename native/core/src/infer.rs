@@ -4,8 +4,10 @@
 //!
 //! Tensors coalesce to the join of their shapes (`[2, 3]`, `[5, 3]` → `[-1, 3]`) and to the
 //! smallest dtype family holding their dtypes (FLOAT + DOUBLE → floating). Lists and maps
-//! coalesce element by element when every example has the same length or key set. Java values
-//! and differing structures are not generalized: each keeps its own trace.
+//! coalesce leaf by leaf when every example has the same structure (length, key set, kinds):
+//! position 0 with position 0, key `a` with key `a`, so `[x: [2, 3], y: [7]]` and
+//! `[x: [5, 3], y: [7]]` give `[[-1, 3], [7]]`, not one element type for both. Java values and
+//! differing structures are not generalized: each keeps its own trace, and the note says so.
 
 use std::fmt;
 
@@ -65,45 +67,24 @@ pub fn smallest_family(dtypes: &DTypeSet) -> DTypeSet {
 /// Coalesces the example types of parameter `name` (each a call's type of it, in order).
 pub fn coalesce(name: &str, examples: &[TypeRef]) -> Coalesced {
     let Some(first) = examples.first() else { return Coalesced::Unchanged };
-    if let Some(specs) = all::<TensorSpec>(examples) {
-        return Coalesced::Constraint(TypeRef::new(tensor_join(specs.iter().copied())));
-    }
-    if let Some(lists) = all::<ListType>(examples) {
-        let lengths: std::collections::BTreeSet<usize> = lists.iter().map(|l| l.elements.len()).collect();
-        if lengths.len() > 1 {
-            let lengths: Vec<String> = lengths.iter().map(usize::to_string).collect();
-            return Coalesced::PerExample(format!(
-                "{name}: lists of lengths {} are traced one per length (pass one stacked tensor to share a trace)",
-                lengths.join(", ")
-            ));
-        }
-        let elements = lists.iter().flat_map(|l| l.elements.iter());
-        return match leaves(name, elements) {
-            Ok(Some(element)) => Coalesced::Constraint(TypeRef::new(ListConstraint::new(Some(element), Some(lengths.into_iter().next().unwrap_or(0))))),
-            Ok(None) => Coalesced::Unchanged,
+    let refs: Vec<&TypeRef> = examples.iter().collect();
+    let empty = |t: &TypeRef| {
+        t.downcast_ref::<ListType>().is_some_and(|l| l.elements.is_empty())
+            || t.downcast_ref::<MapType>().is_some_and(|m| m.entries.is_empty())
+    };
+    let structured = all::<TensorSpec>(examples).is_some() || all::<ListType>(examples).is_some() || all::<MapType>(examples).is_some();
+    if structured {
+        return match leafwise(name, &refs) {
+            Ok(_) if empty(first) => Coalesced::Unchanged,
+            Ok(t) => Coalesced::Constraint(t),
             Err(why) => Coalesced::PerExample(why),
         };
     }
-    if let Some(maps) = all::<MapType>(examples) {
-        if maps.iter().any(|m| !m.entries.keys().eq(maps[0].entries.keys())) {
-            return Coalesced::PerExample(format!("{name}: maps with different key sets are traced one per key set"));
-        }
-        return match leaves(name, maps.iter().flat_map(|m| m.entries.values())) {
-            Ok(Some(value)) => Coalesced::Constraint(TypeRef::new(MapConstraint::new(Some(value)))),
-            Ok(None) => Coalesced::Unchanged,
+    if all::<Literal>(examples).is_some() {
+        return match leafwise(name, &refs) {
+            Ok(_) => Coalesced::Unchanged,
             Err(why) => Coalesced::PerExample(why),
         };
-    }
-    if let Some(literals) = all::<Literal>(examples) {
-        let mut values: Vec<&str> = literals.iter().map(|l| l.repr.as_str()).collect();
-        values.dedup();
-        if literals.iter().all(|l| l.id == literals[0].id) {
-            return Coalesced::Unchanged;
-        }
-        return Coalesced::PerExample(format!(
-            "{name}: Java values {} are traced one per value; pass {name} as a tensor to share one trace",
-            values.join(", ")
-        ));
     }
     if examples.iter().all(|e| e.kind() == first.kind()) {
         return Coalesced::Unchanged;
@@ -111,8 +92,68 @@ pub fn coalesce(name: &str, examples: &[TypeRef]) -> Coalesced {
     Coalesced::PerExample(format!("{name}: examples of different kinds are traced one per kind"))
 }
 
+/// The examples of one value at `path` (a parameter or a part of one) coalesced leaf by leaf:
+/// tensors to their join, lists position by position, maps key by key, equal values to
+/// themselves. `Err` says where the structure differs and that those examples trace apart.
+fn leafwise(path: &str, examples: &[&TypeRef]) -> Result<TypeRef, String> {
+    let first = examples[0];
+    if let Some(specs) = all_of::<TensorSpec>(examples) {
+        return Ok(TypeRef::new(tensor_join(specs.into_iter())));
+    }
+    if let Some(lists) = all_of::<ListType>(examples) {
+        let lengths: std::collections::BTreeSet<usize> = lists.iter().map(|l| l.elements.len()).collect();
+        if lengths.len() > 1 {
+            let lengths: Vec<String> = lengths.iter().map(usize::to_string).collect();
+            return Err(format!(
+                "{path}: lists of lengths {} are traced one per length (pass one stacked tensor to share a trace)",
+                lengths.join(", ")
+            ));
+        }
+        let elements = (0..lists[0].elements.len())
+            .map(|i| leafwise(&format!("{path}[{i}]"), &lists.iter().map(|l| &l.elements[i]).collect::<Vec<_>>()))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(TypeRef::new(ListType::new(elements)));
+    }
+    if let Some(maps) = all_of::<MapType>(examples) {
+        if maps.iter().any(|m| !m.entries.keys().eq(maps[0].entries.keys())) {
+            return Err(format!("{path}: maps with different key sets are traced one per key set"));
+        }
+        let entries = maps[0]
+            .entries
+            .keys()
+            .map(|k| {
+                let values: Vec<&TypeRef> = maps.iter().map(|m| &m.entries[k]).collect();
+                Ok((k.clone(), leafwise(&format!("{path}['{k}']"), &values)?))
+            })
+            .collect::<Result<_, String>>()?;
+        return Ok(TypeRef::new(MapType::new(entries)));
+    }
+    if let Some(literals) = all_of::<Literal>(examples) {
+        if literals.iter().all(|l| l.id == literals[0].id) {
+            return Ok(first.clone());
+        }
+        let mut values: Vec<&str> = literals.iter().map(|l| l.repr.as_str()).collect();
+        values.dedup();
+        return Err(format!(
+            "{path}: Java values {} are traced one per value; pass {path} as a tensor to share one trace",
+            values.join(", ")
+        ));
+    }
+    if examples.iter().all(|e| *e == first) {
+        return Ok(first.clone());
+    }
+    if examples.iter().all(|e| e.kind() == first.kind()) {
+        return Err(format!("{path}: differing {} values are traced one per example", first.kind()));
+    }
+    Err(format!("{path}: examples of different kinds are traced one per kind"))
+}
+
 /// The downcasts of every example, if all are `T`.
 fn all<T: crate::TraceType>(examples: &[TypeRef]) -> Option<Vec<&T>> {
+    examples.iter().map(|e| e.downcast_ref::<T>()).collect()
+}
+
+fn all_of<'a, T: crate::TraceType>(examples: &[&'a TypeRef]) -> Option<Vec<&'a T>> {
     examples.iter().map(|e| e.downcast_ref::<T>()).collect()
 }
 
@@ -127,17 +168,22 @@ fn tensor_join<'a>(mut specs: impl Iterator<Item = &'a TensorSpec>) -> TensorCon
     TensorConstraint::new(smallest_family(&DTypeSet::of(&dtypes)), Some(shape))
 }
 
-/// The element constraint of list elements or map values (tensors): `None` when there are none.
-fn leaves<'a>(name: &str, values: impl Iterator<Item = &'a TypeRef>) -> Result<Option<TypeRef>, String> {
-    let values: Vec<&TypeRef> = values.collect();
-    if values.is_empty() {
-        return Ok(None);
+/// The type to trace for a call `value` under `constraint`: like
+/// [`TraceType::specialize_for_trace`](crate::TraceType::specialize_for_trace), and position by
+/// position (key by key) under a leafwise inferred list (map), whose parts are constraints.
+pub fn specialize(value: &TypeRef, constraint: &TypeRef) -> TypeRef {
+    if let (Some(v), Some(c)) = (value.downcast_ref::<ListType>(), constraint.downcast_ref::<ListType>()) {
+        if v.elements.len() == c.elements.len() {
+            return TypeRef::new(ListType::new(v.elements.iter().zip(&c.elements).map(|(v, c)| specialize(v, c)).collect()));
+        }
     }
-    let specs: Option<Vec<&TensorSpec>> = values.iter().map(|v| v.downcast_ref::<TensorSpec>()).collect();
-    match specs {
-        Some(specs) => Ok(Some(TypeRef::new(tensor_join(specs.into_iter())))),
-        None => Err(format!("{name}: elements that are not tensors are traced one per example")),
+    if let (Some(v), Some(c)) = (value.downcast_ref::<MapType>(), constraint.downcast_ref::<MapType>()) {
+        if v.entries.keys().eq(c.entries.keys()) {
+            let entries = v.entries.iter().zip(c.entries.values()).map(|((k, v), c)| (k.clone(), specialize(v, c))).collect();
+            return TypeRef::new(MapType::new(entries));
+        }
     }
+    value.specialize_for_trace(&**constraint)
 }
 
 /// The constraint of parameter `name` when the body declares `declared` and `inferred` was
@@ -150,32 +196,65 @@ pub fn merge_declared(name: &str, declared: &TypeRef, inferred: &TypeRef, source
         declared: declared.to_string(),
         inferred: format!("{inferred} ({source})"),
     };
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<TensorConstraint>(), inferred.downcast_ref::<TensorConstraint>()) {
-        return merge_tensor(d, i).map(TypeRef::new).ok_or_else(conflict);
+    let inferable = inferred.downcast_ref::<TensorConstraint>().is_some()
+        || inferred.downcast_ref::<ListConstraint>().is_some()
+        || inferred.downcast_ref::<MapConstraint>().is_some()
+        || inferred.downcast_ref::<ListType>().is_some()
+        || inferred.downcast_ref::<MapType>().is_some();
+    if !inferable {
+        // Other kinds (Java values, variables) are never inferred: the declaration stands.
+        return Ok(declared.clone());
     }
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<ListConstraint>(), inferred.downcast_ref::<ListConstraint>()) {
-        let element = merge_element(&d.element, &i.element).ok_or_else(conflict)?;
-        let length = match (d.length, i.length) {
-            (Some(a), Some(b)) if a != b => return Err(conflict()),
-            (a, b) => a.or(b),
-        };
-        return Ok(TypeRef::new(ListConstraint::new(element, length)));
-    }
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<MapConstraint>(), inferred.downcast_ref::<MapConstraint>()) {
-        let value = merge_element(&d.value, &i.value).ok_or_else(conflict)?;
-        return Ok(TypeRef::new(MapConstraint::new(value)));
-    }
-    // Other kinds (Java values, variables) are never inferred: the declaration stands.
-    Ok(declared.clone())
+    merge_part(declared, inferred).ok_or_else(conflict)
 }
 
-fn merge_element(declared: &Option<TypeRef>, inferred: &Option<TypeRef>) -> Option<Option<TypeRef>> {
-    match (declared, inferred) {
-        (Some(d), Some(i)) => {
-            let (d, i) = (d.downcast_ref::<TensorConstraint>()?, i.downcast_ref::<TensorConstraint>()?);
-            Some(Some(TypeRef::new(merge_tensor(d, i)?)))
+/// The narrower of a declared and an inferred type, part by part; `None` if they conflict.
+/// A leafwise inferred list (map) meets the body's one element (value) constraint at every
+/// position (key).
+fn merge_part(declared: &TypeRef, inferred: &TypeRef) -> Option<TypeRef> {
+    let each = |d: &Option<TypeRef>, i: &TypeRef| match d {
+        Some(d) => merge_part(d, i),
+        None => Some(i.clone()),
+    };
+    if let (Some(d), Some(i)) = (declared.downcast_ref::<TensorConstraint>(), inferred.downcast_ref::<TensorConstraint>()) {
+        return merge_tensor(d, i).map(TypeRef::new);
+    }
+    if let (Some(d), Some(i)) = (declared.downcast_ref::<ListConstraint>(), inferred.downcast_ref::<ListType>()) {
+        if d.length.is_some_and(|n| n != i.elements.len()) {
+            return None;
         }
-        (d, i) => Some(d.clone().or_else(|| i.clone())),
+        let elements = i.elements.iter().map(|e| each(&d.element, e)).collect::<Option<Vec<_>>>()?;
+        return Some(TypeRef::new(ListType::new(elements)));
+    }
+    if let (Some(d), Some(i)) = (declared.downcast_ref::<MapConstraint>(), inferred.downcast_ref::<MapType>()) {
+        let entries = i.entries.iter().map(|(k, v)| Some((k.clone(), each(&d.value, v)?))).collect::<Option<_>>()?;
+        return Some(TypeRef::new(MapType::new(entries)));
+    }
+    if let (Some(d), Some(i)) = (declared.downcast_ref::<ListConstraint>(), inferred.downcast_ref::<ListConstraint>()) {
+        let element = match (&d.element, &i.element) {
+            (Some(de), Some(ie)) => Some(merge_part(de, ie)?),
+            (de, ie) => de.clone().or_else(|| ie.clone()),
+        };
+        let length = match (d.length, i.length) {
+            (Some(a), Some(b)) if a != b => return None,
+            (a, b) => a.or(b),
+        };
+        return Some(TypeRef::new(ListConstraint::new(element, length)));
+    }
+    if let (Some(d), Some(i)) = (declared.downcast_ref::<MapConstraint>(), inferred.downcast_ref::<MapConstraint>()) {
+        let value = match (&d.value, &i.value) {
+            (Some(dv), Some(iv)) => Some(merge_part(dv, iv)?),
+            (dv, iv) => dv.clone().or_else(|| iv.clone()),
+        };
+        return Some(TypeRef::new(MapConstraint::new(value)));
+    }
+    // Anything else (a Java value inside a list, say): the narrower of the two, if one is.
+    if inferred.is_subtype_of(&**declared) {
+        Some(inferred.clone())
+    } else if declared.is_subtype_of(&**inferred) {
+        Some(declared.clone())
+    } else {
+        None
     }
 }
 
@@ -258,6 +337,32 @@ pub fn declaration_lines(name: &str, c: &TypeRef) -> Option<(String, String)> {
         return Some((
             format!("List<Operand<{ty}>> {var} = in.list(\"{name}\", {ty}.class);"),
             format!("val {var} = inputs.list<{ty}>(\"{name}\")"),
+        ));
+    }
+    // A leafwise inferred list or map: Java declares one element type; the shapes per position
+    // (key), which no declaration can state, follow as a comment.
+    let tensors = |parts: &mut dyn Iterator<Item = (String, &TypeRef)>| -> Option<(&'static str, String)> {
+        let mut dtypes = DTypeSet::of(&[]);
+        let mut shapes = Vec::new();
+        for (at, p) in parts {
+            let t = p.downcast_ref::<TensorConstraint>()?;
+            dtypes = dtypes.union(&t.dtypes);
+            shapes.push(format!("{at}{}", t.shape.as_ref().map_or("*".to_owned(), Shape::to_string)));
+        }
+        Some((java_type(&smallest_family(&dtypes)), shapes.join(", ")))
+    };
+    if let Some(l) = c.downcast_ref::<ListType>() {
+        let (ty, shapes) = tensors(&mut l.elements.iter().map(|e| (String::new(), e)))?;
+        return Some((
+            format!("List<Operand<{ty}>> {var} = in.list(\"{name}\", {ty}.class); // shapes by position: {shapes}"),
+            format!("val {var} = inputs.list<{ty}>(\"{name}\") // shapes by position: {shapes}"),
+        ));
+    }
+    if let Some(m) = c.downcast_ref::<MapType>() {
+        let (ty, shapes) = tensors(&mut m.entries.iter().map(|(k, v)| (format!("'{k}': "), v)))?;
+        return Some((
+            format!("Map<String, Operand<{ty}>> {var} = in.map(\"{name}\", {ty}.class); // shapes by key: {shapes}"),
+            format!("val {var} = inputs.map<{ty}>(\"{name}\") // shapes by key: {shapes}"),
         ));
     }
     if let Some(m) = c.downcast_ref::<MapConstraint>() {

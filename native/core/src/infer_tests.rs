@@ -32,24 +32,74 @@ fn dtypes_coalesce_to_the_smallest_family() {
     assert_eq!(constraint(&c).to_string(), "TensorSpec({INT32, UINT8, INT16, INT8, INT64, UINT16, UINT32, UINT64}, <unknown>)");
 }
 
-#[test]
-fn lists_of_one_length_coalesce_element_by_element_and_other_lengths_trace_apart() {
-    let list = |dims: &[&[i64]]| TypeRef::new(ListType::new(dims.iter().map(|d| spec(DType::FLOAT, d)).collect()));
-    let c = constraint(&coalesce("xs", &[list(&[&[2], &[2]]), list(&[&[4], &[4]])]));
-    assert_eq!(c.to_string(), ListConstraint::new(Some(constraint(&coalesce("e", &[spec(DType::FLOAT, &[-1])]))), Some(2)).to_string());
-    assert!(list(&[&[7], &[1]]).is_subtype_of(&*c) && !list(&[&[7]]).is_subtype_of(&*c));
-    let Coalesced::PerExample(why) = coalesce("xs", &[list(&[&[2]]), list(&[&[2], &[2]])]) else { panic!() };
-    assert_eq!(why, "xs: lists of lengths 1, 2 are traced one per length (pass one stacked tensor to share a trace)");
+fn list(parts: &[TypeRef]) -> TypeRef {
+    TypeRef::new(ListType::new(parts.to_vec()))
+}
+
+fn map(entries: &[(&str, TypeRef)]) -> TypeRef {
+    TypeRef::new(MapType::new(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>()))
 }
 
 #[test]
-fn maps_with_one_key_set_coalesce_and_others_trace_apart() {
-    let map = |keys: &[&str], n: i64| {
-        TypeRef::new(MapType::new(keys.iter().map(|k| (k.to_string(), spec(DType::FLOAT, &[n]))).collect::<BTreeMap<_, _>>()))
+fn lists_of_one_length_coalesce_position_by_position_and_other_lengths_trace_apart() {
+    let f = |d: &[i64]| spec(DType::FLOAT, d);
+    // Position 0 joins with position 0 only: a batch that varies and a fixed bias stay apart.
+    let c = constraint(&coalesce("xs", &[list(&[f(&[2, 3]), f(&[7])]), list(&[f(&[5, 3]), f(&[7])])]));
+    assert_eq!(c.to_string(), "List[TensorSpec(FLOAT, [-1, 3]), TensorSpec(FLOAT, [7])]");
+    assert!(list(&[f(&[9, 3]), f(&[7])]).is_subtype_of(&*c));
+    assert!(!list(&[f(&[9, 3]), f(&[8])]).is_subtype_of(&*c), "the fixed position stays fixed");
+    assert!(!list(&[f(&[7])]).is_subtype_of(&*c));
+    let Coalesced::PerExample(why) = coalesce("xs", &[list(&[f(&[2])]), list(&[f(&[2]), f(&[2])])]) else { panic!() };
+    assert_eq!(why, "xs: lists of lengths 1, 2 are traced one per length (pass one stacked tensor to share a trace)");
+    assert_eq!(coalesce("xs", &[list(&[]), list(&[])]), Coalesced::Unchanged);
+}
+
+#[test]
+fn maps_with_one_key_set_coalesce_key_by_key_and_others_trace_apart() {
+    let f = |d: &[i64]| spec(DType::FLOAT, d);
+    let c = constraint(&coalesce("m", &[map(&[("a", f(&[1])), ("b", f(&[4, 2]))]), map(&[("a", f(&[3])), ("b", f(&[4, 2]))])]));
+    assert_eq!(c.to_string(), map(&[("a", f(&[-1])), ("b", f(&[4, 2]))]).to_string());
+    assert!(map(&[("a", f(&[9])), ("b", f(&[4, 2]))]).is_subtype_of(&*c));
+    assert!(!map(&[("a", f(&[9])), ("b", f(&[5, 2]))]).is_subtype_of(&*c));
+    let why = coalesce("m", &[map(&[("a", f(&[1]))]), map(&[("b", f(&[1]))])]);
+    assert!(matches!(why, Coalesced::PerExample(w) if w == "m: maps with different key sets are traced one per key set"));
+}
+
+#[test]
+fn nested_parts_coalesce_leaf_by_leaf_and_a_differing_part_is_named_by_its_path() {
+    let f = |d: &[i64]| spec(DType::FLOAT, d);
+    let lit = |id, v: &str| TypeRef::new(Literal::new(id, v, "java.lang.Integer"));
+    let one = |n: i64, k: TypeRef| list(&[map(&[("k", f(&[n, 2]))]), k]);
+    let c = constraint(&coalesce("xs", &[one(1, lit(1, "3")), one(4, lit(1, "3"))]));
+    assert_eq!(c.to_string(), list(&[map(&[("k", f(&[-1, 2]))]), lit(1, "3")]).to_string());
+    let Coalesced::PerExample(why) = coalesce("xs", &[one(1, lit(1, "3")), one(1, lit(2, "4"))]) else { panic!() };
+    assert_eq!(why, "xs[1]: Java values 3, 4 are traced one per value; pass xs[1] as a tensor to share one trace");
+    let Coalesced::PerExample(why) = coalesce("xs", &[list(&[map(&[("k", f(&[1]))])]), list(&[map(&[("j", f(&[1]))])])]) else {
+        panic!()
     };
-    let c = constraint(&coalesce("m", &[map(&["a", "b"], 1), map(&["b", "a"], 3)]));
-    assert!(map(&["a", "b"], 9).is_subtype_of(&*c));
-    assert!(matches!(coalesce("m", &[map(&["a"], 1), map(&["b"], 1)]), Coalesced::PerExample(w) if w.contains("key sets")));
+    assert_eq!(why, "xs[0]: maps with different key sets are traced one per key set");
+}
+
+#[test]
+fn a_leafwise_list_meets_the_declared_element_at_every_position_and_specializes_each() {
+    let f = |d: &[i64]| spec(DType::FLOAT, d);
+    let inferred = constraint(&coalesce("xs", &[list(&[f(&[2, 3]), f(&[7])]), list(&[f(&[5, 3]), f(&[7])])]));
+    let any_float = TypeRef::new(TensorConstraint::new(DTypeSet::floating(), None));
+    let declared = TypeRef::new(ListConstraint::new(Some(any_float), None));
+    let src = Provenance::Examples(2);
+    let m = merge_declared("xs", &declared, &inferred, &src).unwrap();
+    assert_eq!(m.to_string(), "List[TensorSpec(FLOAT, [-1, 3]), TensorSpec(FLOAT, [7])]");
+    let traced = specialize(&list(&[f(&[9, 3]), f(&[7])]), &m);
+    assert_eq!(traced.to_string(), "List[TensorSpec(FLOAT, [-1, 3]), TensorSpec(FLOAT, [7])]");
+    // A declared length or element dtype that does not fit is a conflict naming both.
+    let three = TypeRef::new(ListConstraint::new(None, Some(3)));
+    assert!(matches!(merge_declared("xs", &three, &inferred, &src), Err(BindError::Conflict { .. })));
+    let ints = TypeRef::new(ListConstraint::new(Some(TypeRef::new(TensorConstraint::new(DTypeSet::of(&[DType::INT32]), None))), None));
+    let e = merge_declared("xs", &ints, &inferred, &src).unwrap_err();
+    assert!(e.to_string().ends_with("(inferred from 2 examples)"), "{e}");
+    let (java, kotlin) = declaration_lines("xs", &m).unwrap();
+    assert_eq!(java, "List<Operand<TFloat32>> xs = in.list(\"xs\", TFloat32.class); // shapes by position: [-1, 3], [7]");
+    assert_eq!(kotlin, "val xs = inputs.list<TFloat32>(\"xs\") // shapes by position: [-1, 3], [7]");
 }
 
 #[test]
@@ -142,6 +192,28 @@ proptest! {
             if examples.iter().all(|e| e.is_subtype_of(t)) {
                 prop_assert!(c.is_subtype_of(t), "{c} is not below {t}, which admits every example");
             }
+        }
+    }
+}
+
+fn arb_list_examples() -> impl Strategy<Value = Vec<Vec<TensorSpec>>> {
+    (1usize..4).prop_flat_map(|len| proptest::collection::vec(proptest::collection::vec(arb_example(), len), 1..5))
+}
+
+proptest! {
+    /// Lists of one length: the coalesced list admits every example, and at each position it is
+    /// what coalescing that position's examples alone gives (so no position widens another).
+    #[test]
+    fn a_coalesced_list_is_the_per_position_coalescing(examples in arb_list_examples()) {
+        let lists: Vec<TypeRef> = examples.iter().map(|l| list(&l.iter().cloned().map(TypeRef::new).collect::<Vec<_>>())).collect();
+        let c = constraint(&coalesce("xs", &lists));
+        for l in &lists {
+            prop_assert!(l.is_subtype_of(&*c), "{l} not under {c}");
+        }
+        let parts = &c.downcast_ref::<ListType>().unwrap().elements;
+        for (i, part) in parts.iter().enumerate() {
+            let column: Vec<TypeRef> = examples.iter().map(|l| TypeRef::new(l[i].clone())).collect();
+            prop_assert_eq!(part, &constraint(&coalesce("x", &column)));
         }
     }
 }

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use crate::infer::{coalesce, declaration_lines, merge_declared, Coalesced, Provenance};
+use crate::infer::{coalesce, declaration_lines, merge_declared, specialize, Coalesced, Provenance};
 use crate::{FunctionType, ListType, Literal, MapType, Parameter, Shape, TensorSpec, TypeRef, VariableSpec};
 
 /// The signature suggested by recorded calls.
@@ -77,7 +77,7 @@ pub fn suggest(declared: &FunctionType, calls: &[(FunctionType, u64)]) -> Sugges
                 .map(|(p, c)| {
                     let value = t.parameter(&p.name).and_then(|a| a.type_constraint.clone());
                     match (value, c) {
-                        (Some(v), Some(c)) => Some(v.specialize_for_trace(&**c)),
+                        (Some(v), Some(c)) => Some(specialize(&v, c)),
                         (v, _) => v,
                     }
                 })

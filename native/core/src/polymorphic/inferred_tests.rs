@@ -95,3 +95,33 @@ fn a_retrace_under_an_inferred_constraint_names_it_and_a_narrower_declaration_ke
     let e = g.lookup::<String>(&tensor_facts(DType::FLOAT, &[3])).unwrap_err();
     assert_eq!(e.to_string(), "argument 'x': expected TensorSpec(FLOAT, [2]), got TensorSpec(FLOAT, [3])");
 }
+
+#[test]
+fn a_list_inferred_position_by_position_traces_once_and_keeps_fixed_positions_fixed() {
+    use crate::{ListConstraint, ListType, ParamKind, TypeRef, TAG_LIST};
+    let f = Fn::new("f");
+    let list = |a: &[i64], b: &[i64]| TypeRef::new(ListType::new(vec![spec(DType::FLOAT, a), spec(DType::FLOAT, b)]));
+    let facts = |a: &[i64], b: &[i64]| {
+        let mut v = vec![TAG_LIST, 2];
+        v.extend(tensor_facts(DType::FLOAT, a));
+        v.extend(tensor_facts(DType::FLOAT, b));
+        v
+    };
+    let examples = [list(&[2, 3], &[7]), list(&[5, 3], &[7])];
+    let note = f.infer_parameter("xs", &examples, Provenance::Examples(2)).unwrap();
+    assert_eq!(note, "xs: List[TensorSpec(FLOAT, [-1, 3]), TensorSpec(FLOAT, [7])] (inferred from 2 examples)");
+    let declared = TypeRef::new(ListConstraint::new(Some(constraint(&[DType::FLOAT], None)), None));
+    let effective = f.effective_constraint("xs", declared).unwrap();
+    let mut s = f.begin_trace::<String>(vec!["xs".into()], None, true).unwrap();
+    s.declare::<String>("xs", ParamKind::List, false, effective, Some(examples[0].clone())).unwrap();
+    f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    for n in [1, 9, 40] {
+        let c = f.lookup::<String>(&facts(&[n, 3], &[7])).unwrap().unwrap();
+        assert_eq!(c.inner, "(xs: List[TensorSpec(FLOAT, [-1, 3]), TensorSpec(FLOAT, [7])])");
+    }
+    assert_eq!(f.trace_count(), 1);
+    // The second position was the same in every example: another size there is an error that
+    // says where the constraint came from.
+    let e = f.lookup::<String>(&facts(&[2, 3], &[8])).unwrap_err();
+    assert!(e.to_string().contains("(inferred from 2 examples)"), "{e}");
+}

@@ -78,7 +78,7 @@ impl TraceSession {
             .and_then(|g| g.parameter(name))
             .and_then(|p| p.type_constraint.clone())
             .filter(|g| value.is_subtype_of(&**g) && g.is_subtype_of(&*constraint));
-        let traced = general.as_ref().unwrap_or(&value).specialize_for_trace(&*constraint);
+        let traced = crate::infer::specialize(general.as_ref().unwrap_or(&value), &constraint);
         let mut specs = Vec::new();
         traced.placeholders(name, &mut self.placeholders, &mut specs);
         self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
