@@ -108,3 +108,16 @@ java -Xms256m -Xmx256m -XX:+AlwaysPreTouch -cp "$CP" dev.polyfn.bench.RssMain "$
 step "assembling results"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 step "done: bench/results.json bench/summary.json BENCHMARKS.md bench/plot.png"
+
+### BEGIN trace cost and signature inference (issue 12 part 4, issue 15) #########################
+# Trace cost per tenth of 10,000 new signatures (1,000 in quick mode), and the signature-inference
+# workload (1,000 calls, 50 batch sizes) in Polyfn and Python; then assemble again with these rows.
+if [ "$MODE" = quick ]; then TC_ARGS=(1000 500); INF_ROUNDS=1; else TC_ARGS=(10000 2000); INF_ROUNDS=3; fi
+step "trace cost per tenth of ${TC_ARGS[0]} signatures (TraceCostMain)"
+java -cp "$CP" dev.polyfn.bench.TraceCostMain "${TC_ARGS[@]}" 2> "$OUT/trace-cost.log" | grep '^{' > "$OUT/trace-cost.json"
+step "signature inference: Polyfn (InferenceBench) and Python tf.function (bench_infer.py)"
+java -cp "$CP" dev.polyfn.bench.InferenceBench "$INF_ROUNDS" 2> "$OUT/inference.log" | grep '^{' > "$OUT/inference.json"
+"$PY" "$BENCH/python/bench_infer.py" "$INF_ROUNDS" 2> "$OUT/python-inference.log" | grep '^{' > "$OUT/python-inference.json"
+step "assembling results again with the trace cost and inference rows"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+### END trace cost and signature inference #######################################################

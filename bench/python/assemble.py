@@ -228,6 +228,7 @@ def main():
         met = None if val is None else (val <= bound if op == "≤" else val >= bound if op == "≥" else val < bound)
         summary["targets"][name] = {"value": None if val is None else round(val, 3), "bound": "%s %s" % (op, bound), "met": met}
 
+    trace_cost_and_inference(res, summary)
     m = machine(jmh_call[0] if jmh_call else None)
     versions = {
         "polyfn": "dev.polyfn:polyfn:0.1.0-SNAPSHOT (built from git %s)" % (
@@ -256,6 +257,50 @@ def main():
     write_markdown(results, summary, a)
     plot(res)
 
+
+
+def trace_cost_and_inference(res, summary):
+    """Trace cost as the cache grows (TraceCostMain) and signature inference (InferenceBench,
+    bench_infer.py): their workloads, summary keys and targets."""
+    def target(name, val, op, bound):
+        met = None if val is None else (val <= bound if op == "≤" else val >= bound)
+        summary["targets"][name] = {"value": None if val is None else round(val, 3), "bound": "%s %s" % (op, bound), "met": met}
+
+    tc = load("trace-cost.json")
+    first = last = None
+    if tc:
+        res["trace_cost"] = {"polyfn": dict(tc, source="bench TraceCostMain (ms per new signature; tenths are medians)")}
+        first, last = tc["first_tenth_ms"], tc["last_tenth_ms"]
+    summary["polyfn_trace_ms_first_tenth"] = first
+    summary["polyfn_trace_ms_last_tenth"] = last
+    summary["trace_cost_signatures"] = tc["signatures"] if tc else None
+    target("trace cost: last tenth of %s signatures within 1.5× of the first tenth" % (
+        "{:,}".format(tc["signatures"]) if tc else "?"), None if not (first and last) else last / first, "≤", 1.5)
+    target("trace cost: a new signature (first tenth) ≤ 1 ms", first, "≤", 1)
+
+    jv, py = load("inference.json"), load("python-inference.json")
+    inf = {}
+    for name, v in (jv or {}).items():
+        if isinstance(v, dict):
+            inf["polyfn_" + name] = dict(v, source="bench InferenceBench")
+    for name, v in (py or {}).items():
+        if isinstance(v, dict):
+            inf["python_" + name] = dict(v, source="bench/python/bench_infer.py")
+    if inf:
+        res["inference_1000_calls_50_sizes"] = inf
+
+    def get(c, k):
+        return inf.get(c, {}).get(k)
+
+    for c in ("polyfn_unconstrained", "polyfn_inferred", "polyfn_profile", "polyfn_reduce_retracing",
+              "python_tf_function", "python_reduce_retracing"):
+        summary[c.replace("polyfn_", "polyfn_infer_").replace("python_", "python_infer_") + "_ms"] = get(c, "total_ms")
+        summary[c.replace("polyfn_", "polyfn_infer_").replace("python_", "python_infer_") + "_traces"] = get(c, "traces")
+    summary["polyfn_infer_call_us"] = get("polyfn_inferred", "call_us")
+    plain, inferred = get("polyfn_unconstrained", "total_ms"), get("polyfn_inferred", "total_ms")
+    target("signature inference: 1 trace with inferred constraints", get("polyfn_inferred", "traces"), "≤", 1)
+    target("signature inference: ≥ 10× less total time than unconstrained",
+           None if not (plain and inferred) else plain / inferred, "≥", 10)
 
 def write_markdown(results, summary, a):
     meta, res = results["meta"], results["workloads"]

@@ -8,6 +8,8 @@ import dev.polyfn.TensorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorflow.Operand;
@@ -19,8 +21,11 @@ import org.tensorflow.types.TFloat32;
  * Signature inference: 1,000 calls of a small dense layer with 50 distinct batch sizes, timed
  * from the definition of the function to the last call (traces included), unconstrained, with a
  * signature inferred from three examples, from a profile of the unconstrained run, and with
- * reduce-retracing. Prints one line per variant: traces and total milliseconds. Each variant
- * runs on a fresh function; a first round warms the JVM up and is not reported.
+ * reduce-retracing. Prints one line per round on stderr and, on stdout, one JSON line with the
+ * medians over rounds per variant: traces, total milliseconds, milliseconds to the first call's
+ * return (definition and traces ahead of calls included) and the median microseconds of a call
+ * that did not trace (where the rest of the time goes). Each variant runs on a fresh function; a
+ * first round warms the JVM up and is not reported.
  *
  * <p>Run: {@code java -cp <polyfn jar, TensorFlow Java, this class> dev.polyfn.bench.InferenceBench [rounds]}.
  */
@@ -39,22 +44,46 @@ public final class InferenceBench {
     }, options);
   }
 
-  /** Defines the function and makes the 1,000 calls; returns {traces, nanoseconds}. */
+  /**
+   * Defines the function and makes the 1,000 calls; returns {traces, total nanoseconds, nanoseconds
+   * until the first call returned (definition and any traces ahead of calls included), median
+   * nanoseconds of the calls that did not trace}.
+   */
   private static long[] run(FunctionOptions options, List<TFloat32> batches, Path profileOut) {
     long t0 = System.nanoTime();
+    long[] hits = new long[CALLS];
+    int hitCount = 0;
+    long firstCall = 0;
     try (MapFunction f = dense(options)) {
       for (int i = 0; i < CALLS; i++) {
+        long traces = f.traceCount();
+        long c0 = System.nanoTime();
         // Batch sizes in a scattered order, each of the 50 used 20 times.
         try (Outputs out = f.call(Map.of("x", batches.get((i * 7) % SIZES)))) {
           out.get("y", TFloat32.class);
+        }
+        long c1 = System.nanoTime();
+        if (i == 0) {
+          firstCall = c1 - t0;
+        }
+        if (f.traceCount() == traces) {
+          hits[hitCount++] = c1 - c0;
         }
       }
       long nanos = System.nanoTime() - t0;
       if (profileOut != null) {
         f.writeSignatureProfile(profileOut);
       }
-      return new long[] {f.traceCount(), nanos};
+      long[] h = Arrays.copyOf(hits, hitCount);
+      Arrays.sort(h);
+      return new long[] {f.traceCount(), nanos, firstCall, h.length == 0 ? 0 : h[h.length / 2]};
     }
+  }
+
+  private static double median(List<Long> values) {
+    List<Long> sorted = new ArrayList<>(values);
+    sorted.sort(null);
+    return sorted.get(sorted.size() / 2);
   }
 
   public static void main(String[] args) throws Exception {
@@ -68,6 +97,11 @@ public final class InferenceBench {
         Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(2, FEATURES))),
         Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(5, FEATURES))),
         Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(1, FEATURES))));
+    String[] names = {"unconstrained", "inferred", "profile", "reduce_retracing"};
+    Map<String, List<long[]>> all = new LinkedHashMap<>();
+    for (String n : names) {
+      all.put(n, new ArrayList<>());
+    }
     for (int round = 0; round <= rounds; round++) {
       long[] plain = run(FunctionOptions.defaults(), batches, profile);
       long[] inferred = run(examples, batches, null);
@@ -76,11 +110,25 @@ public final class InferenceBench {
       if (round == 0) {
         continue; // warm-up
       }
-      System.out.printf("round %d: unconstrained %d traces %.1f ms | inferred from 3 examples %d traces %.1f ms (%.1fx less) "
+      all.get("unconstrained").add(plain);
+      all.get("inferred").add(inferred);
+      all.get("profile").add(profiled);
+      all.get("reduce_retracing").add(reduce);
+      System.err.printf("round %d: unconstrained %d traces %.1f ms | inferred from 3 examples %d traces %.1f ms (%.1fx less) "
               + "| from the profile %d traces %.1f ms (%.1fx less) | reduce-retracing %d traces %.1f ms%n",
           round, plain[0], plain[1] / 1e6, inferred[0], inferred[1] / 1e6, (double) plain[1] / inferred[1],
           profiled[0], profiled[1] / 1e6, (double) plain[1] / profiled[1], reduce[0], reduce[1] / 1e6);
     }
+    // One JSON line: per variant, the medians over rounds.
+    StringBuilder json = new StringBuilder("{\"calls\": " + CALLS + ", \"batch_sizes\": " + SIZES);
+    for (Map.Entry<String, List<long[]>> e : all.entrySet()) {
+      List<long[]> rs = e.getValue();
+      json.append(String.format(", \"%s\": {\"traces\": %d, \"total_ms\": %.2f, \"first_call_ms\": %.3f, "
+              + "\"call_us\": %.2f}", e.getKey(), rs.get(0)[0],
+          median(rs.stream().map(r -> r[1]).toList()) / 1e6, median(rs.stream().map(r -> r[2]).toList()) / 1e6,
+          median(rs.stream().map(r -> r[3]).toList()) / 1e3));
+    }
+    System.out.println(json.append('}'));
     batches.forEach(TFloat32::close);
     Files.deleteIfExists(profile);
   }
