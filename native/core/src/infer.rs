@@ -148,6 +148,30 @@ fn leafwise(path: &str, examples: &[&TypeRef]) -> Result<TypeRef, String> {
     Err(format!("{path}: examples of different kinds are traced one per kind"))
 }
 
+/// When the examples of a parameter do not coalesce into one constraint, the groups they do
+/// coalesce in: one leafwise type per structure (list length, key set, Java value), each the
+/// coalescing of its examples, in the order of their first example. A trace of an argument of
+/// one structure specializes it by that structure's type, so there is one trace per structure.
+pub fn structures(name: &str, examples: &[TypeRef]) -> Vec<TypeRef> {
+    let mut groups: Vec<(Vec<&TypeRef>, TypeRef)> = Vec::new();
+    for e in examples {
+        let joined = groups.iter().enumerate().find_map(|(at, (members, _))| {
+            let mut with = members.clone();
+            with.push(e);
+            leafwise(name, &with).ok().map(|t| (at, with, t))
+        });
+        match joined {
+            Some((at, with, t)) => groups[at] = (with, t),
+            None => {
+                if let Ok(t) = leafwise(name, &[e]) {
+                    groups.push((vec![e], t));
+                }
+            }
+        }
+    }
+    groups.into_iter().map(|(_, t)| t).collect()
+}
+
 /// The downcasts of every example, if all are `T`.
 fn all<T: crate::TraceType>(examples: &[TypeRef]) -> Option<Vec<&T>> {
     examples.iter().map(|e| e.downcast_ref::<T>()).collect()

@@ -217,3 +217,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn examples_of_differing_structure_coalesce_within_each_structure() {
+    let f = |d: &[i64]| spec(DType::FLOAT, d);
+    let examples = [list(&[f(&[2])]), list(&[f(&[2]), f(&[4])]), list(&[f(&[3])]), list(&[f(&[2]), f(&[5])])];
+    assert!(matches!(coalesce("xs", &examples), Coalesced::PerExample(_)));
+    let groups: Vec<String> = structures("xs", &examples).iter().map(|t| t.to_string()).collect();
+    assert_eq!(groups, ["List[TensorSpec(FLOAT, [-1])]", "List[TensorSpec(FLOAT, [2]), TensorSpec(FLOAT, [-1])]"]);
+    // Java values are each their own structure.
+    let lit = |id, v: &str| TypeRef::new(Literal::new(id, v, "java.lang.Integer"));
+    assert_eq!(structures("n", &[lit(1, "3"), lit(2, "4"), lit(1, "3")]), vec![lit(1, "3"), lit(2, "4")]);
+}

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use crate::infer::{coalesce, declaration_lines, merge_declared, specialize, Coalesced, Provenance};
+use crate::infer::{coalesce, declaration_lines, merge_declared, specialize, structures, Coalesced, Provenance};
 use crate::{FunctionType, ListType, Literal, MapType, Parameter, Shape, TensorSpec, TypeRef, VariableSpec};
 
 /// The signature suggested by recorded calls.
@@ -44,6 +44,8 @@ pub fn suggest(declared: &FunctionType, calls: &[(FunctionType, u64)]) -> Sugges
         notes: Vec::new(),
     };
     let mut constraints: Vec<Option<TypeRef>> = Vec::new();
+    // Per parameter whose calls differ in structure: the coalesced type of each structure.
+    let mut by_structure: Vec<Vec<TypeRef>> = Vec::new();
     for p in &declared.parameters {
         let examples: Vec<TypeRef> =
             calls.iter().filter_map(|(t, _)| t.parameter(&p.name).and_then(|a| a.type_constraint.clone())).collect();
@@ -55,6 +57,7 @@ pub fn suggest(declared: &FunctionType, calls: &[(FunctionType, u64)]) -> Sugges
                 None
             }
         };
+        by_structure.push(if inferred.is_none() { structures(&p.name, &examples) } else { Vec::new() });
         let merged = match (&inferred, &p.type_constraint) {
             (Some(i), Some(d)) => Some(merge_declared(&p.name, d, i, &Provenance::Profile(total)).unwrap_or_else(|_| i.clone())),
             (i, _) => i.clone(),
@@ -73,12 +76,14 @@ pub fn suggest(declared: &FunctionType, calls: &[(FunctionType, u64)]) -> Sugges
             declared
                 .parameters
                 .iter()
-                .zip(&constraints)
-                .map(|(p, c)| {
+                .zip(constraints.iter().zip(&by_structure))
+                .map(|(p, (c, structures))| {
                     let value = t.parameter(&p.name).and_then(|a| a.type_constraint.clone());
-                    match (value, c) {
-                        (Some(v), Some(c)) => Some(specialize(&v, c)),
-                        (v, _) => v,
+                    let structure = || value.as_ref().and_then(|v| structures.iter().find(|s| v.is_subtype_of(&***s)));
+                    match (&value, c) {
+                        (Some(v), Some(c)) => Some(specialize(v, c)),
+                        (Some(v), None) => Some(structure().map_or_else(|| v.clone(), |s| specialize(v, s))),
+                        (None, _) => None,
                     }
                 })
                 .collect()

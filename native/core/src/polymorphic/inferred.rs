@@ -3,9 +3,12 @@
 //! the same way, and so that errors say where a constraint came from.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use super::{PolyError, Polymorphic};
-use crate::infer::{coalesce, merge_declared, Coalesced, Provenance};
+use crate::infer::{coalesce, merge_declared, structures, Coalesced, Provenance};
 use crate::{BindError, RetraceReason, TypeRef};
 
 /// Inferred constraints by parameter name, and what inference said about each parameter.
@@ -16,7 +19,14 @@ pub(super) struct Inferred {
     /// that their constraint is the declared one after all.
     declared_won: HashSet<String>,
     notes: Vec<String>,
+    /// Parameters whose examples differ in structure: one coalesced type per structure, which a
+    /// trace of an argument of that structure is specialized by. Shared with trace sessions
+    /// (inference runs inside the first trace, after its session began).
+    pub(super) structures: Structures,
 }
+
+/// Per-structure inferred types by parameter name (see [`Inferred::structures`]).
+pub(crate) type Structures = Arc<Mutex<HashMap<String, Vec<TypeRef>>>>;
 
 impl<C> Polymorphic<C> {
     /// Coalesces the example types of parameter `name` and remembers the result: a constraint
@@ -34,6 +44,7 @@ impl<C> Polymorphic<C> {
             }
             Coalesced::Unchanged => None,
             Coalesced::PerExample(why) => {
+                inferred.structures.lock().insert(name.to_owned(), structures(name, examples));
                 inferred.notes.push(why.clone());
                 Some(why)
             }

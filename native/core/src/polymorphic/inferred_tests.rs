@@ -125,3 +125,37 @@ fn a_list_inferred_position_by_position_traces_once_and_keeps_fixed_positions_fi
     let e = f.lookup::<String>(&facts(&[2, 3], &[8])).unwrap_err();
     assert!(e.to_string().contains("(inferred from 2 examples)"), "{e}");
 }
+
+#[test]
+fn lists_of_two_lengths_trace_once_per_length() {
+    use crate::{ListConstraint, ListType, ParamKind, TypeRef, TAG_LIST};
+    let f = Fn::new("f");
+    let list = |dims: &[&[i64]]| TypeRef::new(ListType::new(dims.iter().map(|d| spec(DType::FLOAT, d)).collect()));
+    let facts = |dims: &[&[i64]]| {
+        let mut v = vec![TAG_LIST, dims.len() as i64];
+        for d in dims {
+            v.extend(tensor_facts(DType::FLOAT, d));
+        }
+        v
+    };
+    let examples = [list(&[&[2]]), list(&[&[3]]), list(&[&[2], &[4]]), list(&[&[2], &[6]])];
+    let note = f.infer_parameter("xs", &examples, Provenance::Examples(4)).unwrap();
+    assert_eq!(note, "xs: lists of lengths 1, 2 are traced one per length (pass one stacked tensor to share a trace)");
+    let declared = TypeRef::new(ListConstraint::new(Some(constraint(&[DType::FLOAT], None)), None));
+    let trace_list = |value: TypeRef| {
+        let effective = f.effective_constraint("xs", declared.clone()).unwrap();
+        let mut s = f.begin_trace::<String>(vec!["xs".into()], None, true).unwrap();
+        s.declare::<String>("xs", ParamKind::List, false, effective, Some(value)).unwrap();
+        f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap().inner.clone()
+    };
+    // What the Java side does at definition: trace the first example, then each one not served.
+    assert_eq!(trace_list(examples[0].clone()), "(xs: List[TensorSpec(FLOAT, [-1])])");
+    assert!(f.find::<String>(&facts(&[&[3]])).unwrap().is_some());
+    assert!(f.find::<String>(&facts(&[&[2], &[4]])).unwrap().is_none());
+    assert_eq!(trace_list(examples[2].clone()), "(xs: List[TensorSpec(FLOAT, [2]), TensorSpec(FLOAT, [-1])])");
+    assert_eq!(f.trace_count(), 2);
+    // Every call of either length that fits its structure hits; one that does not traces as usual.
+    assert!(f.lookup::<String>(&facts(&[&[40]])).unwrap().is_some());
+    assert!(f.lookup::<String>(&facts(&[&[2], &[9]])).unwrap().is_some());
+    assert!(f.lookup::<String>(&facts(&[&[3], &[9]])).unwrap().is_none());
+}

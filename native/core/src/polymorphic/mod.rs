@@ -271,6 +271,7 @@ impl<C> Polymorphic<C> {
             _ => None,
         };
         let reason = st.inferred.explain(&why);
+        let structures = st.inferred.structures.clone();
         drop(st);
         Ok(TraceSession {
             function: self.name.clone(),
@@ -285,6 +286,7 @@ impl<C> Polymorphic<C> {
             reason,
             why,
             started: Instant::now(),
+            structures: structures.clone(),
         })
     }
 

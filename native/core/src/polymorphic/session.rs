@@ -28,6 +28,8 @@ pub struct TraceSession {
     pub(super) why: RetraceReason,
     pub(super) reason: String,
     pub(super) started: Instant,
+    /// Per-structure inferred types, when examples differed in structure.
+    pub(super) structures: super::inferred::Structures,
 }
 
 impl TraceSession {
@@ -78,7 +80,14 @@ impl TraceSession {
             .and_then(|g| g.parameter(name))
             .and_then(|p| p.type_constraint.clone())
             .filter(|g| value.is_subtype_of(&**g) && g.is_subtype_of(&*constraint));
-        let traced = crate::infer::specialize(general.as_ref().unwrap_or(&value), &constraint);
+        // Examples that differed in structure: trace this argument's structure as its examples
+        // coalesced, so each structure traces once.
+        let structure = self
+            .structures
+            .lock()
+            .get(name)
+            .and_then(|types| types.iter().find(|t| value.is_subtype_of(&***t) && t.is_subtype_of(&*constraint)).cloned());
+        let traced = crate::infer::specialize(general.as_ref().unwrap_or(&value), structure.as_ref().unwrap_or(&constraint));
         let mut specs = Vec::new();
         traced.placeholders(name, &mut self.placeholders, &mut specs);
         self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
