@@ -56,7 +56,9 @@ impl PartialEq<&str> for RetraceReason {
 }
 
 /// Why `call` matched none of `cached`: the first mismatching parameter of the closest cached
-/// signature (fewest mismatching parameters; ties go to the earliest).
+/// signature (fewest mismatching parameters; ties go to the earliest). Callers pass a bounded set
+/// in insertion order ([`DispatchTable::explain_candidates`](crate::DispatchTable::explain_candidates)),
+/// so explaining a miss does not cost a scan of the whole cache.
 /// Types may summarize all traced values of the parameter (literals: `"n: new value 3 (traced: 1, 2)"`).
 /// Returns `"first call"` when nothing is cached.
 pub fn explain_retrace(call: &FunctionType, cached: &[&FunctionType]) -> RetraceReason {
