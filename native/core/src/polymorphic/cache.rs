@@ -36,23 +36,26 @@ pub const PROFILE_CAPACITY: usize = 4096;
 type Counter = Arc<AtomicU64>;
 
 /// What a call reads without the lock. Replaced, never mutated, once published.
+type Memo<C> = imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit, Counter)>;
+
 struct Snapshot<C> {
-    memo: imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit, Counter)>,
+    /// Facts served by a signature equal to their type.
+    memo: Memo<C>,
+    /// Facts served by a more general signature: the entries a new trace may serve better, kept
+    /// apart so that a trace drops them at once instead of filtering the whole memo.
+    inexact: Memo<C>,
     by_id: imbl::HashMap<u32, Arc<Concrete<C>>>,
-    /// At least the number of memo entries served by a more general signature (the ones a new
-    /// trace may serve better); zero means there are none.
-    inexact: usize,
 }
 
 impl<C> Clone for Snapshot<C> {
     fn clone(&self) -> Self {
-        Snapshot { memo: self.memo.clone(), by_id: self.by_id.clone(), inexact: self.inexact }
+        Snapshot { memo: self.memo.clone(), inexact: self.inexact.clone(), by_id: self.by_id.clone() }
     }
 }
 
 impl<C> Default for Snapshot<C> {
     fn default() -> Self {
-        Snapshot { memo: imbl::HashMap::new(), by_id: imbl::HashMap::new(), inexact: 0 }
+        Snapshot { memo: imbl::HashMap::new(), inexact: imbl::HashMap::new(), by_id: imbl::HashMap::new() }
     }
 }
 
@@ -91,7 +94,7 @@ impl<C> Published<C> {
     /// The memoized concrete function for `facts`, counted as a hit when `count`. Lock-free.
     pub(super) fn find(&self, facts: &[i64], count: bool) -> Option<Arc<Concrete<C>>> {
         let snapshot = self.snapshot.load();
-        let (c, hit, calls) = snapshot.memo.get(facts)?;
+        let (c, hit, calls) = snapshot.memo.get(facts).or_else(|| snapshot.inexact.get(facts))?;
         if count {
             self.count(c, *hit);
             calls.fetch_add(1, Ordering::Relaxed);
@@ -122,7 +125,8 @@ impl<C> Published<C> {
     /// Memoized facts buffers now published.
     #[cfg(test)]
     pub(super) fn memo_len(&self) -> usize {
-        self.snapshot.load().memo.len()
+        let s = self.snapshot.load();
+        s.memo.len() + s.inexact.len()
     }
 
     /// The cached concrete function with this id. Lock-free.
@@ -176,15 +180,12 @@ impl<C> Published<C> {
         self.publish(token, |s| {
             // Exact memos are bounded by the cached functions; inexact ones (one per call shape
             // served by a general signature) are what can grow, so they are what gets dropped.
-            if s.memo.len() >= MEMO_CAPACITY + cached {
-                s.memo.retain(|_, (_, h, _)| *h == Hit::Exact);
-                s.inexact = 0;
+            if s.memo.len() + s.inexact.len() >= MEMO_CAPACITY + cached {
+                s.inexact = imbl::HashMap::new();
                 cleared = true;
             }
-            if hit == Hit::Inexact {
-                s.inexact += 1;
-            }
-            s.memo.insert(facts.into(), (c, hit, calls));
+            let memo = if hit == Hit::Exact { &mut s.memo } else { &mut s.inexact };
+            memo.insert(facts.into(), (c, hit, calls));
         });
         cleared
     }
@@ -194,9 +195,9 @@ impl<C> Published<C> {
     pub(super) fn added(&self, token: &mut WriteToken, c: Arc<Concrete<C>>, replaced: Option<u32>) {
         self.touch(&c);
         self.publish(token, |s| {
-            if s.inexact > 0 || replaced.is_some() {
-                s.memo.retain(|_, (m, h, _)| *h == Hit::Exact && Some(m.id) != replaced);
-                s.inexact = 0;
+            s.inexact = imbl::HashMap::new();
+            if replaced.is_some() {
+                s.memo.retain(|_, (m, _, _)| Some(m.id) != replaced);
             }
             if let Some(id) = replaced {
                 s.by_id.remove(&id);
@@ -209,8 +210,8 @@ impl<C> Published<C> {
     pub(super) fn removed(&self, token: &mut WriteToken, id: u32) {
         self.publish(token, |s| {
             s.by_id.remove(&id);
-            // `inexact` stays an upper bound: it only decides whether `added` must look.
             s.memo.retain(|_, (m, _, _)| m.id != id);
+            s.inexact.retain(|_, (m, _, _)| m.id != id);
         });
     }
 
