@@ -10,7 +10,7 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::FunctionType;
+use crate::{FunctionType, ParamKind, TypeRef};
 use index::Class;
 
 /// How many of the most recent signatures (overall, of the call's structure, and of open
@@ -67,6 +67,9 @@ pub struct DispatchTable<V: Clone> {
     buckets: HashMap<u64, BTreeSet<u64>>,
     /// Signatures of open structure: candidates for every miss.
     open: BTreeSet<u64>,
+    /// For each Java-value parameter, how many cached signatures have each value: counted as
+    /// signatures come and go, so the warning about many values needs no scan.
+    java_values: HashMap<String, HashMap<TypeRef, usize>>,
     memo: HashMap<Box<[i64]>, Memo>,
     next_seq: u64,
     /// Bumped by every change of the cached signatures (see [`Self::generation`]).
@@ -87,6 +90,7 @@ impl<V: Clone> DispatchTable<V> {
             by_type: HashMap::new(),
             buckets: HashMap::new(),
             open: BTreeSet::new(),
+            java_values: HashMap::new(),
             memo: HashMap::new(),
             next_seq: 0,
             generation: 0,
@@ -209,6 +213,9 @@ impl<V: Clone> DispatchTable<V> {
                 self.open.insert(seq);
             }
         }
+        for (p, t) in java_values(&ty) {
+            *self.java_values.entry(p.to_owned()).or_default().entry(t.clone()).or_default() += 1;
+        }
         self.by_type.insert(ty.clone(), seq);
         self.entries.insert(seq, Entry { ty, value: v, seq, last_used: self.clock, class });
     }
@@ -219,6 +226,16 @@ impl<V: Clone> DispatchTable<V> {
         self.generation += 1;
         self.memo.retain(|_, m| m.seq != seq);
         let e = self.entries.remove(&seq)?;
+        for (p, t) in java_values(&e.ty) {
+            if let Some(values) = self.java_values.get_mut(p) {
+                if let Some(n) = values.get_mut(t) {
+                    *n -= 1;
+                    if *n == 0 {
+                        values.remove(t);
+                    }
+                }
+            }
+        }
         match e.class.key {
             _ if e.class.minimal => {}
             Some(key) => {
@@ -243,6 +260,7 @@ impl<V: Clone> DispatchTable<V> {
         self.by_type.clear();
         self.buckets.clear();
         self.open.clear();
+        self.java_values.clear();
         self.memo.clear();
         all.into_values().map(|e| e.value).collect()
     }
@@ -250,6 +268,11 @@ impl<V: Clone> DispatchTable<V> {
     /// The function cached for exactly `ty`.
     pub fn get(&self, ty: &FunctionType) -> Option<&V> {
         self.by_type.get(ty).and_then(|seq| self.entries.get(seq)).map(|e| &e.value)
+    }
+
+    /// How many distinct values of Java parameter `parameter` the cached signatures have.
+    pub fn distinct_java_values(&self, parameter: &str) -> usize {
+        self.java_values.get(parameter).map_or(0, HashMap::len)
     }
 
     pub fn len(&self) -> usize {
@@ -285,6 +308,14 @@ impl<V: Clone> DispatchTable<V> {
             .min_by_key(|e| e.last_used)
             .map(|e| &e.ty)
     }
+}
+
+/// The typed Java-value parameters of `ty` with their values.
+fn java_values(ty: &FunctionType) -> impl Iterator<Item = (&str, &TypeRef)> {
+    ty.parameters
+        .iter()
+        .filter(|p| p.kind == ParamKind::Java)
+        .filter_map(|p| p.type_constraint.as_ref().map(|t| (p.name.as_str(), t)))
 }
 
 /// Among `candidates` (supertypes of a call, in insertion order), the one that is a subtype of

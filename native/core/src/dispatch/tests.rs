@@ -300,3 +300,24 @@ fn the_generation_changes_with_every_change_of_the_signatures() {
     d.clear();
     assert!(g0 < g1 && g1 < g2 && g2 < g3 && g3 < d.generation());
 }
+
+#[test]
+fn distinct_java_values_are_counted_as_signatures_come_and_go() {
+    let n = |v: u64, d: &[i64]| {
+        let mut t = x(d);
+        t.parameters.push(Parameter::new("n", ParamKind::Java).with_constraint(TypeRef::new(Literal::new(v, v.to_string(), "java.lang.Integer"))));
+        t
+    };
+    let mut d = DispatchTable::new();
+    d.insert(n(1, &[2]), 0);
+    d.insert(n(1, &[3]), 0);
+    d.insert(n(2, &[2]), 0);
+    d.insert(n(2, &[2]), 1); // a replacement is not a new signature
+    assert_eq!((d.distinct_java_values("n"), d.distinct_java_values("x")), (2, 0));
+    d.remove(&n(1, &[2]));
+    assert_eq!(d.distinct_java_values("n"), 2, "value 1 is still in a signature");
+    d.remove(&n(1, &[3]));
+    assert_eq!(d.distinct_java_values("n"), 1);
+    d.clear();
+    assert_eq!(d.distinct_java_values("n"), 0);
+}

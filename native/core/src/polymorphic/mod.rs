@@ -9,6 +9,7 @@
 mod cache;
 mod error;
 mod inferred;
+mod miss;
 mod profile;
 mod monitor;
 mod restore;
@@ -79,24 +80,7 @@ struct State<C> {
     /// The last call that missed: a caller retries its lookup under its own trace lock and then
     /// begins the trace with the same facts, and neither need decode and look the call up again
     /// while the cached signatures are unchanged.
-    last_miss: Option<LastMiss>,
-}
-
-struct LastMiss {
-    facts: Box<[i64]>,
-    /// [`DispatchTable::generation`] when it missed.
-    generation: u64,
-    call: FunctionType,
-}
-
-impl<C> State<C> {
-    /// The call type of `facts` if they are the last miss and nothing was cached since.
-    fn known_miss(&self, facts: &[i64]) -> Option<&FunctionType> {
-        self.last_miss
-            .as_ref()
-            .filter(|m| m.generation == self.table.generation() && *m.facts == *facts)
-            .map(|m| &m.call)
-    }
+    last_miss: Option<miss::LastMiss>,
 }
 
 /// A polymorphic function, like `tf.function`: bind the arguments → type the call → look up a
@@ -209,7 +193,7 @@ impl<C> Polymorphic<C> {
             check_constraints(&call, declared).map_err(|e| st.inferred.annotate(e))?;
             let found = st.table.lookup(&call, None);
             if found.is_none() {
-                st.last_miss = Some(LastMiss { facts: facts.into(), generation: st.table.generation(), call });
+                st.last_miss = Some(miss::LastMiss { facts: facts.into(), generation: st.table.generation(), call });
             }
             if let Some((c, hit)) = &found {
                 memo_full = self.published.memoize(&mut st.token, facts, c.clone(), *hit, st.table.len());
@@ -357,11 +341,8 @@ impl<C> Polymorphic<C> {
             if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
                 messages.push((log::Level::Warn, w));
             }
-            // Counting distinct Java values looks at every cached signature: only when there are some.
-            if session.declared.iter().any(|p| p.kind == crate::ParamKind::Java) {
-                for w in monitor::literal_warnings(&self.name, &st.table.types(), &session.declared) {
-                    messages.push((log::Level::Warn, w));
-                }
+            for w in monitor::literal_warnings(&self.name, |p| st.table.distinct_java_values(p), &session.declared) {
+                messages.push((log::Level::Warn, w));
             }
         }
         drop(evicted);

@@ -4,10 +4,10 @@
 //! The warnings are returned as text, not logged here: the caller logs them after releasing the
 //! function's lock, because a logger is user code and may call back into the function.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::Options;
-use crate::{FunctionType, ParamKind, Parameter, TypeRef};
+use crate::{FunctionType, ParamKind, Parameter};
 
 /// Distinct values of one Java parameter from which tracing warns (then again at each doubling).
 pub const LITERAL_WARNING_THRESHOLD: usize = 8;
@@ -132,14 +132,10 @@ impl Monitor {
 
 /// Warnings for Java-value parameters traced for many distinct values: each value is a trace
 /// (and a concrete function), so a parameter that takes many values should be a tensor.
-pub(super) fn literal_warnings(name: &str, cached: &[&FunctionType], declared: &[Parameter]) -> Vec<String> {
+pub(super) fn literal_warnings(name: &str, distinct: impl Fn(&str) -> usize, declared: &[Parameter]) -> Vec<String> {
     let mut out = Vec::new();
     for p in declared.iter().filter(|p| p.kind == ParamKind::Java) {
-        let distinct: HashSet<&TypeRef> = cached
-            .iter()
-            .filter_map(|t| t.parameter(&p.name).and_then(|q| q.type_constraint.as_ref()))
-            .collect();
-        let n = distinct.len();
+        let n = distinct(&p.name);
         if n >= LITERAL_WARNING_THRESHOLD && n.is_power_of_two() {
             out.push(format!(
                 "function '{name}' has traced {n} distinct values of Java parameter '{}': every new value traces \
