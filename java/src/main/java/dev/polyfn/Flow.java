@@ -81,6 +81,7 @@ public final class Flow {
     b.setAttr("else_branch", FlowChecks.func(eb.name()));
     b.setAttr("output_shapes", shapes);
     GraphOperation op = (GraphOperation) tf.scope().apply(b).build();
+    FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise));
     List<Operand<?>> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       out.add(op.output(i));
@@ -148,6 +149,20 @@ public final class Flow {
           return List.of(tf.math.add(i, tf.constant(1)), tf.tensorListSetItem(v.get(1), i, y));
         });
     return tf.tensorListStack(done.get(1), tf.constant(-1), outType);
+  }
+
+  /**
+   * The gradient of {@code y} (summed over its elements, as {@code tf.gradients}) with respect to
+   * each of {@code xs}, through {@link #cond} and {@link #whileLoop}: TensorFlow's C++ gradient
+   * registry, which {@code tf.gradients} uses, has no gradient for their operations. Other
+   * operations are differentiated by that registry; one it has no gradient for fails naming it.
+   * Branches and loop bodies are differentiated when the function runs, by TensorFlow's function
+   * gradients. Values that should be trained must be read (variables) outside the cond or loop.
+   *
+   * @return one gradient per x, zeros for an x that y does not depend on
+   */
+  public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
+    return FlowGradients.gradients(tf, y, xs);
   }
 
   /** A branch's results, checked and passed through an Identity made in the branch. */

@@ -93,6 +93,11 @@ final class FlowChecks {
     return true;
   }
 
+  /** A shape as TensorFlow prints it: [2, -1], or "unknown" for an unknown rank. */
+  static String show(Shape s) {
+    return s == null || s.isUnknown() ? "unknown" : s.toString();
+  }
+
   static AttrValue func(String name) {
     return AttrValue.newBuilder().setFunc(NameAttrList.newBuilder().setName(name)).build();
   }

@@ -50,8 +50,8 @@ final class FlowLoops {
       Output<?> v = FlowChecks.operandOf(graph, loopVars.get(i), "whileLoop", "loop variable " + i).asOutput();
       Shape declared = options.shapes().getOrDefault(i, v.shape());
       if (!FlowChecks.fits(v.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: loop variable " + i + " has shape " + v.shape()
-            + ", which does not fit its declared shape " + declared);
+        throw new IllegalArgumentException("whileLoop: loop variable " + i + " has shape " + FlowChecks.show(v.shape())
+            + ", which does not fit its declared shape " + FlowChecks.show(declared));
       }
       init.add(v);
       shapes.add(declared);
@@ -110,6 +110,8 @@ final class FlowLoops {
     w.setAttr("output_shapes", allShapes.toArray(new Shape[0]));
     w.setAttr("parallel_iterations", options.parallel());
     GraphOperation op = (GraphOperation) tf.scope().apply(w).build();
+    FlowFunctions.record(graph, op, new FlowFunctions.LoopInfo(cond, body, options, skip, init.size() - skip,
+        List.copyOf(shapes.subList(skip, shapes.size()))));
     List<Operand<?>> result = new ArrayList<>();
     for (int i = skip; i < init.size(); i++) {
       result.add(op.output(i));
@@ -149,8 +151,8 @@ final class FlowLoops {
       }
       Shape declared = shapes.get(i + skip);
       if (!FlowChecks.fits(o.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: loop variable " + i + " has shape " + declared
-            + " on entry but " + o.shape() + " after an iteration; declare the shape it keeps with "
+        throw new IllegalArgumentException("whileLoop: loop variable " + i + " has shape " + FlowChecks.show(declared)
+            + " on entry but " + FlowChecks.show(o.shape()) + " after an iteration; declare the shape it keeps with "
             + "Flow.loop().shape(" + i + ", Shape.of(...)) using -1 for the dimensions that change");
       }
     }

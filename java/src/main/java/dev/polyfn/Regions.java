@@ -60,6 +60,11 @@ final class Regions {
   /** A function built from a region and copied into the enclosing graph's library. */
   record Built(String name, boolean stateful, List<Output<?>> captures) {}
 
+  /** A function name no other function of this process has. */
+  static String uniqueName(String hint) {
+    return "polyfn_" + hint + "_" + TOKEN + "_" + NEXT.incrementAndGet();
+  }
+
   /** Whether {@code op} was gathered into a branch function (so it must not run as an effect). */
   static boolean isAbsorbed(Graph graph, String op) {
     synchronized (ABSORBED) {
@@ -124,7 +129,7 @@ final class Regions {
         body.add(op);
       }
     }
-    String name = "polyfn_" + hint + "_" + TOKEN + "_" + NEXT.incrementAndGet();
+    String name = uniqueName(hint);
     List<Output<?>> inputs = new ArrayList<>(args);
     inputs.addAll(captures);
     boolean stateful;
@@ -134,8 +139,8 @@ final class Regions {
       for (int i = 0; i < body.size(); i++) {
         opers.put(i, body.get(i).getUnsafeNativeHandle());
       }
-      TF_Output in = outputsOf(inputs);
-      TF_Output out = outputsOf(outputs);
+      TF_Output in = FlowFunctions.outputsOf(inputs);
+      TF_Output out = FlowFunctions.outputsOf(outputs);
       TF_Status status = TF_Status.newStatus();
       TF_Function fn = tensorflow.TF_GraphToFunction(g, new BytePointer(name), (byte) 0, body.size(), opers,
           inputs.size(), in, outputs.size(), out, (PointerPointer<?>) null, (TF_FunctionOptions) null,
@@ -224,18 +229,6 @@ final class Regions {
       }
     }
     return set;
-  }
-
-  private static TF_Output outputsOf(List<Output<?>> list) {
-    if (list.isEmpty()) {
-      return null;
-    }
-    TF_Output out = new TF_Output(list.size());
-    for (int i = 0; i < list.size(); i++) {
-      Output<?> o = list.get(i);
-      out.position(i).oper(((GraphOperation) o.op()).getUnsafeNativeHandle()).index(o.index());
-    }
-    return out.position(0);
   }
 
   private static String key(Operand<?> o) {

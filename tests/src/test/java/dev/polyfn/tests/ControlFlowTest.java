@@ -167,6 +167,37 @@ class ControlFlowTest {
     }
   }
 
+  @Test
+  void gradientsThroughLoopsMatchTheirClosedForms() {
+    // w squared until it reaches 100: from w = 3, three times (w^8); w multiplied into 1 five times (w^5);
+    // a bounded loop squaring twice (w^4). Each loop's gradient depends on the values of every iteration.
+    float w0 = 3f;
+    assertGradient(w0, Math.pow(w0, 8), 8 * Math.pow(w0, 7), (tf, w) -> f32(Flow.whileLoop(tf, List.of(w),
+        v -> tf.math.less(f32(v.get(0)), tf.constant(100f)), v -> List.of(tf.math.square(f32(v.get(0))))).get(0)));
+    assertGradient(w0, Math.pow(w0, 5), 5 * Math.pow(w0, 4), (tf, w) -> f32(Flow.whileLoop(tf,
+        List.of(tf.constant(1f)), v -> tf.math.less(f32(v.get(0)), tf.constant(100f)),
+        v -> List.of(tf.math.mul(f32(v.get(0)), w))).get(0)));
+    assertGradient(w0, Math.pow(w0, 4), 4 * Math.pow(w0, 3), (tf, w) -> f32(Flow.whileLoop(tf, List.of(w),
+        Flow.loop().maximumIterations(2), v -> tf.constant(true), v -> List.of(tf.math.square(f32(v.get(0))))).get(0)));
+    assertGradient(w0, Math.pow(w0, 3), 3 * Math.pow(w0, 2), (tf, w) -> Flow.cond(tf,
+        tf.math.greater(w, tf.constant(0f)), () -> tf.math.mul(w, tf.math.square(w)), () -> tf.math.neg(w)));
+    assertGradient(-w0, w0, -1, (tf, w) -> Flow.cond(tf,
+        tf.math.greater(w, tf.constant(0f)), () -> tf.math.mul(w, tf.math.square(w)), () -> tf.math.neg(w)));
+  }
+
+  private static void assertGradient(float w0, double y, double dy,
+      java.util.function.BiFunction<Ops, Operand<TFloat32>, Operand<TFloat32>> body) {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> w = in.input("w", TFloat32.class);
+          Operand<TFloat32> out = body.apply(tf, w);
+          return Map.of("y", out, "d", Flow.gradients(tf, out, List.of(w)).get(0));
+        });
+        TFloat32 w = TFloat32.scalarOf(w0); Outputs o = f.call(Map.of("w", w))) {
+      assertEquals(y, o.get("y", TFloat32.class).getFloat(), 1e-3 * Math.abs(y));
+      assertEquals(dy, o.get("d", TFloat32.class).getFloat(), 1e-3 * Math.abs(dy));
+    }
+  }
+
   private static void callScalar(MapFunction f, float x) {
     try (TFloat32 a = TFloat32.scalarOf(x); Outputs out = f.call(Map.of("x", a))) {
       out.get("y", TFloat32.class);
