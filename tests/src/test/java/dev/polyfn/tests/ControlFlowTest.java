@@ -45,6 +45,28 @@ class ControlFlowTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void theReadmeExampleRuns() {
+    try (UnaryFunction<TFloat32, TFloat32> f = Function.unary(TFloat32.class, (tf, x) -> {
+      Operand<TFloat32> ten = tf.constant(10f);
+      Operand<TFloat32> y = Flow.cond(tf, tf.math.greater(tf.sum(x, tf.constant(0)), tf.constant(0f)),
+          () -> tf.math.mul(x, ten),
+          () -> tf.math.neg(x));
+      List<Operand<?>> out = Flow.whileLoop(tf, List.of(y), Flow.loop().maximumIterations(100),
+          v -> tf.math.greater(tf.max((Operand<TFloat32>) v.get(0), tf.constant(0)), tf.constant(1f)),
+          v -> List.of(tf.math.div((Operand<TFloat32>) v.get(0), tf.constant(2f))));
+      return (Operand<TFloat32>) out.get(0);
+    })) {
+      try (TFloat32 x = TFloat32.vectorOf(1f, 3f); TFloat32 y = f.call(x)) {
+        assertArrayEquals(new float[] {10f / 32, 30f / 32}, new float[] {y.getFloat(0), y.getFloat(1)});
+      }
+      try (TFloat32 x = TFloat32.vectorOf(-1f, -3f); TFloat32 y = f.call(x)) {
+        assertArrayEquals(new float[] {0.25f, 0.75f}, new float[] {y.getFloat(0), y.getFloat(1)});
+      }
+    }
+  }
+
+  @Test
   void anUntakenBranchDoesNotAssignItsVariable() {
     try (TFloat32 zero = TFloat32.scalarOf(0f); Variable<TFloat32> v = Variable.create(zero);
         MapFunction f = Function.define((tf, in) -> {

@@ -52,6 +52,25 @@ class KotlinControlFlowTest {
     }
 
     @Test
+    fun theReadmeExampleRuns() {
+        val f = polyfn { tf, inputs ->
+            val x = inputs.input<TFloat32>("x")
+            val y = tf.cond(tf.math.greater(tf.sum(x, tf.constant(0)), tf.constant(0f)), { tf.math.mul(x, tf.constant(10f)) }) {
+                tf.math.neg(x)
+            }
+            val (halved) = tf.whileLoop(listOf(y), Flow.loop().maximumIterations(100), { (v) -> tf.math.greater(tf.max(v.typed(), tf.constant(0)), tf.constant(1f)) }) {
+                (v) -> listOf(tf.math.div(v.typed<TFloat32>(), tf.constant(2f)))
+            }
+            mapOf("y" to halved)
+        }
+        f.use {
+            TFloat32.vectorOf(1f, 3f).use { x ->
+                f("x" to x).use { out -> assertEquals(30f / 32, out.get<TFloat32>("y").getFloat(1), 0f) }
+            }
+        }
+    }
+
+    @Test
     fun mapFnAndGradients() {
         polyfn { tf, inputs ->
             val rows = inputs.input<TFloat32>("rows")
