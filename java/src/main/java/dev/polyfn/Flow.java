@@ -45,7 +45,8 @@ public final class Flow {
       Supplier<? extends Operand<T>> otherwise) {
     Objects.requireNonNull(then, "then");
     Objects.requireNonNull(otherwise, "otherwise");
-    return (Operand<T>) condList(tf, pred, () -> List.of(then.get()), () -> List.of(otherwise.get())).get(0);
+    return (Operand<T>) condList(tf, pred, () -> java.util.Collections.singletonList(then.get()),
+        () -> java.util.Collections.singletonList(otherwise.get())).get(0);
   }
 
   /**
@@ -60,8 +61,20 @@ public final class Flow {
     Graph graph = FlowChecks.graphOf(tf, "cond");
     FlowChecks.scalarBool(graph, pred, "cond", "pred");
     Regions.Region<List<Output<?>>> t = Regions.trace(graph, () -> exits(tf, "then", then.get(), graph));
-    Regions.Region<List<Output<?>>> e = Regions.trace(graph, () -> exits(tf, "else", otherwise.get(), graph));
-    FlowChecks.sameStructure(t.result(), e.result());
+    Regions.Region<List<Output<?>>> e;
+    try {
+      e = Regions.trace(graph, () -> exits(tf, "else", otherwise.get(), graph));
+    } catch (RuntimeException | Error failure) {
+      Regions.discard(graph, t.ops());
+      throw failure;
+    }
+    try {
+      FlowChecks.sameStructure(t.result(), e.result());
+    } catch (IllegalArgumentException failure) {
+      Regions.discard(graph, t.ops());
+      Regions.discard(graph, e.ops());
+      throw failure;
+    }
     List<Output<?>> captures = union(Regions.captures(graph, t.ops(), List.of()),
         Regions.captures(graph, e.ops(), List.of()));
     Regions.Built tb = Regions.build(graph, "cond_then", t.ops(), List.of(), captures, t.result());
@@ -134,6 +147,7 @@ public final class Flow {
     Operand<TInt32> n = tf.reshape(tf.slice(tf.shape(elems), tf.constant(new int[] {0}), tf.constant(new int[] {1})),
         tf.constant(new int[0]));
     TensorListReserve acc = tf.tensorListReserve(tf.constant(-1), n, outType);
+    Shape[] resultShape = {Shape.unknown()};
     List<Operand<?>> vars = List.of(tf.constant(0), acc);
     List<Operand<?>> done = whileLoop(tf, vars,
         v -> tf.math.less((Operand<TInt32>) v.get(0), n),
@@ -146,9 +160,20 @@ public final class Flow {
             throw new IllegalArgumentException("mapFn: fn returned dtype " + y.asOutput().dataType()
                 + " but the results were declared as " + outType.getSimpleName());
           }
+          resultShape[0] = y.shape();
           return List.of(tf.math.add(i, tf.constant(1)), tf.tensorListSetItem(v.get(1), i, y));
         });
-    return tf.tensorListStack(done.get(1), tf.constant(-1), outType);
+    // The element shape fn's results have statically (so an empty elems stacks to [0, ...]).
+    Shape s = resultShape[0];
+    Operand<TInt32> elementShape = tf.constant(-1);
+    if (!s.isUnknown() && !s.hasUnknownDimension()) {
+      int[] dims = new int[s.numDimensions()];
+      for (int k = 0; k < dims.length; k++) {
+        dims[k] = (int) s.get(k);
+      }
+      elementShape = tf.constant(dims);
+    }
+    return tf.tensorListStack(done.get(1), elementShape, outType);
   }
 
   /**

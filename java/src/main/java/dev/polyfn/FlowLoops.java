@@ -67,18 +67,26 @@ final class FlowLoops {
       return List.of(tf.identity(p).asOutput());
     });
     List<Output<?>> bodyArgs = placeholders(tf, init, shapes);
-    Regions.Region<List<Output<?>>> b = Regions.trace(graph, () -> {
-      List<? extends Operand<?>> next = body.apply(userView(bodyArgs, skip));
-      checkNext(graph, next, init, shapes, skip);
-      List<Output<?>> out = new ArrayList<>();
-      if (bounded) {
-        out.add(tf.identity(tf.math.add((Operand<TInt32>) bodyArgs.get(0), tf.constant(1))).asOutput());
-      }
-      for (Operand<?> o : next) {
-        out.add(tf.identity(o).asOutput());
-      }
-      return out;
-    });
+    Regions.Region<List<Output<?>>> b;
+    try {
+      b = Regions.trace(graph, () -> {
+        List<? extends Operand<?>> next = body.apply(userView(bodyArgs, skip));
+        checkNext(graph, next, init, shapes, skip);
+        List<Output<?>> out = new ArrayList<>();
+        if (bounded) {
+          out.add(tf.identity(tf.math.add((Operand<TInt32>) bodyArgs.get(0), tf.constant(1))).asOutput());
+        }
+        for (Operand<?> o : next) {
+          out.add(tf.identity(o).asOutput());
+        }
+        return out;
+      });
+    } catch (RuntimeException | Error failure) {
+      Regions.discard(graph, c.ops());
+      Regions.absorb(graph, condArgs);
+      Regions.absorb(graph, bodyArgs);
+      throw failure;
+    }
     List<Output<?>> captures = Flow.union(Regions.captures(graph, c.ops(), condArgs),
         Regions.captures(graph, b.ops(), bodyArgs));
     // The body hands every captured value on to the next iteration unchanged.

@@ -79,7 +79,18 @@ final class Regions {
     for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
       before.add(it.next().name());
     }
-    R result = lambda.get();
+    R result;
+    try {
+      result = lambda.get();
+    } catch (RuntimeException | Error e) {
+      // A body may catch the failure and go on: what the branch built must not run then.
+      discard(graph, added(graph, before));
+      throw e;
+    }
+    return new Region<>(added(graph, before), result);
+  }
+
+  private static List<GraphOperation> added(Graph graph, Set<String> before) {
     List<GraphOperation> added = new ArrayList<>();
     for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
       GraphOperation op = it.next();
@@ -87,7 +98,23 @@ final class Regions {
         added.add(op);
       }
     }
-    return new Region<>(added, result);
+    return added;
+  }
+
+  /** Disconnects and absorbs the operations of a region that will not become a function. */
+  static void discard(Graph graph, List<GraphOperation> ops) {
+    List<GraphOperation> own = new ArrayList<>();
+    Set<String> inside = names(graph, ops);
+    for (GraphOperation op : ops) {
+      if (inside.contains(op.name())) {
+        own.add(op);
+      }
+    }
+    neutralize(graph, own);
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
+      own.forEach(op -> set.add(op.name()));
+    }
   }
 
   /**
