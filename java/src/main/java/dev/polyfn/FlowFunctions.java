@@ -43,6 +43,12 @@ final class FlowFunctions {
     }
   }
 
+  static void forget(Graph graph) {
+    synchronized (INFO) {
+      INFO.remove(graph);
+    }
+  }
+
   static Object info(Graph graph, String op) {
     synchronized (INFO) {
       Map<String, Object> m = INFO.get(graph);

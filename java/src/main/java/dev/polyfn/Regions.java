@@ -60,6 +60,20 @@ final class Regions {
   /** A function built from a region and copied into the enclosing graph's library. */
   record Built(String name, boolean stateful, List<Output<?>> captures) {}
 
+  /**
+   * Drops what control flow recorded about {@code graph} (absorbed operations, branch lambdas kept
+   * for gradients, which may reference the graph and so would keep it from being collected).
+   */
+  static void forget(Graph graph) {
+    if (graph == null) {
+      return;
+    }
+    synchronized (ABSORBED) {
+      ABSORBED.remove(graph);
+    }
+    FlowFunctions.forget(graph);
+  }
+
   /** A function name no other function of this process has. */
   static String uniqueName(String hint) {
     return "polyfn_" + hint + "_" + TOKEN + "_" + NEXT.incrementAndGet();
