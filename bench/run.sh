@@ -121,3 +121,14 @@ java -cp "$CP" dev.polyfn.bench.InferenceBench "$INF_ROUNDS" 2> "$OUT/inference.
 step "assembling results again with the trace cost and inference rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 ### END trace cost and signature inference #######################################################
+
+# ---- Control flow: a 1,000-iteration while loop in one call vs 1,000 calls vs Python ----
+# Keys polyfn_while1000_us, polyfn_calls1000_us, python_while1000_us (assemble.py's
+# control_flow_summary); results are re-assembled to include them.
+step "JMH: while loop of 1,000 iterations in one call vs 1,000 calls"
+"${JMH[@]}" '^dev.polyfn.bench.WhileBench\.' "${JMH_CALL[@]}" -rf json -rff "$OUT/jmh-while.json" > "$OUT/jmh-while.log" 2>&1
+step "Python tf.function with tf.while_loop of 1,000 iterations"
+PYW_ARGS=(); [ "$MODE" = quick ] && PYW_ARGS=(--quick)
+"$PY" "$BENCH/python/bench_while.py" "${PYW_ARGS[@]}" > "$OUT/python-while.json" 2> "$OUT/python-while.log"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of control flow ----

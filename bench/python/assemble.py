@@ -211,6 +211,8 @@ def main():
         "rss_calls": rss["calls"] if rss else None,
     }
 
+    summary.update(control_flow_summary())
+
     def ratio(x, y):
         return None if x is None or y is None or y == 0 else x / y
 
@@ -301,6 +303,21 @@ def trace_cost_and_inference(res, summary):
     target("signature inference: 1 trace with inferred constraints", get("polyfn_inferred", "traces"), "≤", 1)
     target("signature inference: ≥ 10× less total time than unconstrained",
            None if not (plain and inferred) else plain / inferred, "≥", 10)
+
+def control_flow_summary():
+    """The control-flow rows (bench/run.sh's last block): a 1,000-iteration while loop in one Polyfn
+    call, the same loop as 1,000 Polyfn calls, and Python tf.function with tf.while_loop."""
+    out = {}
+    for e in load("jmh-while.json") or []:
+        name = e["benchmark"].split(".")[-1]
+        key = {"polyfnWhile1000": "polyfn_while1000_us", "polyfnCalls1000": "polyfn_calls1000_us"}.get(name)
+        if key:
+            out[key] = jmh_entry(e)["us"]
+    py = load("python-while.json")
+    if py:
+        out["python_while1000_us"] = py["python_while1000_us"]
+    return out
+
 
 def write_markdown(results, summary, a):
     meta, res = results["meta"], results["workloads"]

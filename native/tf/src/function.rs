@@ -71,6 +71,8 @@ pub struct EagerFunction {
     pub(crate) function: *mut TF_Function,
     /// The functions its graph calls (its library), copied along with it.
     pub(crate) library: Vec<*mut TF_Function>,
+    /// Library functions this one registered in the context (control-flow branches), removed on drop.
+    pub(crate) added_library: Vec<CString>,
     /// Functions this one calls, kept registered while it lives.
     pub(crate) keep_alive: Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     pub(crate) name: CString,
@@ -151,8 +153,28 @@ impl EagerFunction {
             library.truncate(got.max(0) as usize);
         }
         let (inputs, outputs) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
+        // SAFETY: live context; the library functions were just made and are owned here.
+        let added = match unsafe { crate::branch_library::register_missing(rt, ctx, &library) } {
+            Ok(added) => added,
+            Err(e) => {
+                // SAFETY: func and the library are owned here and not registered.
+                unsafe {
+                    (api.TF_DeleteFunction)(func);
+                    for f in library {
+                        (api.TF_DeleteFunction)(f);
+                    }
+                }
+                return Err(e);
+            }
+        };
         // SAFETY: func and the library functions were just made and are owned here.
-        unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker) }
+        let mut made = unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker) };
+        match &mut made {
+            Ok(f) => f.added_library = added,
+            // SAFETY: live context; removing what was just added.
+            Err(_) => unsafe { crate::branch_library::remove(rt, ctx, &added) },
+        }
+        made
     }
 
     /// Registers `func` in `ctx` and wraps it; on failure deletes `func` and `library`.
@@ -190,6 +212,7 @@ impl EagerFunction {
             ctx,
             function: func,
             library,
+            added_library: Vec::new(),
             keep_alive: Vec::new(),
             name,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -300,6 +323,8 @@ impl Drop for EagerFunction {
         if let Err(e) = status.check("") {
             log::warn!("removing function {} from the eager context: {e}", self.name());
         }
+        // SAFETY: live context; these names were registered by this function.
+        unsafe { crate::branch_library::remove(self.rt, self.ctx, &self.added_library) };
         // SAFETY: owned since from_graph, deleted once.
         unsafe {
             (api.TF_DeleteFunction)(self.function);

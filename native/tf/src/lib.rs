@@ -5,6 +5,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod branch_library;
 mod call;
 mod fast_path;
 pub mod c_api;

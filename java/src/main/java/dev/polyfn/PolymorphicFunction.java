@@ -175,7 +175,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
         : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
     TracingInputs inputs = null;
+    Graph traced = null;
     try (Graph graph = new Graph()) {
+      traced = graph;
       Ops tf = Ops.create(graph);
       inputs = new TracingInputs(this, trace, graph, tf, lookup, interner, params == null);
       inputs.inferFrom(inference);
@@ -199,6 +201,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
         inputs.close();
       }
       Native.freeTrace(trace);
+      Regions.forget(traced); // control flow's bookkeeping of the graph (it holds branch lambdas)
       reentry.exit();
     }
   }

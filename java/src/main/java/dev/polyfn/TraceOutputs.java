@@ -57,7 +57,7 @@ final class TraceOutputs {
     List<String> names = new ArrayList<>();
     for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
       GraphOperation op = it.next();
-      if (op.numOutputs() == 0) {
+      if (op.numOutputs() == 0 && !Regions.isAbsorbed(graph, op.name())) { // a branch's effects run only in its branch
         names.add(op.name());
       }
     }

@@ -119,6 +119,21 @@ public final class TensorFlowInternals {
     }
   }
 
+  /** A graph's {@code TF_Graph}, for the C API calls TensorFlow Java does not wrap (graph to function). */
+  public static TF_Graph graphHandle(Graph graph) {
+    try {
+      TF_Graph handle = (TF_Graph) GRAPH_HANDLE.invokeExact(graph);
+      if (handle == null || handle.isNull()) {
+        throw new IllegalStateException("the graph is closed");
+      }
+      return handle;
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("reading a graph's native handle", t);
+    }
+  }
+
   /**
    * The address of the {@code TFE_TensorHandle} of an eager operation's output (for outputs
    * TensorFlow Java cannot type, such as resource handles).

@@ -1,0 +1,219 @@
+package dev.polyfn;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Operand;
+import org.tensorflow.Output;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.TensorListReserve;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.types.TBool;
+import org.tensorflow.types.TInt32;
+import org.tensorflow.types.family.TType;
+
+/**
+ * TensorFlow control flow inside a body: {@link #cond}, {@link #whileLoop} and {@link #mapFn},
+ * named after Python's {@code tf.cond}, {@code tf.while_loop} and {@code tf.map_fn} so code ports
+ * line by line ({@code while} is a Java keyword, hence {@code whileLoop}).
+ *
+ * <p>Each branch, loop condition and loop body is a Java lambda traced once, when the enclosing
+ * body is traced, into its own TensorFlow function; the graph holds one {@code If}/{@code
+ * StatelessIf} or {@code While}/{@code StatelessWhile} operation that runs the right function at
+ * call time, so the value of the predicate decides at run time without retracing. Lambdas use the
+ * body's own {@code tf} and may read any operand of the body (inputs, captures, variables): those
+ * values become inputs of the branch functions automatically. Like the body itself, Java side
+ * effects in a lambda happen once, at trace time.
+ */
+public final class Flow {
+  private Flow() {}
+
+  /**
+   * {@code pred ? then() : otherwise()} as one TensorFlow operation: only the branch selected at
+   * run time is executed.
+   *
+   * @throws IllegalArgumentException if the branches' outputs differ in dtype, or {@code pred} is
+   *     not a scalar boolean
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends TType> Operand<T> cond(Ops tf, Operand<TBool> pred, Supplier<? extends Operand<T>> then,
+      Supplier<? extends Operand<T>> otherwise) {
+    Objects.requireNonNull(then, "then");
+    Objects.requireNonNull(otherwise, "otherwise");
+    return (Operand<T>) condList(tf, pred, () -> java.util.Collections.singletonList(then.get()),
+        () -> java.util.Collections.singletonList(otherwise.get())).get(0);
+  }
+
+  /**
+   * {@link #cond} for branches that return several values: both lists must have the same length
+   * and, position by position, the same dtype; each output's shape is the most specific shape both
+   * branches' shapes fit.
+   */
+  public static List<Operand<?>> condList(Ops tf, Operand<TBool> pred,
+      Supplier<? extends List<? extends Operand<?>>> then, Supplier<? extends List<? extends Operand<?>>> otherwise) {
+    Objects.requireNonNull(then, "then");
+    Objects.requireNonNull(otherwise, "otherwise");
+    Graph graph = FlowChecks.graphOf(tf, "cond");
+    FlowChecks.scalarBool(graph, pred, "cond", "pred");
+    Regions.Region<List<Output<?>>> t = Regions.trace(graph, () -> exits(tf, "then", then.get(), graph));
+    Regions.Region<List<Output<?>>> e;
+    try {
+      e = Regions.trace(graph, () -> exits(tf, "else", otherwise.get(), graph));
+    } catch (RuntimeException | Error failure) {
+      Regions.discard(graph, t.ops());
+      throw failure;
+    }
+    try {
+      FlowChecks.sameStructure(t.result(), e.result());
+    } catch (IllegalArgumentException failure) {
+      Regions.discard(graph, t.ops());
+      Regions.discard(graph, e.ops());
+      throw failure;
+    }
+    List<Output<?>> captures = union(Regions.captures(graph, t.ops(), List.of()),
+        Regions.captures(graph, e.ops(), List.of()));
+    Regions.Built tb = Regions.build(graph, "cond_then", t.ops(), List.of(), captures, t.result());
+    Regions.Built eb = Regions.build(graph, "cond_else", e.ops(), List.of(), captures, e.result());
+    int n = t.result().size();
+    DataType[] types = new DataType[n];
+    Shape[] shapes = new Shape[n];
+    for (int i = 0; i < n; i++) {
+      types[i] = t.result().get(i).dataType();
+      shapes[i] = FlowChecks.common(t.result().get(i).shape(), e.result().get(i).shape());
+    }
+    var b = tf.scope().opBuilder(tb.stateful() || eb.stateful() ? "If" : "StatelessIf", "cond");
+    b.addInput(pred.asOutput());
+    b.addInputList(captures.toArray(new Output<?>[0]));
+    b.setAttr("Tout", types);
+    b.setAttr("then_branch", FlowChecks.func(tb.name()));
+    b.setAttr("else_branch", FlowChecks.func(eb.name()));
+    b.setAttr("output_shapes", shapes);
+    GraphOperation op = (GraphOperation) tf.scope().apply(b).build();
+    FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise));
+    List<Operand<?>> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(op.output(i));
+    }
+    return out;
+  }
+
+  /** Options of a loop: {@code Flow.loop().maximumIterations(100).shape(1, Shape.of(-1))}. */
+  public static LoopOptions loop() {
+    return LoopOptions.DEFAULT;
+  }
+
+  /** {@link #whileLoop(Ops, List, LoopOptions, Function, Function)} with default options. */
+  public static List<Operand<?>> whileLoop(Ops tf, List<? extends Operand<?>> loopVars,
+      Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body) {
+    return whileLoop(tf, loopVars, LoopOptions.DEFAULT, cond, body);
+  }
+
+  /**
+   * Repeats {@code vars = body(vars)} while {@code cond(vars)} holds, as one TensorFlow {@code
+   * While}: the number of iterations is decided at run time. The body returns the next loop
+   * variables, as many as given, each of the same dtype; a variable whose shape changes needs a
+   * relaxed shape declared with {@link LoopOptions#shape} (TensorFlow's shape invariants).
+   *
+   * @return the loop variables after the last iteration
+   */
+  public static List<Operand<?>> whileLoop(Ops tf, List<? extends Operand<?>> loopVars, LoopOptions options,
+      Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body) {
+    return FlowLoops.whileLoop(tf, loopVars, Objects.requireNonNull(options, "options"), cond, body);
+  }
+
+  /**
+   * Applies {@code fn} to each element of {@code elems} along its first dimension and stacks the
+   * results (Python's {@code tf.map_fn}), in one {@code While}; results have {@code elems}' dtype.
+   */
+  public static <T extends TType> Operand<T> mapFn(Ops tf, Operand<T> elems, Function<Operand<T>, Operand<T>> fn) {
+    return mapFn(tf, elems, elems.type(), fn);
+  }
+
+  /** {@link #mapFn(Ops, Operand, Function)} whose results have dtype {@code outType}. */
+  @SuppressWarnings("unchecked")
+  public static <T extends TType, U extends TType> Operand<U> mapFn(Ops tf, Operand<T> elems, Class<U> outType,
+      Function<Operand<T>, Operand<U>> fn) {
+    Objects.requireNonNull(fn, "fn");
+    Graph graph = FlowChecks.graphOf(tf, "mapFn");
+    if (elems.shape().isUnknown() || elems.shape().numDimensions() == 0) {
+      throw new IllegalArgumentException("mapFn: elems must have at least one dimension (the one mapped over), "
+          + "got shape " + elems.shape());
+    }
+    Operand<TInt32> n = tf.reshape(tf.slice(tf.shape(elems), tf.constant(new int[] {0}), tf.constant(new int[] {1})),
+        tf.constant(new int[0]));
+    TensorListReserve acc = tf.tensorListReserve(tf.constant(-1), n, outType);
+    Shape[] resultShape = {Shape.unknown()};
+    List<Operand<?>> vars = List.of(tf.constant(0), acc);
+    List<Operand<?>> done = whileLoop(tf, vars,
+        v -> tf.math.less((Operand<TInt32>) v.get(0), n),
+        v -> {
+          Operand<TInt32> i = (Operand<TInt32>) v.get(0);
+          Operand<T> e = tf.gather(elems, i, tf.constant(0));
+          Operand<U> y = fn.apply(e);
+          FlowChecks.operandOf(graph, y, "mapFn", "the result of fn");
+          if (y.type() != outType) {
+            throw new IllegalArgumentException("mapFn: fn returned dtype " + y.asOutput().dataType()
+                + " but the results were declared as " + outType.getSimpleName());
+          }
+          resultShape[0] = y.shape();
+          return List.of(tf.math.add(i, tf.constant(1)), tf.tensorListSetItem(v.get(1), i, y));
+        });
+    // The element shape fn's results have statically (so an empty elems stacks to [0, ...]).
+    Shape s = resultShape[0];
+    Operand<TInt32> elementShape = tf.constant(-1);
+    if (!s.isUnknown() && !s.hasUnknownDimension()) {
+      int[] dims = new int[s.numDimensions()];
+      for (int k = 0; k < dims.length; k++) {
+        dims[k] = (int) s.get(k);
+      }
+      elementShape = tf.constant(dims);
+    }
+    return tf.tensorListStack(done.get(1), elementShape, outType);
+  }
+
+  /**
+   * The gradient of {@code y} (summed over its elements, as {@code tf.gradients}) with respect to
+   * each of {@code xs}, through {@link #cond} and {@link #whileLoop}: TensorFlow's C++ gradient
+   * registry, which {@code tf.gradients} uses, has no gradient for their operations. Other
+   * operations are differentiated by that registry; one it has no gradient for fails naming it.
+   * Branches and loop bodies are differentiated when the function runs, by TensorFlow's function
+   * gradients. Values that should be trained must be read (variables) outside the cond or loop.
+   *
+   * @return one gradient per x, zeros for an x that y does not depend on
+   */
+  public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
+    return FlowGradients.gradients(tf, y, xs);
+  }
+
+  /** A branch's results, checked and passed through an Identity made in the branch. */
+  private static List<Output<?>> exits(Ops tf, String branch, List<? extends Operand<?>> results, Graph graph) {
+    if (results == null) {
+      throw new IllegalArgumentException("cond: the " + branch + " branch returned null");
+    }
+    List<Output<?>> out = new ArrayList<>();
+    for (int i = 0; i < results.size(); i++) {
+      Operand<?> o = FlowChecks.operandOf(graph, results.get(i), "cond", branch + " output " + i);
+      out.add(tf.identity(o).asOutput());
+    }
+    return out;
+  }
+
+  static List<Output<?>> union(List<Output<?>> a, List<Output<?>> b) {
+    List<Output<?>> out = new ArrayList<>(a);
+    for (Output<?> o : b) {
+      boolean seen = false;
+      for (Output<?> x : out) {
+        seen |= x.op().name().equals(o.op().name()) && x.index() == o.index();
+      }
+      if (!seen) {
+        out.add(o);
+      }
+    }
+    return out;
+  }
+}

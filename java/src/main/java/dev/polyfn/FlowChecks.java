@@ -1,0 +1,108 @@
+package dev.polyfn;
+
+import java.util.List;
+import org.tensorflow.Graph;
+import org.tensorflow.Operand;
+import org.tensorflow.Output;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.AttrValue;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.NameAttrList;
+import org.tensorflow.types.TBool;
+
+/** The checks {@link Flow} makes before anything reaches TensorFlow, and shape arithmetic. */
+final class FlowChecks {
+  private FlowChecks() {}
+
+  static Graph graphOf(Ops tf, String what) {
+    if (tf == null) {
+      throw new IllegalArgumentException(what + ": tf is null");
+    }
+    if (!(tf.scope().env() instanceof Graph graph)) {
+      throw new IllegalArgumentException(what + " builds TensorFlow control flow in a graph: call it inside a "
+          + "Polyfn body (or with the Ops of a Graph), not eagerly");
+    }
+    return graph;
+  }
+
+  static Operand<?> operandOf(Graph graph, Operand<?> o, String what, String name) {
+    if (o == null) {
+      throw new IllegalArgumentException(what + ": " + name + " is null");
+    }
+    if (o.env() != graph) {
+      throw new IllegalArgumentException(what + ": " + name + " belongs to another graph or is eager; use "
+          + "operands of the body being traced");
+    }
+    return o;
+  }
+
+  static void scalarBool(Graph graph, Operand<TBool> pred, String what, String name) {
+    operandOf(graph, pred, what, name);
+    DataType t = pred.asOutput().dataType();
+    if (t != DataType.DT_BOOL) {
+      throw new IllegalArgumentException(what + ": " + name + " must be a scalar BOOL, got dtype " + t);
+    }
+    Shape s = pred.shape();
+    if (!s.isUnknown() && s.numDimensions() != 0) {
+      throw new IllegalArgumentException(what + ": " + name + " must be a scalar BOOL, got shape " + s);
+    }
+  }
+
+  /** Both branches return as many outputs, of the same dtypes. */
+  static void sameStructure(List<Output<?>> then, List<Output<?>> otherwise) {
+    if (then.size() != otherwise.size()) {
+      throw new IllegalArgumentException("cond: the then branch returns " + then.size()
+          + " outputs but the else branch returns " + otherwise.size());
+    }
+    for (int i = 0; i < then.size(); i++) {
+      DataType a = then.get(i).dataType();
+      DataType b = otherwise.get(i).dataType();
+      if (a != b) {
+        throw new IllegalArgumentException("cond: output " + i + " is " + name(a) + " in the then branch but "
+            + name(b) + " in the else branch");
+      }
+    }
+  }
+
+  /** The most specific shape both shapes fit (unknown dimensions where they differ). */
+  static Shape common(Shape a, Shape b) {
+    if (a.isUnknown() || b.isUnknown() || a.numDimensions() != b.numDimensions()) {
+      return Shape.unknown();
+    }
+    long[] dims = new long[a.numDimensions()];
+    for (int i = 0; i < dims.length; i++) {
+      dims[i] = a.get(i) == b.get(i) ? a.get(i) : Shape.UNKNOWN_SIZE;
+    }
+    return Shape.of(dims);
+  }
+
+  /** Whether every value of shape {@code s} also fits {@code declared}. */
+  static boolean fits(Shape s, Shape declared) {
+    if (declared.isUnknown()) {
+      return true;
+    }
+    if (s.isUnknown() || s.numDimensions() != declared.numDimensions()) {
+      return false;
+    }
+    for (int i = 0; i < s.numDimensions(); i++) {
+      if (declared.get(i) != Shape.UNKNOWN_SIZE && declared.get(i) != s.get(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A shape as TensorFlow prints it: [2, -1], or "unknown" for an unknown rank. */
+  static String show(Shape s) {
+    return s == null || s.isUnknown() ? "unknown" : s.toString();
+  }
+
+  static AttrValue func(String name) {
+    return AttrValue.newBuilder().setFunc(NameAttrList.newBuilder().setName(name)).build();
+  }
+
+  static String name(DataType t) {
+    return t.name().startsWith("DT_") ? t.name().substring(3) : t.name();
+  }
+}

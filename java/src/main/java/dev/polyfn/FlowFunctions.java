@@ -1,0 +1,71 @@
+package dev.polyfn;
+
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Output;
+import org.tensorflow.internal.c_api.TF_Output;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.Operand;
+import org.tensorflow.types.TBool;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * What {@link FlowGradients} needs to know about the control-flow operations {@link Flow} built
+ * (the lambdas of their branches, traced again for their gradients).
+ */
+final class FlowFunctions {
+  private FlowFunctions() {}
+
+  /**
+   * An If/StatelessIf and its branch lambdas: the gradient traces them again (their captures are
+   * the inputs after the predicate).
+   */
+  record CondInfo(Supplier<? extends List<? extends Operand<?>>> then,
+      Supplier<? extends List<? extends Operand<?>>> otherwise) {}
+
+  /**
+   * A While/StatelessWhile and its lambdas: inputs are {@code skip} internal counters, {@code
+   * vars} loop variables, then captures.
+   */
+  record LoopInfo(Function<List<Operand<?>>, Operand<TBool>> cond,
+      Function<List<Operand<?>>, List<? extends Operand<?>>> body, LoopOptions options, int skip, int vars,
+      List<Shape> shapes) {}
+
+  private static final Map<Graph, Map<String, Object>> INFO = new WeakHashMap<>();
+
+  static void record(Graph graph, GraphOperation op, Object info) {
+    synchronized (INFO) {
+      INFO.computeIfAbsent(graph, k -> new java.util.HashMap<>()).put(op.name(), info);
+    }
+  }
+
+  static void forget(Graph graph) {
+    synchronized (INFO) {
+      INFO.remove(graph);
+    }
+  }
+
+  static Object info(Graph graph, String op) {
+    synchronized (INFO) {
+      Map<String, Object> m = INFO.get(graph);
+      return m == null ? null : m.get(op);
+    }
+  }
+
+  /** The C API form of a list of outputs (null for none). */
+  static TF_Output outputsOf(List<Output<?>> list) {
+    if (list.isEmpty()) {
+      return null;
+    }
+    TF_Output out = new TF_Output(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      Output<?> o = list.get(i);
+      out.position(i).oper(((GraphOperation) o.op()).getUnsafeNativeHandle()).index(o.index());
+    }
+    return out.position(0);
+  }
+}

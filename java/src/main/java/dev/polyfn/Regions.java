@@ -1,0 +1,279 @@
+package dev.polyfn;
+
+import dev.polyfn.internal.TensorFlowInternals;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.javacpp.PointerScope;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Operand;
+import org.tensorflow.Output;
+import org.tensorflow.internal.c_api.TF_Buffer;
+import org.tensorflow.internal.c_api.TF_Function;
+import org.tensorflow.internal.c_api.TF_FunctionOptions;
+import org.tensorflow.internal.c_api.TF_Graph;
+import org.tensorflow.internal.c_api.TF_Input;
+import org.tensorflow.internal.c_api.TF_Output;
+import org.tensorflow.internal.c_api.TF_Status;
+import org.tensorflow.internal.c_api.global.tensorflow;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.types.TBool;
+
+/**
+ * Turns the operations a branch lambda adds to the enclosing graph into a TensorFlow function.
+ *
+ * <p>A branch is written with the body's own {@code Ops}, so it may use any operand of the body
+ * (that is what makes captures free of plumbing). Its operations are built in the enclosing graph,
+ * then gathered into a function with {@code TF_GraphToFunction} over exactly those operations:
+ * every value they read from outside becomes an extra input (a capture). The C API cannot delete
+ * operations, so the originals stay in the enclosing graph, "absorbed": each of their inputs from
+ * outside is rewired to the untaken output of a {@code Switch} on {@code false}, a dead tensor,
+ * so TensorFlow never executes them (a variable assignment in an untaken branch would otherwise
+ * run at every call), and {@link #isAbsorbed} keeps them out of the function's control outputs.
+ */
+final class Regions {
+  private Regions() {}
+
+  /** Absorbed operation names per graph (weak: a closed, dropped graph takes its set with it). */
+  private static final Map<Graph, Set<String>> ABSORBED = new WeakHashMap<>();
+  /** Process-unique function names: a random token per loaded copy of this class, then a counter. */
+  private static final String TOKEN = Long.toHexString(new SecureRandom().nextLong() & 0xffffffffffL);
+  private static final AtomicLong NEXT = new AtomicLong();
+
+  /** The operations a lambda added to the graph, in creation order, and what it returned. */
+  record Region<R>(List<GraphOperation> ops, R result) {}
+
+  /** A function built from a region and copied into the enclosing graph's library. */
+  record Built(String name, boolean stateful, List<Output<?>> captures) {}
+
+  /**
+   * Drops what control flow recorded about {@code graph} (absorbed operations, branch lambdas kept
+   * for gradients, which may reference the graph and so would keep it from being collected).
+   */
+  static void forget(Graph graph) {
+    if (graph == null) {
+      return;
+    }
+    synchronized (ABSORBED) {
+      ABSORBED.remove(graph);
+    }
+    FlowFunctions.forget(graph);
+  }
+
+  /** A function name no other function of this process has. */
+  static String uniqueName(String hint) {
+    return "polyfn_" + hint + "_" + TOKEN + "_" + NEXT.incrementAndGet();
+  }
+
+  /** Whether {@code op} was gathered into a branch function (so it must not run as an effect). */
+  static boolean isAbsorbed(Graph graph, String op) {
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.get(graph);
+      return set != null && set.contains(op);
+    }
+  }
+
+  /** Runs {@code lambda} and records the operations it added to {@code graph}. */
+  static <R> Region<R> trace(Graph graph, Supplier<R> lambda) {
+    Set<String> before = new HashSet<>();
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      before.add(it.next().name());
+    }
+    R result;
+    try {
+      result = lambda.get();
+    } catch (RuntimeException | Error e) {
+      // A body may catch the failure and go on: what the branch built must not run then.
+      discard(graph, added(graph, before));
+      throw e;
+    }
+    return new Region<>(added(graph, before), result);
+  }
+
+  private static List<GraphOperation> added(Graph graph, Set<String> before) {
+    List<GraphOperation> added = new ArrayList<>();
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
+      if (!before.contains(op.name())) {
+        added.add(op);
+      }
+    }
+    return added;
+  }
+
+  /** Disconnects and absorbs the operations of a region that will not become a function. */
+  static void discard(Graph graph, List<GraphOperation> ops) {
+    List<GraphOperation> own = new ArrayList<>();
+    Set<String> inside = names(graph, ops);
+    for (GraphOperation op : ops) {
+      if (inside.contains(op.name())) {
+        own.add(op);
+      }
+    }
+    neutralize(graph, own);
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
+      own.forEach(op -> set.add(op.name()));
+    }
+  }
+
+  /**
+   * The values a region reads from outside it (not made by its operations, not one of its
+   * arguments), in first-use order: the captures its function takes after its arguments.
+   */
+  static List<Output<?>> captures(Graph graph, List<GraphOperation> ops, List<Output<?>> args) {
+    Set<String> inside = names(graph, ops);
+    Set<String> argKeys = new HashSet<>();
+    for (Output<?> a : args) {
+      argKeys.add(key(a));
+    }
+    Map<String, Output<?>> found = new LinkedHashMap<>();
+    for (GraphOperation op : ops) {
+      if (!inside.contains(op.name())) {
+        continue;
+      }
+      for (int i = 0; i < op.numInputs(); i++) {
+        Output<?> in = op.input(i);
+        String k = key(in);
+        if (!inside.contains(in.op().name()) && !argKeys.contains(k)) {
+          found.putIfAbsent(k, in);
+        }
+      }
+    }
+    return new ArrayList<>(found.values());
+  }
+
+  /**
+   * Builds the function of a region: its inputs are {@code args} then {@code captures}, its outputs
+   * {@code outputs} (operations of the region); marks the region's operations absorbed.
+   */
+  static Built build(Graph graph, String hint, List<GraphOperation> ops, List<Output<?>> args,
+      List<Output<?>> captures, List<Output<?>> outputs) {
+    Set<String> inside = names(graph, ops);
+    List<GraphOperation> body = new ArrayList<>();
+    for (GraphOperation op : ops) {
+      if (inside.contains(op.name())) {
+        body.add(op);
+      }
+    }
+    String name = uniqueName(hint);
+    List<Output<?>> inputs = new ArrayList<>(args);
+    inputs.addAll(captures);
+    boolean stateful;
+    TF_Graph g = TensorFlowInternals.graphHandle(graph);
+    try (PointerScope scope = new PointerScope()) {
+      PointerPointer<?> opers = new PointerPointer<>(Math.max(1, body.size()));
+      for (int i = 0; i < body.size(); i++) {
+        opers.put(i, body.get(i).getUnsafeNativeHandle());
+      }
+      TF_Output in = FlowFunctions.outputsOf(inputs);
+      TF_Output out = FlowFunctions.outputsOf(outputs);
+      TF_Status status = TF_Status.newStatus();
+      TF_Function fn = tensorflow.TF_GraphToFunction(g, new BytePointer(name), (byte) 0, body.size(), opers,
+          inputs.size(), in, outputs.size(), out, (PointerPointer<?>) null, (TF_FunctionOptions) null,
+          (BytePointer) null, status);
+      status.throwExceptionIfNotOK();
+      try {
+        tensorflow.TF_GraphCopyFunction(g, fn, null, status);
+        status.throwExceptionIfNotOK();
+        TF_Buffer buf = TF_Buffer.newBuffer();
+        tensorflow.TF_FunctionToFunctionDef(fn, buf, status);
+        status.throwExceptionIfNotOK();
+        stateful = FunctionDef.parseFrom(buf.dataAsByteBuffer()).getSignature().getIsStateful();
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        throw new IllegalStateException("reading back the function of " + hint, e);
+      } finally {
+        tensorflow.TF_DeleteFunction(fn);
+      }
+    }
+    neutralize(graph, body);
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
+      for (GraphOperation op : body) {
+        set.add(op.name());
+      }
+    }
+    return new Built(name, stateful, Collections.unmodifiableList(captures));
+  }
+
+  /** Marks the operations of {@code outputs} absorbed (placeholders standing for branch arguments). */
+  static void absorb(Graph graph, List<Output<?>> outputs) {
+    List<GraphOperation> ops = new ArrayList<>();
+    for (Output<?> o : outputs) {
+      ops.add((GraphOperation) o.op());
+    }
+    neutralize(graph, ops);
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
+      for (Output<?> o : outputs) {
+        set.add(o.op().name());
+      }
+    }
+  }
+
+  /** Rewires every input {@code ops} take from outside them to a dead copy of it (see the class comment). */
+  private static void neutralize(Graph graph, List<GraphOperation> ops) {
+    Set<String> inside = new HashSet<>();
+    for (GraphOperation op : ops) {
+      inside.add(op.name());
+    }
+    Ops tf = Ops.create(graph).withSubScope("polyfn_absorbed");
+    Operand<TBool> never = null;
+    Map<String, Output<?>> dead = new HashMap<>();
+    TF_Graph g = TensorFlowInternals.graphHandle(graph);
+    try (PointerScope scope = new PointerScope()) {
+      TF_Status status = TF_Status.newStatus();
+      for (GraphOperation op : ops) {
+        for (int i = 0; i < op.numInputs(); i++) {
+          Output<?> in = op.input(i);
+          if (inside.contains(in.op().name())) {
+            continue;
+          }
+          if (never == null) {
+            never = tf.constant(false);
+          }
+          Operand<TBool> pred = never;
+          Output<?> d = dead.computeIfAbsent(key(in), k -> tf.switchCond(in, pred).outputTrue().asOutput());
+          TF_Output src = new TF_Output(1).oper(((GraphOperation) d.op()).getUnsafeNativeHandle()).index(d.index());
+          TF_Input dst = new TF_Input(1).oper(op.getUnsafeNativeHandle()).index(i);
+          tensorflow.TF_UpdateEdge(g, src, dst, status);
+          status.throwExceptionIfNotOK();
+        }
+      }
+    }
+  }
+
+  /**
+   * The region's operations that are its own: not already absorbed by a branch nested in it, and
+   * not a placeholder (a variable or a capture first used in the branch becomes an input of the
+   * enclosing function; the branch takes it as a capture like any outer value).
+   */
+  private static Set<String> names(Graph graph, List<GraphOperation> ops) {
+    Set<String> set = new HashSet<>();
+    for (GraphOperation op : ops) {
+      if (!isAbsorbed(graph, op.name()) && !op.type().equals("Placeholder")) {
+        set.add(op.name());
+      }
+    }
+    return set;
+  }
+
+  private static String key(Operand<?> o) {
+    Output<?> out = o.asOutput();
+    return out.op().name() + ":" + out.index();
+  }
+}
