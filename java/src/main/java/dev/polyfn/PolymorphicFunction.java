@@ -48,6 +48,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
   /** The warm-start cache, null without one; set at definition, before the function is published. */
   private volatile TraceCache cache;
+  /** Loaded from a SavedModel without a body: a call no saved signature accepts fails, it cannot trace. */
+  private volatile boolean bodyless;
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
@@ -170,6 +172,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   /** {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)}, inferring from examples first. */
   Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
       Inference inference) {
+    if (bodyless) {
+      throw SavedModelLoader.miss(this, call);
+    }
     Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
     long trace = call == null
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
@@ -306,6 +311,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   /** Adds a concrete function read from the trace cache; the first one fixes the parameter list. */
   void restoreCached(Param[] ps, String declared, String traced, byte[] def, String[] names) {
+    restoreConcrete(ps, new Capture[0], declared, traced, def, names);
+  }
+
+  /** Adds a concrete function traced elsewhere (trace cache, SavedModel), with its captures. */
+  void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, byte[] def, String[] names) {
     synchronized (traceLock) {
       if (params != null && !Arrays.equals(params, ps)) {
         throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
@@ -313,9 +323,47 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       int key = outputNames.record(names);
       Native.restoreConcrete(handle.address(), declared, traced, def, names, key);
       if (params == null) {
-        captures = new Capture[0];
+        captures = cs;
         params = ps;
       }
+    }
+  }
+
+  /** Makes a function loaded without a body refuse, instead of trace, calls no saved signature accepts. */
+  void markBodyless() {
+    bodyless = true;
+  }
+
+  /**
+   * Writes this function as a TensorFlow SavedModel in {@code dir}: every concrete function, the
+   * current values of the variables it captures, one serving signature per concrete function and
+   * Polyfn's metadata ({@code assets.extra/polyfn.json}), from which {@link Function#load} restores
+   * the dispatch. Python's {@code tf.saved_model.load(dir)}, TensorFlow Java's {@code
+   * SavedModelBundle.load(dir)} and TensorFlow Serving load it as it is.
+   *
+   * <p>Signature names: the function's name, {@code __}, then each input's dtype and dims, e.g.
+   * {@code scale__float32_N_3} for one float tensor of shape [-1, 3] ({@code scalar} for rank 0,
+   * {@code N} an unknown dim, {@code unknown} an unknown rank, {@code __} between inputs, {@code
+   * _2}... when taken). Input keys: the parameter name, {@code _<i>} per list element, {@code
+   * _<key>} per map value ({@code xs_0}, {@code feats_age}). Output keys: the output names.
+   *
+   * @throws IllegalStateException when the function has no concrete function, captures a value by
+   *     reference ({@code in.capture}), takes a Java value or a Variable as a parameter, or calls
+   *     another Polyfn function
+   * @throws java.io.UncheckedIOException when the directory cannot be written
+   */
+  public void save(Path dir) {
+    save(dir, SaveOptions.defaults());
+  }
+
+  /** {@link #save(Path)} with tags, signature names or a TensorFlow Serving version directory. */
+  public void save(Path dir, SaveOptions options) {
+    Objects.requireNonNull(dir, "dir");
+    Objects.requireNonNull(options, "options");
+    try {
+      SavedModelWriter.save(this, dir, options);
+    } finally {
+      Reference.reachabilityFence(this);
     }
   }
 
