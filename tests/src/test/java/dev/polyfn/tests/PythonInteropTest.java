@@ -1,0 +1,102 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import dev.polyfn.Variable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.ndarray.StdArrays;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * SavedModels written by Polyfn, loaded by Python's {@code tf.saved_model.load} (TensorFlow 2.21
+ * from the build's virtualenv, see tests/pom.xml): every signature is there and returns the
+ * numbers Polyfn returned for the same inputs ({@code tests/python/check_saved.py} compares them).
+ */
+class PythonInteropTest {
+  /** One call: the signature it runs, its flat inputs by signature key, and Polyfn's outputs. */
+  private final List<String> cases = new ArrayList<>();
+
+  private static String tensor(TFloat32 t) {
+    float[] v = SavedModelTest.floats(t);
+    List<String> values = new ArrayList<>();
+    for (float f : v) {
+      values.add(Float.toString(f));
+    }
+    List<String> dims = new ArrayList<>();
+    for (long d : t.shape().asArray()) {
+      dims.add(Long.toString(d));
+    }
+    return "{\"dtype\": \"float32\", \"shape\": [" + String.join(",", dims) + "], \"values\": [" + String.join(",", values) + "]}";
+  }
+
+  private void record(MapFunction f, String signature, Map<String, TFloat32> flat, Map<String, ?> args) {
+    try (Outputs out = f.call(args)) {
+      String inputs = flat.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue()))
+          .collect(Collectors.joining(", "));
+      String outputs = out.names().stream().map(n -> "\"" + n + "\": " + tensor((TFloat32) out.get(n)))
+          .collect(Collectors.joining(", "));
+      cases.add("{\"signature\": \"" + signature + "\", \"inputs\": {" + inputs + "}, \"outputs\": {" + outputs + "}}");
+    }
+  }
+
+  private String check(Path saved, List<String> signatures) throws Exception {
+    Path spec = saved.resolveSibling(saved.getFileName() + "-cases.json");
+    Files.writeString(spec, "{\"signatures\": [" + signatures.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(","))
+        + "], \"cases\": [" + String.join(",\n", cases) + "]}");
+    String python = System.getProperty("polyfn.python", "python3");
+    Process p = new ProcessBuilder(python, Path.of("python", "check_saved.py").toString(), saved.toString(), spec.toString())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
+    assertEquals(0, p.exitValue(), out);
+    cases.clear();
+    return out;
+  }
+
+  @Test
+  void pythonLoadsEverySignatureWithTheSameNumbers(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("scale");
+    try (Variable<TFloat32> w = Variable.create(TFloat32.vectorOf(1f, 2f, 3f));
+         MapFunction f = SavedModelTest.scale(w);
+         TFloat32 x3 = TFloat32.vectorOf(1f, 1f, 2f);
+         TFloat32 x23 = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f, 3f}, {4f, 5f, 6f}}))) {
+      record(f, "scale__float32_3", Map.of("x", x3), Map.of("x", x3));
+      record(f, "scale__float32_2_3", Map.of("x", x23), Map.of("x", x23));
+      f.save(saved);
+    }
+    assertTrue(check(saved, List.of("scale__float32_3", "scale__float32_2_3")).contains("OK 2"));
+
+    Path combo = dir.resolve("combo");
+    try (MapFunction f = Function.define(SavedModelTest.COMBO, FunctionOptions.defaults().withName("combo"));
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(3f, 4f);
+         TFloat32 c = TFloat32.vectorOf(-1f)) {
+      Map<String, TFloat32> flat = new LinkedHashMap<>();
+      flat.put("xs_0", a);
+      flat.put("xs_1", b);
+      flat.put("feats_a", a);
+      flat.put("feats_b", b);
+      record(f, "combo__float32_2__float32_2__float32_2__float32_2", flat, Map.of("xs", List.of(a, b), "feats", Map.of("a", a, "b", b)));
+      record(f, "combo__float32_1__float32_1__float32_1", Map.of("xs_0", c, "feats_a", c, "feats_b", c),
+          Map.of("xs", List.of(c), "feats", Map.of("a", c, "b", c)));
+      f.save(combo);
+    }
+    assertTrue(check(combo, List.of("combo__float32_2__float32_2__float32_2__float32_2", "combo__float32_1__float32_1__float32_1"))
+        .contains("OK 2"));
+  }
+}
