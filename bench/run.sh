@@ -61,14 +61,10 @@ mvn -B -q install -DskipTests -pl java -am > "$OUT/mvn-install.log" 2>&1 || { ca
 mvn -B -q -Pbench -pl bench package -DskipTests > "$OUT/mvn-bench.log" 2>&1 || { cat "$OUT/mvn-bench.log"; exit 1; }
 CP="$BENCH/target/classes:$(cat "$BENCH/target/classpath.txt")"
 
-# 2. Python virtual environment (once).
-if ! "$BENCH/.venv/bin/python" -c "import tensorflow, matplotlib" 2>/dev/null; then
-  step "creating bench/.venv with tensorflow-cpu==$PY_TF_VERSION and matplotlib"
-  python3 -m venv "$BENCH/.venv"
-  "$BENCH/.venv/bin/pip" install -q --upgrade pip > "$OUT/pip.log" 2>&1
-  "$BENCH/.venv/bin/pip" install -q "tensorflow-cpu==$PY_TF_VERSION" matplotlib >> "$OUT/pip.log" 2>&1 \
-    || { cat "$OUT/pip.log"; exit 1; }
-fi
+# 2. Python virtual environment (once; the tests' interop step builds its own with the same script).
+step "python environment bench/.venv (tensorflow-cpu==$PY_TF_VERSION, matplotlib)"
+bash "$BENCH/python/ensure_venv.sh" "$BENCH/.venv" "$PY_TF_VERSION" matplotlib 2> "$OUT/pip.log" \
+  || { cat "$OUT/pip.log"; exit 1; }
 PY="$BENCH/.venv/bin/python"
 
 # 3. The C API floor (Rust), on the libtensorflow_cc.so.2 of the TensorFlow Java version Polyfn builds against.
