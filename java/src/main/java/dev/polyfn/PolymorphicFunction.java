@@ -242,6 +242,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     return params;
   }
 
+  /** Interns this function's map keys and Java values. */
+  Interner interner() {
+    return interner;
+  }
+
   /** The captures fixed by the first trace. */
   Capture[] captures() {
     return captures;
