@@ -104,3 +104,22 @@ java -Xms256m -Xmx256m -XX:+AlwaysPreTouch -cp "$CP" dev.polyfn.bench.RssMain "$
 step "assembling results"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 step "done: bench/results.json bench/summary.json BENCHMARKS.md bench/plot.png"
+
+# ---- Issue 11 (save, load, warm start): time to first result in a fresh process ----------------
+# A 10-signature function: cold (traces), warm start (trace cache), Function.load (SavedModel) and
+# Python's tf.saved_model.load of the same SavedModel; fresh processes, interleaved. Then the
+# results are assembled again with these rows.
+STARTUP_RUNS=7; [ "$MODE" = quick ] && STARTUP_RUNS=3
+step "start-up: time to first result, 10 signatures, $STARTUP_RUNS fresh processes per contender"
+SDIR="$OUT/startup"; rm -rf "$SDIR"; mkdir -p "$SDIR"
+java -cp "$CP" dev.polyfn.bench.StartupMain prepare "$SDIR" 2> "$OUT/startup.log"
+: > "$OUT/startup-runs.jsonl"
+for _ in $(seq "$STARTUP_RUNS"); do
+  for m in cold warm load; do
+    java -cp "$CP" dev.polyfn.bench.StartupMain "$m" "$SDIR" 2>> "$OUT/startup.log" | grep '^{' >> "$OUT/startup-runs.jsonl"
+  done
+  TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_startup.py" "$SDIR/saved" 2>> "$OUT/startup.log" \
+    | grep '^{' >> "$OUT/startup-runs.jsonl"
+done
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of the issue 11 block -------------------------------------------------------------------

@@ -99,4 +99,24 @@ class PythonInteropTest {
     assertTrue(check(combo, List.of("combo__float32_2__float32_2__float32_2__float32_2", "combo__float32_1__float32_1__float32_1"))
         .contains("OK 2"));
   }
+
+  /**
+   * A SavedModel Python's tf.saved_model.save wrote (generated now by tests/python/make_saved.py)
+   * is not loadable yet: Function.load refuses it with a clear error, naming the missing
+   * metadata, and nothing crashes.
+   */
+  @Test
+  void pythonWrittenSavedModelsAreRefusedClearly(@TempDir Path dir) throws Exception {
+    String python = System.getProperty("polyfn.python", "python3");
+    Process p = new ProcessBuilder(python, Path.of("python", "make_saved.py").toString(), dir.toString())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
+    assertEquals(0, p.exitValue(), out);
+    for (String name : List.of("function", "module")) {
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> Function.load(dir.resolve(name)));
+      assertTrue(e.getMessage().contains("polyfn.json: missing"), e.getMessage());
+    }
+  }
 }
