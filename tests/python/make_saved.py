@@ -2,13 +2,13 @@
 
 Usage: python make_saved.py OUT_DIR
 
-OUT_DIR/function: a tf.function `scale` traced on several signatures (a float vector of any
-length, an int32 matrix [2, 2], a list of two float vectors), capturing a variable w = [1, 2, 3].
-OUT_DIR/module: a tf.Module with two functions, `add` and `mul`.
-Prints, as JSON on the last line, the outputs Python's own restored functions return for the
-inputs the test uses, so the test compares numbers, not hard-coded results.
+OUT_DIR/function: a tf.Module whose one tf.function `scale` is traced on two signatures (a float
+vector of any length, a float [2, 3] matrix), both capturing the variable w = [1, 2, 3].
+OUT_DIR/module: a tf.Module with three functions: `add` (two float vectors), `mul` (a float
+scalar) and `combine` (a list of two float vectors and a dict of two).
+Prints one line per check, "<name> <values...>": what Python's own restored functions return for
+the inputs the test passes, so the test compares numbers, not hard-coded results.
 """
-import json
 import sys
 
 import tensorflow as tf
@@ -21,14 +21,12 @@ class Scale(tf.Module):
 
     @tf.function
     def scale(self, x):
-        if isinstance(x, (list, tuple)):
-            return {"y": x[0] * self.w + x[1]}
-        if x.dtype == tf.int32:
-            return {"y": tf.cast(x, tf.float32) * 10.0}
-        return {"y": x * self.w[0] + 1.0}
+        if x.shape.rank == 1:
+            return {"y": x * self.w[0] + 1.0}
+        return {"y": x * self.w, "total": tf.reduce_sum(x * self.w)}
 
 
-class Two(tf.Module):
+class Module(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32), tf.TensorSpec([None], tf.float32)])
     def add(self, a, b):
         return {"sum": a + b}
@@ -37,25 +35,33 @@ class Two(tf.Module):
     def mul(self, a):
         return {"product": a * 4.0}
 
+    @tf.function(input_signature=[[tf.TensorSpec([2], tf.float32), tf.TensorSpec([2], tf.float32)],
+                                  {"a": tf.TensorSpec([2], tf.float32), "b": tf.TensorSpec([2], tf.float32)}])
+    def combine(self, xs, feats):
+        return {"z": xs[0] + xs[1] * feats["a"] - feats["b"]}
+
+
+def show(name, t):
+    print(name, " ".join(repr(float(v)) for v in t.numpy().reshape(-1)))
+
 
 def main(out):
     m = Scale()
     m.scale.get_concrete_function(tf.TensorSpec([None], tf.float32))
-    m.scale.get_concrete_function(tf.TensorSpec([2, 2], tf.int32))
-    m.scale.get_concrete_function([tf.TensorSpec([3], tf.float32), tf.TensorSpec([3], tf.float32)])
+    m.scale.get_concrete_function(tf.TensorSpec([2, 3], tf.float32))
     tf.saved_model.save(m, out + "/function")
-    two = Two()
-    tf.saved_model.save(two, out + "/module")
-    loaded = tf.saved_model.load(out + "/function")
-    expect = {
-        "vector": loaded.scale(tf.constant([1.0, 2.0, 3.0, 4.0]))["y"].numpy().tolist(),
-        "matrix": loaded.scale(tf.constant([[1, 2], [3, 4]]))["y"].numpy().reshape(-1).tolist(),
-        "list": loaded.scale([tf.constant([1.0, 1.0, 1.0]), tf.constant([0.5, 0.5, 0.5])])["y"].numpy().tolist(),
-    }
+    tf.saved_model.save(Module(), out + "/module")
+
+    f = tf.saved_model.load(out + "/function")
+    show("vector", f.scale(tf.constant([1.0, 2.0, 3.0, 4.0]))["y"])
+    r = f.scale(tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    show("matrix", r["y"])
+    show("total", r["total"])
     mod = tf.saved_model.load(out + "/module")
-    expect["add"] = mod.add(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))["sum"].numpy().tolist()
-    expect["mul"] = [float(mod.mul(tf.constant(2.5))["product"].numpy())]
-    print(json.dumps(expect))
+    show("add", mod.add(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))["sum"])
+    show("mul", mod.mul(tf.constant(2.5))["product"])
+    a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    show("combine", mod.combine([a, b], {"a": a, "b": b})["z"])
 
 
 if __name__ == "__main__":

@@ -103,4 +103,20 @@ public final class Function {
   public static SingleFunction loadSingle(Path dir, SingleBody body) {
     return (SingleFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "single");
   }
+
+  /**
+   * Loads function {@code name} of a SavedModel that Python's {@code tf.saved_model.save} wrote for
+   * a {@code tf.Module} (or any object) with several {@code tf.function}s: its concrete functions
+   * with the dispatch rebuilt from their input signatures (tensors, lists, tuples and dicts of
+   * them; concrete functions taking Python literals are left out with a warning), the variables
+   * they capture with the checkpoint's values. {@link #load(Path)} loads such a SavedModel too
+   * when it holds a single function. Outputs are named by the returned dict's keys ({@code
+   * output_0}... for other structures).
+   *
+   * @throws IllegalArgumentException when there is no such function, or nothing of it can be represented
+   */
+  public static MapFunction load(Path dir, String name) {
+    return (MapFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), null, null,
+        Objects.requireNonNull(name, "name"));
+  }
 }

@@ -47,15 +47,28 @@ final class SavedModelLoader {
    * expected kind ("map", "list", "single") or null for whatever was saved.
    */
   static PolymorphicFunction load(Path dir, Object body, String kind) {
+    return load(dir, body, kind, null);
+  }
+
+  /** {@link #load(Path, Object, String)}; {@code name} picks a function of a Python-written SavedModel. */
+  static PolymorphicFunction load(Path dir, Object body, String kind, String name) {
     Path root = versionDir(dir);
     SavedModel model = readModel(root.resolve("saved_model.pb"));
     Path metaFile = root.resolve(SavedModelWriter.METADATA);
+    if (!Files.exists(metaFile) && body == null && (kind == null || kind.equals("map"))
+        && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
+      return PythonSavedModel.load(root, model.getMetaGraphs(0), name);
+    }
+    if (name != null) {
+      throw new IllegalArgumentException(metaFile + ": loading by name is for SavedModels written by Python's"
+          + " tf.saved_model.save; this one holds one Polyfn function");
+    }
     String text;
     try {
       text = Files.readString(metaFile, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException(metaFile + ": missing, so " + root
-          + " was not written by Polyfn's save (loading SavedModels written by other tools is not supported)");
+          + " was not written by Polyfn's save, and it holds no object graph of Python's tf.saved_model.save");
     } catch (IOException | UncheckedIOException e) {
       throw new IllegalArgumentException(metaFile + ": cannot be read: " + e.getMessage(), e);
     }

@@ -101,22 +101,67 @@ class PythonInteropTest {
   }
 
   /**
-   * A SavedModel Python's tf.saved_model.save wrote (generated now by tests/python/make_saved.py)
-   * is not loadable yet: Function.load refuses it with a clear error, naming the missing
-   * metadata, and nothing crashes.
+   * SavedModels Python's tf.saved_model.save wrote (generated now by tests/python/make_saved.py):
+   * a tf.function traced on two signatures with a captured variable, and a tf.Module with three
+   * functions loaded by name. Polyfn's loaded functions return what Python's restored ones did,
+   * dispatch without tracing, and refuse a call no saved signature accepts.
    */
   @Test
-  void pythonWrittenSavedModelsAreRefusedClearly(@TempDir Path dir) throws Exception {
+  void pythonWrittenSavedModelsLoadWithTheirDispatch(@TempDir Path dir) throws Exception {
     String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "make_saved.py").toString(), dir.toString())
-        .redirectErrorStream(true).start();
+    Process p = new ProcessBuilder(python, Path.of("python", "make_saved.py").toString(), dir.toString()).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
-    for (String name : List.of("function", "module")) {
-      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-          () -> Function.load(dir.resolve(name)));
-      assertTrue(e.getMessage().contains("polyfn.json: missing"), e.getMessage());
+    assertEquals(0, p.exitValue(), out + err);
+    Map<String, float[]> expected = new LinkedHashMap<>();
+    for (String line : out.strip().split("\n")) {
+      String[] parts = line.trim().split(" ");
+      float[] v = new float[parts.length - 1];
+      for (int i = 1; i < parts.length; i++) {
+        v[i - 1] = Float.parseFloat(parts[i]);
+      }
+      expected.put(parts[0], v);
     }
+    try (MapFunction f = (MapFunction) Function.load(dir.resolve("function"));
+         TFloat32 v = TFloat32.vectorOf(1f, 2f, 3f, 4f);
+         TFloat32 m = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f, 3f}, {4f, 5f, 6f}}));
+         TFloat32 wrong = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f}}))) {
+      assertEquals(2, f.concreteFunctions().size());
+      try (Outputs o = f.call(Map.of("x", v))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("vector"), SavedModelTest.floats(o.get("y")));
+      }
+      try (Outputs o = f.call(Map.of("x", m))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("matrix"), SavedModelTest.floats(o.get("y")));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("total"), SavedModelTest.floats(o.get("total")));
+      }
+      assertEquals(0, f.traceCount());
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("x", wrong)).close());
+      assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
+    }
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("module")));
+    assertTrue(e.getMessage().contains("[add, combine, mul]"), e.getMessage());
+    try (MapFunction add = Function.load(dir.resolve("module"), "add");
+         MapFunction mul = Function.load(dir.resolve("module"), "mul");
+         MapFunction combine = Function.load(dir.resolve("module"), "combine");
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(3f, 4f);
+         TFloat32 s = TFloat32.scalarOf(2.5f)) {
+      try (Outputs o = add.call(Map.of("a", a, "b", b))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("add"), SavedModelTest.floats(o.get("sum")));
+      }
+      try (Outputs o = mul.call(Map.of("a", s))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("mul"), SavedModelTest.floats(o.get("product")));
+      }
+      try (Outputs o = combine.call(Map.of("xs", List.of(a, b), "feats", Map.of("a", a, "b", b)))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("combine"), SavedModelTest.floats(o.get("z")));
+      }
+      assertEquals(0, add.traceCount() + mul.traceCount() + combine.traceCount());
+    }
+    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("module"), "nope"));
+    assertTrue(e.getMessage().contains("no function 'nope'"), e.getMessage());
   }
 }
