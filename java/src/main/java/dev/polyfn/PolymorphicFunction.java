@@ -340,21 +340,14 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /**
-   * Writes this function as a TensorFlow SavedModel in {@code dir}: every concrete function, the
-   * current values of the variables it captures, one serving signature per concrete function and
-   * Polyfn's metadata ({@code assets.extra/polyfn.json}), from which {@link Function#load} restores
-   * the dispatch. Python's {@code tf.saved_model.load(dir)}, TensorFlow Java's {@code
-   * SavedModelBundle.load(dir)} and TensorFlow Serving load it as it is.
+   * Writes this function as a TensorFlow SavedModel in {@code dir} (Python, TensorFlow Java and
+   * TensorFlow Serving load it as it is; {@link Function#load} restores its dispatch): every
+   * concrete function, one signature each (named {@code <function>__<dtype>_<dims>...}, e.g.
+   * {@code scale__float32_N_3}), the captured variables' current values, and Polyfn's metadata in
+   * {@code assets.extra/polyfn.json}. The README's "Save, load, deploy" section has the layout.
    *
-   * <p>Signature names: the function's name, {@code __}, then each input's dtype and dims, e.g.
-   * {@code scale__float32_N_3} for one float tensor of shape [-1, 3] ({@code scalar} for rank 0,
-   * {@code N} an unknown dim, {@code unknown} an unknown rank, {@code __} between inputs, {@code
-   * _2}... when taken). Input keys: the parameter name, {@code _<i>} per list element, {@code
-   * _<key>} per map value ({@code xs_0}, {@code feats_age}). Output keys: the output names.
-   *
-   * @throws IllegalStateException when the function has no concrete function, captures a value by
-   *     reference ({@code in.capture}), takes a Java value or a Variable as a parameter, or calls
-   *     another Polyfn function
+   * @throws IllegalStateException when there is no concrete function yet, or a capture by
+   *     reference, a Java-value or Variable parameter, or a nested Polyfn call
    * @throws java.io.UncheckedIOException when the directory cannot be written
    */
   public void save(Path dir) {
