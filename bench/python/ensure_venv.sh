@@ -6,6 +6,7 @@
 # Reused as is when its python already imports tensorflow VERSION and the extras; else (re)built
 # from PyPI with python3 (3.9-3.12). Shared by bench/run.sh and the tests' Python interop step.
 set -euo pipefail
+export TF_CPP_MIN_LOG_LEVEL=3  # the import check need not print TensorFlow's start-up log
 VENV="$1"; VERSION="$2"; shift 2
 EXTRAS=("$@")
 IMPORTS="import tensorflow as tf, sys; sys.exit(0 if tf.__version__ == '$VERSION' else 1)"
