@@ -75,8 +75,8 @@ public final class Function {
    * Loads a function {@link PolymorphicFunction#save saved} by Polyfn, with its dispatch: the
    * result is the saved kind ({@link MapFunction}, {@link ListFunction}, {@link SingleFunction} or
    * {@link UnaryFunction}; cast it), its {@code functionType()} and {@code concreteFunctions()} are
-   * those saved, and a call whose types a saved signature accepts runs that concrete function
-   * without tracing ({@code traceCount()} stays 0). It has no body: a call no saved signature
+   * those saved, its {@code traceCount()} is the number of saved concrete functions, and a call
+   * whose types a saved signature accepts runs that concrete function without tracing. It has no body: a call no saved signature
    * accepts throws {@link IllegalArgumentException} listing the saved signatures and the closest
    * mismatch. Captured variables come back as new {@link Variable}s with the saved values, owned
    * (and closed) by the function. A directory holding numeric version subdirectories (TensorFlow

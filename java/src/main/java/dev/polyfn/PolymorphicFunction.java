@@ -50,6 +50,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private volatile TraceCache cache;
   /** Loaded from a SavedModel without a body: a call no saved signature accepts fails, it cannot trace. */
   private volatile boolean bodyless;
+  /** Concrete functions loaded from a SavedModel: traced by the process that saved them. */
+  private volatile int savedTraces;
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
@@ -339,6 +341,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     bodyless = true;
   }
 
+  /** Counts {@code n} concrete functions loaded from a SavedModel as traces (see {@link #traceCount}). */
+  void countSavedTraces(int n) {
+    savedTraces = n;
+  }
+
   /**
    * Writes this function as a TensorFlow SavedModel in {@code dir} (Python, TensorFlow Java and
    * TensorFlow Serving load it as it is; {@link Function#load} restores its dispatch): every
@@ -415,12 +422,14 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /**
-   * How many concrete functions tracing has produced (failed traces do not count).
+   * How many concrete functions tracing has produced (failed traces do not count). A function
+   * loaded from a SavedModel ({@link Function#load}) counts the saved concrete functions, traced
+   * by the process that saved them; concrete functions restored from a trace cache do not count.
    *
    * @return the number of successful traces
    */
   public int traceCount() {
-    return native_(() -> Native.traceCount(handle.address()));
+    return native_(() -> Native.traceCount(handle.address())) + savedTraces;
   }
 
   /**

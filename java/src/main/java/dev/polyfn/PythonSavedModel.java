@@ -95,6 +95,7 @@ final class PythonSavedModel {
         f.restoreConcrete(params, captures, c.declared(), c.traced(), c.def().toByteArray(), c.outputs());
       }
       f.markBodyless();
+      f.countSavedTraces(converted.size());
       return f;
     } catch (RuntimeException e) {
       f.close();

@@ -116,6 +116,7 @@ final class SavedModelLoader {
       if (body == null) {
         f.markBodyless();
       }
+      f.countSavedTraces(defs.size());
       return f;
     } catch (RuntimeException e) {
       f.close(); // releases what was restored and the variables it adopted
