@@ -61,14 +61,10 @@ mvn -B -q install -DskipTests -pl java -am > "$OUT/mvn-install.log" 2>&1 || { ca
 mvn -B -q -Pbench -pl bench package -DskipTests > "$OUT/mvn-bench.log" 2>&1 || { cat "$OUT/mvn-bench.log"; exit 1; }
 CP="$BENCH/target/classes:$(cat "$BENCH/target/classpath.txt")"
 
-# 2. Python virtual environment (once).
-if ! "$BENCH/.venv/bin/python" -c "import tensorflow, matplotlib" 2>/dev/null; then
-  step "creating bench/.venv with tensorflow-cpu==$PY_TF_VERSION and matplotlib"
-  python3 -m venv "$BENCH/.venv"
-  "$BENCH/.venv/bin/pip" install -q --upgrade pip > "$OUT/pip.log" 2>&1
-  "$BENCH/.venv/bin/pip" install -q "tensorflow-cpu==$PY_TF_VERSION" matplotlib >> "$OUT/pip.log" 2>&1 \
-    || { cat "$OUT/pip.log"; exit 1; }
-fi
+# 2. Python virtual environment (once; the tests' interop step builds its own with the same script).
+step "python environment bench/.venv (tensorflow-cpu==$PY_TF_VERSION, matplotlib)"
+bash "$BENCH/python/ensure_venv.sh" "$BENCH/.venv" "$PY_TF_VERSION" matplotlib 2> "$OUT/pip.log" \
+  || { cat "$OUT/pip.log"; exit 1; }
 PY="$BENCH/.venv/bin/python"
 
 # 3. The C API floor (Rust), on the libtensorflow_cc.so.2 of the TensorFlow Java version Polyfn builds against.
@@ -132,3 +128,22 @@ PYW_ARGS=(); [ "$MODE" = quick ] && PYW_ARGS=(--quick)
 "$PY" "$BENCH/python/bench_while.py" "${PYW_ARGS[@]}" > "$OUT/python-while.json" 2> "$OUT/python-while.log"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 # ---- end of control flow ----
+
+# ---- Issue 11 (save, load, warm start): time to first result in a fresh process ----------------
+# A 10-signature function: cold (traces), warm start (trace cache), Function.load (SavedModel) and
+# Python's tf.saved_model.load of the same SavedModel; fresh processes, interleaved. Then the
+# results are assembled again with these rows.
+STARTUP_RUNS=7; [ "$MODE" = quick ] && STARTUP_RUNS=3
+step "start-up: time to first result, 10 signatures, $STARTUP_RUNS fresh processes per contender"
+SDIR="$OUT/startup"; rm -rf "$SDIR"; mkdir -p "$SDIR"
+java -cp "$CP" dev.polyfn.bench.StartupMain prepare "$SDIR" 2> "$OUT/startup.log"
+: > "$OUT/startup-runs.jsonl"
+for _ in $(seq "$STARTUP_RUNS"); do
+  for m in cold warm load; do
+    java -cp "$CP" dev.polyfn.bench.StartupMain "$m" "$SDIR" 2>> "$OUT/startup.log" | grep '^{' >> "$OUT/startup-runs.jsonl"
+  done
+  TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_startup.py" "$SDIR/saved" 2>> "$OUT/startup.log" \
+    | grep '^{' >> "$OUT/startup-runs.jsonl"
+done
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of the issue 11 block -------------------------------------------------------------------

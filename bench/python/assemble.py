@@ -250,6 +250,10 @@ def main():
         "units": "per-call microseconds (median over iterations/batches) unless the key says ms or pct; x_floor = us / faster floor (min of floor_tfe, floor_session)",
     }
     results = {"meta": meta, "workloads": res}
+    startup = startup_rows()
+    if startup:
+        results["startup"] = startup
+        summary["startup"] = startup
     with open(os.path.join(BENCH, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
@@ -439,11 +443,61 @@ def write_markdown(results, summary, a):
     L.append("![per-call cost by workload and contender](bench/plot.png)\n")
     # Comparisons measured by hand (e.g. before/after a change of the call path) live in
     # bench/comparisons.md and are kept across regenerations.
+    L.extend(startup_markdown(results.get("startup")))
     extra = os.path.join(BENCH, "comparisons.md")
     if os.path.exists(extra):
         L.append(open(extra).read())
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(L))
+
+
+def startup_rows():
+    """Issue 11's rows: time to first result in a fresh process (startup-runs.jsonl, one JSON
+    object per run from StartupMain and bench_startup.py), median per contender, in ms."""
+    path = os.path.join(OUT, "startup-runs.jsonl")
+    if not os.path.exists(path):
+        return None
+    runs = {}
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("{"):
+            r = json.loads(line)
+            runs.setdefault(r["mode"], []).append(r)
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    out = {}
+    for mode, rs in runs.items():
+        out[mode] = {"first_ms": med([r["first_ms"] for r in rs]), "all_ms": med([r["all_ms"] for r in rs]),
+                     "runs": len(rs), "traces": rs[0].get("traces"),
+                     "in_process_ms": med([r.get("after_init_ms", r.get("after_import_ms", 0)) for r in rs])}
+    cold = out.get("cold", {}).get("all_ms")
+    for mode in out:
+        if cold and mode != "cold":
+            out[mode]["cold_over_this_all"] = round(cold / out[mode]["all_ms"], 2)
+    return out
+
+
+def startup_markdown(st):
+    if not st:
+        return []
+    names = {"cold": "Polyfn, cold (traces each signature)", "warm": "Polyfn, warm start (trace cache)",
+             "load": "Polyfn, `Function.load` (SavedModel)", "python": "Python, `tf.saved_model.load` (same SavedModel)"}
+    L = ["## Time to first result in a fresh process (10 signatures)\n",
+         "From the process's start (kernel start time: JVM or interpreter start-up, TensorFlow's "
+         "initialization and `import tensorflow` count) until the first call returned and until all 10 "
+         "signatures (x of shape [k, 16], k = 1..10) had; median of fresh processes, run interleaved.\n",
+         "The last column leaves out the fixed start-up (JVM or interpreter, TensorFlow's initialization): "
+         "in Java the time after a first eager op (definition or load, then the calls), in Python the time after "
+         "`import tensorflow` (load, then the calls).\n",
+         "| contender | first result (ms) | all 10 (ms) | cold / this (all 10) | traces | runs | after TensorFlow's start-up (ms) |",
+         "|---|---|---|---|---|---|---|"]
+    for mode in ("cold", "warm", "load", "python"):
+        if mode in st:
+            r = st[mode]
+            L.append("| %s | %.0f | %.0f | %s | %s | %d | %.0f |" % (names[mode], r["first_ms"], r["all_ms"],
+                     "%.2fx" % r["cold_over_this_all"] if "cold_over_this_all" in r else "", "" if r.get("traces") is None else r["traces"],
+                     r["runs"], r["in_process_ms"]))
+    L.append("")
+    return L
 
 
 def plot(res):

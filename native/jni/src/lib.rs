@@ -20,4 +20,5 @@ mod introspection;
 mod logging;
 mod registry;
 mod runtime;
+mod saved;
 mod trace;

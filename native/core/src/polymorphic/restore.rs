@@ -2,7 +2,7 @@
 //! added to the dispatch table without tracing.
 
 use super::{Concrete, PolyError, Polymorphic};
-use crate::FunctionType;
+use crate::{decode_call_with_captures, explain_retrace, FunctionType};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -52,6 +52,25 @@ impl<C> Polymorphic<C> {
             log::log!(level, "{text}");
         }
         Ok(concrete)
+    }
+}
+
+impl<C> Polymorphic<C> {
+    /// Why no cached concrete function accepts the call typed by `facts`, for a function that
+    /// cannot trace (loaded without a body): the cached signatures, one per line, then the first
+    /// mismatch of the closest one, as a retrace explanation says it. `None` when a cached
+    /// function does accept the call, or the facts do not decode against the declaration.
+    pub fn explain_miss(&self, facts: &[i64]) -> Option<String> {
+        let st = self.state.lock();
+        let declared = st.declared.as_ref()?;
+        let call = decode_call_with_captures(declared, facts, &st.strings, &st.literals).ok()?;
+        let cached = st.table.types();
+        if cached.iter().any(|t| call.is_subtype_of(t)) {
+            return None;
+        }
+        let why = explain_retrace(&call, &cached);
+        let list: Vec<String> = cached.iter().map(|t| format!("  {t}")).collect();
+        Some(format!("the call {call} matches no saved signature of '{}':\n{}\nclosest mismatch: {why}", self.name, list.join("\n")))
     }
 }
 

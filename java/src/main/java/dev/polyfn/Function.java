@@ -1,5 +1,7 @@
 package dev.polyfn;
 
+import java.nio.file.Path;
+import java.util.Objects;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -67,5 +69,54 @@ public final class Function {
   public static <I extends TType, O extends TType> UnaryFunction<I, O> unary(
       Class<I> inputType, UnaryBody<I, O> body, FunctionOptions options) {
     return new UnaryFunction<>(inputType, body, options);
+  }
+
+  /**
+   * Loads a function {@link PolymorphicFunction#save saved} by Polyfn, with its dispatch: the
+   * result is the saved kind ({@link MapFunction}, {@link ListFunction}, {@link SingleFunction} or
+   * {@link UnaryFunction}; cast it), its {@code functionType()} and {@code concreteFunctions()} are
+   * those saved, its {@code traceCount()} is the number of saved concrete functions, and a call
+   * whose types a saved signature accepts runs that concrete function without tracing. It has no body: a call no saved signature
+   * accepts throws {@link IllegalArgumentException} listing the saved signatures and the closest
+   * mismatch. Captured variables come back as new {@link Variable}s with the saved values, owned
+   * (and closed) by the function. A directory holding numeric version subdirectories (TensorFlow
+   * Serving's layout) loads the highest version.
+   *
+   * @throws IllegalArgumentException when the directory is not a SavedModel Polyfn wrote, or is
+   *     corrupt or truncated (the message names the file); nothing stays registered then
+   */
+  public static PolymorphicFunction load(Path dir) {
+    return SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), null, null);
+  }
+
+  /** {@link #load(Path)} of a saved {@link MapFunction}, tracing {@code body} on a miss (warm start). */
+  public static MapFunction load(Path dir, MapBody body) {
+    return (MapFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "map");
+  }
+
+  /** {@link #load(Path)} of a saved {@link ListFunction}, tracing {@code body} on a miss. */
+  public static ListFunction loadList(Path dir, ListBody body) {
+    return (ListFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "list");
+  }
+
+  /** {@link #load(Path)} of a saved {@link SingleFunction}, tracing {@code body} on a miss. */
+  public static SingleFunction loadSingle(Path dir, SingleBody body) {
+    return (SingleFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "single");
+  }
+
+  /**
+   * Loads function {@code name} of a SavedModel that Python's {@code tf.saved_model.save} wrote for
+   * a {@code tf.Module} (or any object) with several {@code tf.function}s: its concrete functions
+   * with the dispatch rebuilt from their input signatures (tensors, lists, tuples and dicts of
+   * them; concrete functions taking Python literals are left out with a warning), the variables
+   * they capture with the checkpoint's values. {@link #load(Path)} loads such a SavedModel too
+   * when it holds a single function. Outputs are named by the returned dict's keys ({@code
+   * output_0}... for other structures).
+   *
+   * @throws IllegalArgumentException when there is no such function, or nothing of it can be represented
+   */
+  public static MapFunction load(Path dir, String name) {
+    return (MapFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), null, null,
+        Objects.requireNonNull(name, "name"));
   }
 }

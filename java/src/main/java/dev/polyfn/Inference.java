@@ -79,9 +79,19 @@ final class Inference {
     try {
       synchronized (f.traceLock) {
         long fn = f.address();
-        f.traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false,
-            new Inference(examples, profileCalls));
-        for (Map<String, ?> e : examples.subList(1, examples.size())) {
+        Inference inference = new Inference(examples, profileCalls);
+        List<Map<String, ?>> rest = examples;
+        if (f.params() != null) {
+          // Restored from a trace cache: the parameter list is known, so infer without tracing and
+          // trace only the examples no restored concrete function serves.
+          for (Param p : f.params()) {
+            inference.infer(p, fn, f.interner());
+          }
+        } else {
+          f.traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false, inference);
+          rest = examples.subList(1, examples.size());
+        }
+        for (Map<String, ?> e : rest) {
           if (f.find(fn, e) < 0) {
             f.traceLocked(fn, Arguments.Lookup.of(e), f.describeForTrace(e), false, false);
           }

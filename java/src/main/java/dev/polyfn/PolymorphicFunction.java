@@ -48,6 +48,10 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
   /** The warm-start cache, null without one; set at definition, before the function is published. */
   private volatile TraceCache cache;
+  /** Loaded from a SavedModel without a body: a call no saved signature accepts fails, it cannot trace. */
+  private volatile boolean bodyless;
+  /** Concrete functions loaded from a SavedModel: traced by the process that saved them. */
+  private volatile int savedTraces;
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
@@ -170,6 +174,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   /** {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)}, inferring from examples first. */
   Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
       Inference inference) {
+    if (bodyless) {
+      throw SavedModelLoader.miss(this, call);
+    }
     Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
     long trace = call == null
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
@@ -238,6 +245,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   /** The parameters fixed by the first trace (null before it). */
   Param[] params() {
     return params;
+  }
+
+  /** Interns this function's map keys and Java values. */
+  Interner interner() {
+    return interner;
   }
 
   /** The captures fixed by the first trace. */
@@ -309,6 +321,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   /** Adds a concrete function read from the trace cache; the first one fixes the parameter list. */
   void restoreCached(Param[] ps, String declared, String traced, byte[] def, String[] names) {
+    restoreConcrete(ps, new Capture[0], declared, traced, def, names);
+  }
+
+  /** Adds a concrete function traced elsewhere (trace cache, SavedModel), with its captures. */
+  void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, byte[] def, String[] names) {
     synchronized (traceLock) {
       if (params != null && !Arrays.equals(params, ps)) {
         throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
@@ -316,9 +333,45 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       int key = outputNames.record(names);
       Native.restoreConcrete(handle.address(), declared, traced, def, names, key);
       if (params == null) {
-        captures = new Capture[0];
+        captures = cs;
         params = ps;
       }
+    }
+  }
+
+  /** Makes a function loaded without a body refuse, instead of trace, calls no saved signature accepts. */
+  void markBodyless() {
+    bodyless = true;
+  }
+
+  /** Counts {@code n} concrete functions loaded from a SavedModel as traces (see {@link #traceCount}). */
+  void countSavedTraces(int n) {
+    savedTraces = n;
+  }
+
+  /**
+   * Writes this function as a TensorFlow SavedModel in {@code dir} (Python, TensorFlow Java and
+   * TensorFlow Serving load it as it is; {@link Function#load} restores its dispatch): every
+   * concrete function, one signature each (named {@code <function>__<dtype>_<dims>...}, e.g.
+   * {@code scale__float32_N_3}), the captured variables' current values, and Polyfn's metadata in
+   * {@code assets.extra/polyfn.json}. The README's "Save, load, deploy" section has the layout.
+   *
+   * @throws IllegalStateException when there is no concrete function yet, or a capture by
+   *     reference, a Java-value or Variable parameter, or a nested Polyfn call
+   * @throws java.io.UncheckedIOException when the directory cannot be written
+   */
+  public void save(Path dir) {
+    save(dir, SaveOptions.defaults());
+  }
+
+  /** {@link #save(Path)} with tags, signature names or a TensorFlow Serving version directory. */
+  public void save(Path dir, SaveOptions options) {
+    Objects.requireNonNull(dir, "dir");
+    Objects.requireNonNull(options, "options");
+    try {
+      SavedModelWriter.save(this, dir, options);
+    } finally {
+      Reference.reachabilityFence(this);
     }
   }
 
@@ -372,12 +425,14 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /**
-   * How many concrete functions tracing has produced (failed traces do not count).
+   * How many concrete functions tracing has produced (failed traces do not count). A function
+   * loaded from a SavedModel ({@link Function#load}) counts the saved concrete functions, traced
+   * by the process that saved them; concrete functions restored from a trace cache do not count.
    *
    * @return the number of successful traces
    */
   public int traceCount() {
-    return native_(() -> Native.traceCount(handle.address()));
+    return native_(() -> Native.traceCount(handle.address())) + savedTraces;
   }
 
   /**

@@ -25,6 +25,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -42,16 +43,45 @@ import org.tensorflow.types.family.TType;
  * a reader never sees half of one; a SHA-256 of its payload, checked on read, catches the rest.
  *
  * <p>Files are written by one background thread, not the tracing one: logging and disk I/O stay
- * outside the function's trace lock. The thread is not a daemon, so a JVM that ends normally
- * writes its entries first.
+ * outside the function's trace lock. A shutdown hook lets pending writes finish when the JVM exits.
  */
 final class TraceCache {
   private static final System.Logger LOG = System.getLogger("dev.polyfn");
   private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
   private static final int FORMAT = 1;
   static final String SUFFIX = ".polyfn-trace";
-  private static final ExecutorService WRITER = new ThreadPoolExecutor(0, 1, 2, TimeUnit.SECONDS,
-      new LinkedBlockingQueue<>(), r -> new Thread(r, "polyfn-trace-cache"));
+  private static final ExecutorService WRITER = writer();
+
+  /**
+   * The writer: a daemon thread, so an idle writer never holds the JVM open after {@code main}
+   * returns, and a shutdown hook that lets pending writes finish (up to 10 s) when the JVM exits,
+   * normally or through {@code System.exit}.
+   */
+  private static ExecutorService writer() {
+    ThreadPoolExecutor writer = new ThreadPoolExecutor(0, 1, 2, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, "polyfn-trace-cache");
+      t.setDaemon(true);
+      return t;
+    });
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      writer.shutdown();
+      try {
+        writer.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "polyfn-trace-cache-flush"));
+    return writer;
+  }
+
+  /** Hands a task to the writer; once the JVM is exiting, a new entry is not written. */
+  private static void submit(Runnable task) {
+    try {
+      WRITER.execute(task);
+    } catch (RejectedExecutionException e) {
+      // the JVM is shutting down: the trace itself succeeded, only its entry is lost
+    }
+  }
 
   private final Path dir;
   private final String key;
@@ -132,7 +162,7 @@ final class TraceCache {
   void traced(PolymorphicFunction f, int id, String[] outputNames) {
     String why = whyNot(f);
     if (why != null) {
-      WRITER.execute(() -> debug("'" + f.name() + "' is not trace-cached: " + why));
+      submit(() -> debug("'" + f.name() + "' is not trace-cached: " + why));
       return;
     }
     String[] types;
@@ -141,12 +171,12 @@ final class TraceCache {
       types = Native.exportConcreteTypes(f.address(), id);
       def = Native.exportFunctionDef(f.address(), id);
     } catch (RuntimeException e) {
-      WRITER.execute(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
+      submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
       return;
     }
     byte[] payload = payload(f.params(), outputNames, types[1], types[0], def);
     String file = prefix + "-" + hex(sha256(types[0].getBytes(StandardCharsets.UTF_8))).substring(0, 16) + SUFFIX;
-    WRITER.execute(() -> write(dir.resolve(file), payload));
+    submit(() -> write(dir.resolve(file), payload));
   }
 
   /** Why {@code f} cannot be cached (null when it can). */

@@ -32,6 +32,11 @@ public final class UnaryFunction<I extends TType, O extends TType> extends Polym
     traceInferred(body);
   }
 
+  /** The input's tensor class (a concrete type or a family). */
+  Class<I> inputType() {
+    return inputType;
+  }
+
   @Override
   Traced trace(Ops tf, Inputs inputs) {
     Operand<O> out = body.define(tf, inputs.input("x", inputType));

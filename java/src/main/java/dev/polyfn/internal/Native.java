@@ -198,4 +198,10 @@ public final class Native {
    */
   public static native int restoreConcrete(
       long function, String declared, String traced, byte[] def, String[] outputNames, int outputsKey);
+
+  /**
+   * Why no concrete function accepts the call typed by {@code facts}: the saved signatures and the
+   * closest mismatch (null when one accepts it). For functions loaded without a body.
+   */
+  public static native String explainMiss(long function, long[] facts, int factCount);
 }

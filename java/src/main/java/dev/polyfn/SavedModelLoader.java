@@ -1,0 +1,260 @@
+package dev.polyfn;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.Native;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Operand;
+import org.tensorflow.exceptions.TensorFlowException;
+import org.tensorflow.internal.types.registry.TensorTypeRegistry;
+import org.tensorflow.ndarray.NdArrays;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.train.Restore;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.MetaGraphDef;
+import org.tensorflow.proto.NodeDef;
+import org.tensorflow.proto.SavedModel;
+import org.tensorflow.types.family.TType;
+
+/**
+ * Loads a SavedModel Polyfn wrote ({@link SavedModelWriter}) back as a polymorphic function with
+ * the saved dispatch: each concrete function's FunctionDef (from {@code saved_model.pb}) is
+ * registered under a fresh name and restored with its saved types (from {@code
+ * assets.extra/polyfn.json}); captured variables come back as new {@link Variable}s holding the
+ * checkpoint's values, owned by the function. Everything is read and checked before the function
+ * is returned; a failure closes what was built and names the file and the problem.
+ */
+final class SavedModelLoader {
+  private SavedModelLoader() {}
+
+  /**
+   * Loads {@code dir}; {@code body} (a {@link MapBody}, {@link ListBody}, {@link SingleBody} or
+   * {@link UnaryBody}, or null) traces the calls no saved signature accepts; {@code kind} is the
+   * expected kind ("map", "list", "single") or null for whatever was saved.
+   */
+  static PolymorphicFunction load(Path dir, Object body, String kind) {
+    return load(dir, body, kind, null);
+  }
+
+  /** {@link #load(Path, Object, String)}; {@code name} picks a function of a Python-written SavedModel. */
+  static PolymorphicFunction load(Path dir, Object body, String kind, String name) {
+    Path root = versionDir(dir);
+    SavedModel model = readModel(root.resolve("saved_model.pb"));
+    Path metaFile = root.resolve(SavedModelWriter.METADATA);
+    if (!Files.exists(metaFile) && body == null && (kind == null || kind.equals("map"))
+        && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
+      return PythonSavedModel.load(root, model.getMetaGraphs(0), name);
+    }
+    if (name != null) {
+      throw new IllegalArgumentException(metaFile + ": loading by name is for SavedModels written by Python's"
+          + " tf.saved_model.save; this one holds one Polyfn function");
+    }
+    String text;
+    try {
+      text = Files.readString(metaFile, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(metaFile + ": missing, so " + root
+          + " was not written by Polyfn's save, and it holds no object graph of Python's tf.saved_model.save");
+    } catch (IOException | UncheckedIOException e) {
+      throw new IllegalArgumentException(metaFile + ": cannot be read: " + e.getMessage(), e);
+    }
+    SavedFunctionMetadata meta;
+    try {
+      meta = SavedFunctionMetadata.read(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
+    }
+    if (kind != null && !kind.equals(meta.kind)) {
+      throw new IllegalArgumentException(metaFile + ": the saved function is a " + meta.kind
+          + " function, not a " + kind + " function; load it with the matching method");
+    }
+    Map<String, FunctionDef> library = new HashMap<>();
+    Map<String, NodeDef> nodes = new HashMap<>();
+    for (MetaGraphDef g : model.getMetaGraphsList()) {
+      g.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
+      g.getGraphDef().getNodeList().forEach(n -> nodes.put(n.getName(), n));
+    }
+    List<byte[]> defs = new ArrayList<>();
+    for (SavedFunctionMetadata.Concrete c : meta.concrete) {
+      FunctionDef def = library.get(c.function());
+      if (def == null) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no function " + c.function()
+            + " in the graph's library, which signature " + c.signature() + " needs");
+      }
+      checkArity(root, c, def, meta.variableKeys.size());
+      defs.add(def.toByteArray());
+    }
+    List<Variable<?>> variables = restoreVariables(root, meta, nodes);
+    PolymorphicFunction f;
+    try {
+      f = create(meta, body);
+    } catch (RuntimeException e) {
+      variables.forEach(Variable::close);
+      throw e;
+    }
+    try {
+      variables.forEach(f::adopt);
+      Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
+      for (int i = 0; i < defs.size(); i++) {
+        SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
+        f.restoreConcrete(meta.params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
+      }
+      if (body == null) {
+        f.markBodyless();
+      }
+      f.countSavedTraces(defs.size());
+      return f;
+    } catch (RuntimeException e) {
+      f.close(); // releases what was restored and the variables it adopted
+      throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The directory itself, or its highest numeric version subdirectory (TensorFlow Serving's layout). */
+  private static Path versionDir(Path dir) {
+    if (Files.isRegularFile(dir.resolve("saved_model.pb")) || !Files.isDirectory(dir)) {
+      return dir;
+    }
+    try (Stream<Path> list = Files.list(dir)) {
+      return list.filter(p -> p.getFileName().toString().matches("[0-9]{1,18}")
+              && Files.isRegularFile(p.resolve("saved_model.pb")))
+          .max((a, b) -> Long.compare(Long.parseLong(a.getFileName().toString()), Long.parseLong(b.getFileName().toString())))
+          .orElse(dir);
+    } catch (IOException e) {
+      return dir;
+    }
+  }
+
+  private static SavedModel readModel(Path file) {
+    try {
+      SavedModel m = SavedModel.parseFrom(Files.readAllBytes(file));
+      if (m.getMetaGraphsCount() == 0) {
+        throw new IllegalArgumentException(file + ": holds no MetaGraph (not a SavedModel, or truncated)");
+      }
+      return m;
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(file + ": missing; expected a SavedModel directory");
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(file + ": not a SavedModel protocol buffer (corrupt or truncated: "
+          + e.getMessage() + ")");
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage(), e);
+    }
+  }
+
+  /** The FunctionDef must take the flat inputs of the saved type, then one handle per variable. */
+  private static void checkArity(Path root, SavedFunctionMetadata.Concrete c, FunctionDef def, int variables) {
+    int flat;
+    try {
+      flat = SavedSignatures.inputs(c.traced()).size();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": signature " + c.signature()
+          + ": " + e.getMessage());
+    }
+    long handles = def.getSignature().getInputArgList().stream().filter(a -> a.getType() == DataType.DT_RESOURCE).count();
+    if (def.getSignature().getInputArgCount() != flat + variables || handles != variables
+        || def.getSignature().getOutputArgCount() != c.outputs().length) {
+      throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function() + " takes "
+          + def.getSignature().getInputArgCount() + " inputs and returns " + def.getSignature().getOutputArgCount()
+          + ", but its saved type has " + flat + " inputs, " + variables + " variables and " + c.outputs().length
+          + " outputs");
+    }
+  }
+
+  /** New variables holding the checkpoint's values, in capture order (read with an eager RestoreV2). */
+  private static List<Variable<?>> restoreVariables(Path root, SavedFunctionMetadata meta, Map<String, NodeDef> nodes) {
+    List<Variable<?>> out = new ArrayList<>();
+    if (meta.variableKeys.isEmpty()) {
+      return out;
+    }
+    Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
+    List<Class<? extends TType>> types = new ArrayList<>();
+    for (int i = 0; i < meta.variableKeys.size(); i++) {
+      NodeDef node = nodes.get("variables/" + i);
+      if (node == null || !node.getOp().equals("VarHandleOp")) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no variable node variables/" + i);
+      }
+      DataType dt = node.getAttrOrThrow("dtype").getType();
+      try {
+        types.add(TensorTypeRegistry.find(dt).type());
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable " + i + " has dtype " + dt
+            + ", which TensorFlow Java has no tensor class for");
+      }
+    }
+    Ops tf = Ops.create(EagerSession.getDefault());
+    String[] slices = new String[types.size()];
+    Arrays.fill(slices, "");
+    try {
+      Restore restored = tf.train.restore(tf.constant(prefix.toString()),
+          tf.constant(NdArrays.vectorOfObjects(meta.variableKeys.toArray(new String[0]))), tf.constant(NdArrays.vectorOfObjects(slices)), types);
+      for (Operand<?> value : restored) {
+        out.add(Variable.create(value.asTensor()));
+      }
+      return out;
+    } catch (TensorFlowException | IllegalArgumentException e) {
+      out.forEach(Variable::close);
+      throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static PolymorphicFunction create(SavedFunctionMetadata meta, Object body) {
+    FunctionOptions options = FunctionOptions.defaults().withName(meta.name);
+    Object b = body != null ? body : bodyless(meta.kind);
+    return switch (meta.kind) {
+      case "map" -> new MapFunction((MapBody) b, options);
+      case "list" -> new ListFunction((ListBody) b, options);
+      case "single" -> new SingleFunction((SingleBody) b, options);
+      default -> unary(meta.unaryInput, b, options);
+    };
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static PolymorphicFunction unary(Class<? extends TType> input, Object body, FunctionOptions options) {
+    return new UnaryFunction(input, (UnaryBody) body, options);
+  }
+
+  /** A body for a function loaded without one: never run, as such a function refuses to trace. */
+  private static Object bodyless(String kind) {
+    return switch (kind) {
+      case "map" -> (MapBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      case "list" -> (ListBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      case "single" -> (SingleBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      default -> (UnaryBody<TType, TType>) (tf, x) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+    };
+  }
+
+  /** The error of a call that no saved signature of body-less {@code f} accepts. */
+  static IllegalArgumentException miss(PolymorphicFunction f, CallBuffer call) {
+    String why = call == null ? null : Native.explainMiss(f.address(), call.facts(), call.factCount());
+    if (why == null) {
+      why = "no saved signature of '" + f.name() + "' accepts the call; saved: " + f.concreteFunctions().stream()
+          .map(c -> c.functionType().toString()).collect(Collectors.joining(", "));
+    }
+    return new IllegalArgumentException(why + " (a function loaded without a body cannot trace; load it with a body"
+        + " to trace new signatures)");
+  }
+}

@@ -1,0 +1,167 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import dev.polyfn.Variable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.ndarray.StdArrays;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * SavedModels written by Polyfn, loaded by Python's {@code tf.saved_model.load} (TensorFlow 2.21
+ * from the build's virtualenv, see tests/pom.xml): every signature is there and returns the
+ * numbers Polyfn returned for the same inputs ({@code tests/python/check_saved.py} compares them).
+ */
+class PythonInteropTest {
+  /** One call: the signature it runs, its flat inputs by signature key, and Polyfn's outputs. */
+  private final List<String> cases = new ArrayList<>();
+
+  private static String tensor(TFloat32 t) {
+    float[] v = SavedModelTest.floats(t);
+    List<String> values = new ArrayList<>();
+    for (float f : v) {
+      values.add(Float.toString(f));
+    }
+    List<String> dims = new ArrayList<>();
+    for (long d : t.shape().asArray()) {
+      dims.add(Long.toString(d));
+    }
+    return "{\"dtype\": \"float32\", \"shape\": [" + String.join(",", dims) + "], \"values\": [" + String.join(",", values) + "]}";
+  }
+
+  private void record(MapFunction f, String signature, Map<String, TFloat32> flat, Map<String, ?> args) {
+    try (Outputs out = f.call(args)) {
+      String inputs = flat.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue()))
+          .collect(Collectors.joining(", "));
+      String outputs = out.names().stream().map(n -> "\"" + n + "\": " + tensor((TFloat32) out.get(n)))
+          .collect(Collectors.joining(", "));
+      cases.add("{\"signature\": \"" + signature + "\", \"inputs\": {" + inputs + "}, \"outputs\": {" + outputs + "}}");
+    }
+  }
+
+  private String check(Path saved, List<String> signatures) throws Exception {
+    Path spec = saved.resolveSibling(saved.getFileName() + "-cases.json");
+    Files.writeString(spec, "{\"signatures\": [" + signatures.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(","))
+        + "], \"cases\": [" + String.join(",\n", cases) + "]}");
+    String python = System.getProperty("polyfn.python", "python3");
+    Process p = new ProcessBuilder(python, Path.of("python", "check_saved.py").toString(), saved.toString(), spec.toString())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
+    assertEquals(0, p.exitValue(), out);
+    cases.clear();
+    return out;
+  }
+
+  @Test
+  void pythonLoadsEverySignatureWithTheSameNumbers(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("scale");
+    try (Variable<TFloat32> w = Variable.create(TFloat32.vectorOf(1f, 2f, 3f));
+         MapFunction f = SavedModelTest.scale(w);
+         TFloat32 x3 = TFloat32.vectorOf(1f, 1f, 2f);
+         TFloat32 x23 = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f, 3f}, {4f, 5f, 6f}}))) {
+      record(f, "scale__float32_3", Map.of("x", x3), Map.of("x", x3));
+      record(f, "scale__float32_2_3", Map.of("x", x23), Map.of("x", x23));
+      f.save(saved);
+    }
+    assertTrue(check(saved, List.of("scale__float32_3", "scale__float32_2_3")).contains("OK 2"));
+
+    Path combo = dir.resolve("combo");
+    try (MapFunction f = Function.define(SavedModelTest.COMBO, FunctionOptions.defaults().withName("combo"));
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(3f, 4f);
+         TFloat32 c = TFloat32.vectorOf(-1f)) {
+      Map<String, TFloat32> flat = new LinkedHashMap<>();
+      flat.put("xs_0", a);
+      flat.put("xs_1", b);
+      flat.put("feats_a", a);
+      flat.put("feats_b", b);
+      record(f, "combo__float32_2__float32_2__float32_2__float32_2", flat, Map.of("xs", List.of(a, b), "feats", Map.of("a", a, "b", b)));
+      record(f, "combo__float32_1__float32_1__float32_1", Map.of("xs_0", c, "feats_a", c, "feats_b", c),
+          Map.of("xs", List.of(c), "feats", Map.of("a", c, "b", c)));
+      f.save(combo);
+    }
+    assertTrue(check(combo, List.of("combo__float32_2__float32_2__float32_2__float32_2", "combo__float32_1__float32_1__float32_1"))
+        .contains("OK 2"));
+  }
+
+  /**
+   * SavedModels Python's tf.saved_model.save wrote (generated now by tests/python/make_saved.py):
+   * a tf.function traced on two signatures with a captured variable, and a tf.Module with three
+   * functions loaded by name. Polyfn's loaded functions return what Python's restored ones did,
+   * dispatch without tracing, and refuse a call no saved signature accepts.
+   */
+  @Test
+  void pythonWrittenSavedModelsLoadWithTheirDispatch(@TempDir Path dir) throws Exception {
+    String python = System.getProperty("polyfn.python", "python3");
+    Process p = new ProcessBuilder(python, Path.of("python", "make_saved.py").toString(), dir.toString()).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
+    assertEquals(0, p.exitValue(), out + err);
+    Map<String, float[]> expected = new LinkedHashMap<>();
+    for (String line : out.strip().split("\n")) {
+      String[] parts = line.trim().split(" ");
+      float[] v = new float[parts.length - 1];
+      for (int i = 1; i < parts.length; i++) {
+        v[i - 1] = Float.parseFloat(parts[i]);
+      }
+      expected.put(parts[0], v);
+    }
+    try (MapFunction f = (MapFunction) Function.load(dir.resolve("function"));
+         TFloat32 v = TFloat32.vectorOf(1f, 2f, 3f, 4f);
+         TFloat32 m = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f, 3f}, {4f, 5f, 6f}}));
+         TFloat32 wrong = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f}}))) {
+      assertEquals(2, f.concreteFunctions().size());
+      try (Outputs o = f.call(Map.of("x", v))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("vector"), SavedModelTest.floats(o.get("y")));
+      }
+      try (Outputs o = f.call(Map.of("x", m))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("matrix"), SavedModelTest.floats(o.get("y")));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("total"), SavedModelTest.floats(o.get("total")));
+      }
+      assertEquals(2, f.traceCount()); // the two saved concrete functions; the calls traced nothing
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("x", wrong)).close());
+      assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
+    }
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("module")));
+    assertTrue(e.getMessage().contains("[add, combine, mul]"), e.getMessage());
+    try (MapFunction add = Function.load(dir.resolve("module"), "add");
+         MapFunction mul = Function.load(dir.resolve("module"), "mul");
+         MapFunction combine = Function.load(dir.resolve("module"), "combine");
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(3f, 4f);
+         TFloat32 s = TFloat32.scalarOf(2.5f)) {
+      try (Outputs o = add.call(Map.of("a", a, "b", b))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("add"), SavedModelTest.floats(o.get("sum")));
+      }
+      try (Outputs o = mul.call(Map.of("a", s))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("mul"), SavedModelTest.floats(o.get("product")));
+      }
+      try (Outputs o = combine.call(Map.of("xs", List.of(a, b), "feats", Map.of("a", a, "b", b)))) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("combine"), SavedModelTest.floats(o.get("z")));
+      }
+      assertEquals(3, add.traceCount() + mul.traceCount() + combine.traceCount());
+    }
+    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("module"), "nope"));
+    assertTrue(e.getMessage().contains("no function 'nope'"), e.getMessage());
+  }
+}
