@@ -15,10 +15,13 @@
 //!
 //! A function whose graph contains control flow, calls other functions (whose bodies are not
 //! inspected), or has an int32 output and a `Shape` op anywhere is refused ([`blocker`]); so is
-//! a function compiled with XLA (its compiled kernel is run by the default path). Everything
+//! a function compiled with XLA (its compiled kernel is run by the default path), and, with
+//! Grappler on, a function with control outputs (effects such as variable assignments, which
+//! Grappler on that path prunes). Everything
 //! else takes the path unless the caller's [`crate::CallOptions`] turn it off.
 
 use crate::c_api::{TFE_Context, TFE_Op, TF_Status};
+use crate::call_options::CallOptions;
 use crate::function::EagerFunction;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
@@ -65,8 +68,14 @@ const SHAPE_OPS: [&str; 2] = ["Shape", "ShapeN"];
 const DT_INT32: i32 = 3;
 
 /// Why a function must not take the fast path; `None` if it may. `ops` are its operations
-/// (type, name), `output_dtypes` its results' dtypes.
-pub(crate) fn blocker(ops: &[(String, String)], output_dtypes: &[i32]) -> Option<String> {
+/// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs.
+pub(crate) fn blocker(ops: &[(String, String)], output_dtypes: &[i32], effects: bool, options: &CallOptions) -> Option<String> {
+    if effects && options.grappler {
+        // Grappler, run by the `StatefulPartitionedCall` kernel, prunes ops that only control
+        // outputs depend on (a variable assignment whose result nothing reads): measured here,
+        // the assignment silently did not happen. The default path keeps them.
+        return Some("it has effects (control outputs) that Grappler would prune on that path".to_owned());
+    }
     let mut shape_op = None;
     for (ty, _) in ops {
         if CONTROL_FLOW.contains(&ty.as_str()) {

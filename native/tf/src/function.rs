@@ -183,7 +183,7 @@ impl EagerFunction {
             library.truncate(got.max(0) as usize);
         }
         let (inputs, outputs): (Vec<i32>, Vec<i32>) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
-        let mut fast_path_blocker = crate::fast_path::blocker(&ops, &outputs);
+        let mut fast_path_blocker = crate::fast_path::blocker(&ops, &outputs, !sig.control_outputs.is_empty(), &options);
         if !library.is_empty() {
             fast_path_blocker = Some("it calls other functions".to_owned());
         }

@@ -134,7 +134,7 @@ impl EagerFunction {
                 return Err(e);
             }
         }
-        let blocker = crate::fast_path::blocker(&ops, &output_dtypes);
+        let blocker = crate::fast_path::blocker(&ops, &output_dtypes, proto::has_control_outputs(def).map_err(bad)?, &options);
         // SAFETY: func was just made and is owned by the EagerFunction built from it.
         unsafe { EagerFunction::register(rt, ctx, func, Vec::new(), cname, input_dtypes, output_dtypes, blocker, options) }
     }

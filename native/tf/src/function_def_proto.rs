@@ -156,6 +156,11 @@ pub(crate) fn node_ops(def: &[u8]) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
+/// Whether the function has control outputs (`FunctionDef.control_ret`, field 6).
+pub(crate) fn has_control_outputs(def: &[u8]) -> Result<bool, String> {
+    Ok(!nested(def, &[6])?.is_empty())
+}
+
 /// The signature's name, if it has one.
 #[cfg(test)]
 pub(crate) fn name(def: &[u8]) -> Result<String, String> {

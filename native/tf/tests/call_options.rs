@@ -112,3 +112,27 @@ fn xla_compiles_and_refuses_ops_it_cannot_compile_at_registration() {
     drop((compiled, plain));
     unsafe { ctx.delete(rt) };
 }
+
+#[test]
+fn functions_with_effects_keep_the_default_path_when_grappler_runs() {
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, None).unwrap();
+    let y = g.unary("Neg", x).unwrap();
+    let effect = g.unary("Identity", x).unwrap();
+    let names = naming::output_arg_names(1);
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[effect.oper] };
+    let make = |options| unsafe { EagerFunction::from_graph_with(rt, ctx, g.raw(), &naming::function_name("effects"), &sig, options) }.unwrap();
+    let optimized = make(CallOptions::default());
+    assert!(!optimized.fast_path());
+    assert!(optimized.fast_path_blocker().unwrap().contains("control outputs"), "{:?}", optimized.fast_path_blocker());
+    let plain = make(CallOptions { grappler: false, ..CallOptions::default() });
+    assert_eq!(plain.fast_path(), polyfn_tf::fast_path_supported(rt));
+    // The same decision for the function restored from its definition.
+    let def = optimized.to_function_def().unwrap();
+    let restored = EagerFunction::from_function_def(rt, ctx, &def, &naming::function_name("effects")).unwrap();
+    assert!(!restored.fast_path());
+    drop((optimized, plain, restored));
+    unsafe { ctx.delete(rt) };
+}
