@@ -112,6 +112,23 @@ struct BufferView {
 /// The XLA device TensorFlow compiles CPU functions for.
 const XLA_CPU: &str = "XLA_CPU_JIT";
 
+/// Registers XLA's compilation kernels (`XLA_CPU_JIT` and the other JIT devices) in TensorFlow's
+/// kernel registry, which TensorFlow otherwise does lazily, on the first compilation or graph
+/// pass that needs them: until then an op's kernel list has no `XLA_CPU_JIT` entry. The function
+/// is TensorFlow's own `XlaOpRegistry::RegisterCompilationKernels()`, idempotent and locked.
+fn register_xla_kernels(rt: &Runtime) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        if let Some(f) = rt.optional_symbol(c"_ZN10tensorflow13XlaOpRegistry26RegisterCompilationKernelsEv") {
+            // SAFETY: `static void tensorflow::XlaOpRegistry::RegisterCompilationKernels()`: a
+            // static member function without arguments is called as a C function without any.
+            let f = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn()>(f) };
+            // SAFETY: as above; it takes the registry's lock and registers at most once.
+            unsafe { f() };
+        }
+    });
+}
+
 /// Whether `op` has a kernel for XLA's CPU compiler.
 fn has_xla_kernel(api: &OptionsApi, status: &Status<'_>, op: &str) -> Result<bool, TfError> {
     let cop = std::ffi::CString::new(op).map_err(|_| TfError::invalid_argument("op type contains NUL"))?;
@@ -136,6 +153,7 @@ fn has_xla_kernel(api: &OptionsApi, status: &Status<'_>, op: &str) -> Result<boo
 /// `func` must be a live function owned by the caller and not yet registered.
 pub(crate) unsafe fn mark_for_xla(rt: &Runtime, func: *mut TF_Function, fname: &str, ops: &[(String, String)]) -> Result<(), TfError> {
     let api = options_api(rt)?;
+    register_xla_kernels(rt);
     let status = Status::new(rt.api());
     if !has_xla_kernel(api, &status, "AddV2")? {
         return Err(TfError::new(Code::Unimplemented, format!("the loaded TensorFlow {} has no XLA compiler for {XLA_CPU}", rt.version())));
@@ -167,6 +185,7 @@ pub(crate) unsafe fn mark_for_xla(rt: &Runtime, func: *mut TF_Function, fname: &
 /// Whether XLA's CPU compiler is in the loaded runtime (its kernels are registered).
 pub fn xla_available(rt: &Runtime) -> bool {
     let Ok(api) = options_api(rt) else { return false };
+    register_xla_kernels(rt);
     has_xla_kernel(api, &Status::new(rt.api()), "AddV2").unwrap_or(false)
 }
 

@@ -127,6 +127,26 @@ class GrapplerAndXlaTest {
     }
   }
 
+  /**
+   * XLA as the first thing a JVM does: TensorFlow registers XLA's kernels lazily, so the trace-time
+   * check must not depend on something else having compiled before.
+   */
+  @Test
+  void xlaWorksAsTheFirstCallOfAFreshJvm() throws Exception {
+    String out = ChildJvm.run(GrapplerAndXlaTest.class);
+    assertTrue(out.contains("xla result 1.5"), out);
+  }
+
+  /** The child JVM of {@link #xlaWorksAsTheFirstCallOfAFreshJvm}. */
+  public static void main(String[] args) {
+    try (MapFunction f = Function.define((tf, in) -> Map.of("y", tf.math.add(in.input("x", TFloat32.class), tf.constant(1f))),
+            FunctionOptions.defaults().withJitCompile(true));
+        TFloat32 x = TFloat32.scalarOf(0.5f);
+        Outputs out = f.call(Map.of("x", x))) {
+      System.out.println("xla result " + out.get("y", TFloat32.class).getFloat());
+    }
+  }
+
   @Test
   void anOpXlaCannotCompileFailsAtTraceTimeNamingIt() {
     try (MapFunction f = Function.define((tf, in) -> {
