@@ -51,6 +51,8 @@ pub const NO_GRAPPLER_CONFIG_PROTO: &[u8] =
 
 /// `AttrValue { b: true }`, the value of `_XlaMustCompile`.
 const ATTR_TRUE: &[u8] = b"\x28\x01";
+/// `AttrValue { b: false }`.
+const ATTR_FALSE: &[u8] = b"\x28\x00";
 
 impl CallOptions {
     /// The `config_proto` attribute every call of the function carries.
@@ -177,9 +179,22 @@ pub(crate) unsafe fn mark_for_xla(rt: &Runtime, func: *mut TF_Function, fname: &
             ),
         ));
     }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { set_must_compile(rt, func, true) }
+}
+
+/// Sets the function's `_XlaMustCompile` attribute (a definition restored from a cache written
+/// with XLA on carries `true`; a function not compiled gets `false`, as Python's does).
+///
+/// # Safety
+/// `func` must be a live function owned by the caller and not yet registered.
+pub(crate) unsafe fn set_must_compile(rt: &Runtime, func: *mut TF_Function, compile: bool) -> Result<(), TfError> {
+    let api = options_api(rt)?;
+    let status = Status::new(rt.api());
+    let value = if compile { ATTR_TRUE } else { ATTR_FALSE };
     // SAFETY: live function owned by the caller; the proto bytes live for the call.
-    unsafe { (api.set_function_attr)(func, c"_XlaMustCompile".as_ptr(), ATTR_TRUE.as_ptr().cast(), ATTR_TRUE.len(), status.raw()) };
-    status.check("marking the function for XLA compilation")
+    unsafe { (api.set_function_attr)(func, c"_XlaMustCompile".as_ptr(), value.as_ptr().cast(), value.len(), status.raw()) };
+    status.check("setting the function's XLA compilation attribute")
 }
 
 /// Whether XLA's CPU compiler is in the loaded runtime (its kernels are registered).

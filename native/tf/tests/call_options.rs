@@ -136,3 +136,31 @@ fn functions_with_effects_keep_the_default_path_when_grappler_runs() {
     drop((optimized, plain, restored));
     unsafe { ctx.delete(rt) };
 }
+
+#[test]
+fn a_definition_exported_with_xla_follows_the_options_it_is_restored_with() {
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let (g, x, y) = add_twice(rt);
+    let xla = CallOptions { jit_compile: true, ..CallOptions::default() };
+    let compiled = function(rt, ctx, &g, &[x], &[y], xla).unwrap();
+    let def = compiled.to_function_def().unwrap();
+    // The attribute map entry: key "_XlaMustCompile", then its AttrValue (field 2) { b (5): .. }.
+    let value = |d: &[u8]| {
+        let at = d.windows(15).position(|w| w == b"_XlaMustCompile").expect("the XLA attribute") + 15;
+        d[at..at + 4].to_vec()
+    };
+    assert_eq!(value(&def), b"\x12\x02\x28\x01", "exported as true");
+    let plain = EagerFunction::from_function_def(rt, ctx, &def, &naming::function_name("restored")).unwrap();
+    assert!(plain.fast_path(), "restored without XLA: the caller-thread path again");
+    let plain_def = plain.to_function_def().unwrap();
+    assert_eq!(value(&plain_def), b"\x12\x02\x28\x00", "restored as false");
+    let again = EagerFunction::from_function_def_with(rt, ctx, &def, &naming::function_name("restored"), xla).unwrap();
+    assert!(!again.fast_path());
+    let input = OwnedTensor::from_f32(rt, &[64], &[1.0; 64]);
+    for (a, b) in run(rt, &plain, &input).iter().zip(run(rt, &again, &input)) {
+        assert!((a - b).abs() <= 1e-6, "{a} vs {b}");
+    }
+    drop((compiled, plain, again));
+    unsafe { ctx.delete(rt) };
+}
