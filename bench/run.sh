@@ -147,3 +147,19 @@ for _ in $(seq "$STARTUP_RUNS"); do
 done
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 # ---- end of the issue 11 block -------------------------------------------------------------------
+
+# ---- Call paths (caller-thread floors, Grappler, XLA, two threads) ----------------------------
+# Appends bench/out/fast-floor.json (Rust, polyfn-tf/examples/floors_inline.rs), jmh-fast.json
+# (FastPathBench) and python-fast.json (bench_fast.py), then re-runs the assembly so that
+# assemble.py's fast_paths() adds their rows and keys.
+step "call paths: caller-thread C API floors (cargo example polyfn-tf/floors_inline)"
+cargo build -q --release -p polyfn-tf --example floors_inline
+POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
+  "$ROOT/target/release/examples/floors_inline" "${FLOOR_ARGS[@]}" > "$OUT/fast-floor.json" 2> "$OUT/fast-floor.log"
+step "call paths: Python tf.function with and without jit_compile"
+(cd "$BENCH/python" && "$PY" bench_fast.py "${FLOOR_ARGS[@]}") > "$OUT/python-fast.json" 2> "$OUT/python-fast.log"
+step "call paths: JMH FastPathBench (paths, Grappler, XLA, two threads)"
+if [ "$MODE" = quick ]; then JMH_FAST=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms); else JMH_FAST=(-f 1 -wi 3 -w 1s -i 5 -r 1s); fi
+"${JMH[@]}" '^dev.polyfn.bench.FastPathBench\.' "${JMH_FAST[@]}" -rf json -rff "$OUT/jmh-fast.json" > "$OUT/jmh-fast.log" 2>&1
+step "call paths: assembling results again with the call-path rows"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))

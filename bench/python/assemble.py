@@ -231,6 +231,8 @@ def main():
         summary["targets"][name] = {"value": None if val is None else round(val, 3), "bound": "%s %s" % (op, bound), "met": met}
 
     trace_cost_and_inference(res, summary)
+
+    fast_md = fast_paths(res, summary)
     m = machine(jmh_call[0] if jmh_call else None)
     versions = {
         "polyfn": "dev.polyfn:polyfn:0.1.0-SNAPSHOT (built from git %s)" % (
@@ -260,7 +262,7 @@ def main():
     with open(os.path.join(BENCH, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    write_markdown(results, summary, a)
+    write_markdown(results, summary, a, fast_md)
     plot(res)
 
 
@@ -323,7 +325,7 @@ def control_flow_summary():
     return out
 
 
-def write_markdown(results, summary, a):
+def write_markdown(results, summary, a, fast_md=()):
     meta, res = results["meta"], results["workloads"]
     m, v = meta["machine"], meta["versions"]
     L = []
@@ -413,6 +415,7 @@ def write_markdown(results, summary, a):
                      ", ".join("(%s, %s)" % (s[0], s[1]) for s in r["samples_calls_rss_kb"])))
         if r["calls"] != 1000000:
             L.append("*Quick mode makes %s calls instead of 1,000,000.*\n" % "{:,}".format(r["calls"]))
+    L.extend(fast_md)
     L.append("## Method\n")
     jm = {"quick": "1 fork, 1×0.5 s warm-up, 3×0.5 s measurement", "full": "2 forks, 3×1 s warm-up, 5×1 s measurement"}[meta["mode"]] \
         if meta["mode"] in ("quick", "full") else ""
@@ -497,6 +500,90 @@ def startup_markdown(st):
                      "%.2fx" % r["cold_over_this_all"] if "cold_over_this_all" in r else "", "" if r.get("traces") is None else r["traces"],
                      r["runs"], r["in_process_ms"]))
     L.append("")
+
+def fast_paths(res, summary):
+    """The call-path rows (bench/run.sh's "Call paths" block): caller-thread C API floors, the
+    paths and options of Polyfn (FastPathBench), Python with jit_compile. Adds workload entries,
+    summary keys and targets; returns the BENCHMARKS.md section."""
+    floor = load("fast-floor.json") or {"workloads": {}}
+    py = load("python-fast.json") or {"workloads": {}}
+    jmh = load("jmh-fast.json") or []
+    for wl, cs in floor["workloads"].items():
+        for c, v in cs.items():
+            res.setdefault(wl, {})[c] = dict(v, source="native/tf/examples/floors_inline.rs")
+    for wl, cs in py["workloads"].items():
+        for c, v in cs.items():
+            res.setdefault(wl, {})[c] = dict(v, source="bench/python/bench_fast.py")
+    throughput = {}
+    for e in jmh:
+        name = e["benchmark"].split(".")[-1]
+        if name == "call":
+            wl, variant = e["params"]["workload"], e["params"]["variant"]
+            res.setdefault(wl, {})["polyfn_" + variant] = dict(jmh_entry(e), source="FastPathBench")
+        else:
+            throughput[name] = e["primaryMetric"]["score"]  # calls per ms, all threads
+
+    def us(wl, c):
+        v = res.get(wl, {}).get(c)
+        return None if v is None else v.get("us")
+
+    def ratio(x, y):
+        return None if x is None or y is None or y == 0 else x / y
+
+    speedup = ratio(throughput.get("hit2Threads"), throughput.get("hit1Thread"))
+    keys = {
+        "floor_inline_session_add2_us": us("add2", "floor_inline_session"),
+        "floor_eager_inline_add2_us": us("add2", "floor_eager_inline"),
+        "floor_inline_session_args16_us": us("args16", "floor_inline_session"),
+        "floor_inline_session_list100_us": us("list100", "floor_inline_session"),
+        "polyfn_args16_us": us("args16", "polyfn"),
+        "polyfn_hit_2threads_speedup": None if speedup is None else round(speedup, 3),
+        "polyfn_mlp_us": us("mlp", "polyfn_default"),
+        "polyfn_mlp_nograppler_us": us("mlp", "polyfn_nograppler"),
+        "polyfn_mlp_pooled_us": us("mlp", "polyfn_pooled"),
+        "polyfn_mlp_xla_us": us("mlp", "polyfn_xla"),
+        "polyfn_matmul512_us": us("matmul512", "polyfn_default"),
+        "polyfn_matmul512_nograppler_us": us("matmul512", "polyfn_nograppler"),
+        "python_tf_function_mlp_us": us("mlp", "python_tf_function"),
+        "python_mlp_xla_us": us("mlp", "python_tf_function_xla"),
+        "polyfn_ew20_us": us("ew20", "polyfn_default"),
+        "polyfn_ew20_xla_us": us("ew20", "polyfn_xla"),
+        "python_ew20_us": us("ew20", "python_tf_function"),
+        "python_ew20_xla_us": us("ew20", "python_tf_function_xla"),
+    }
+    summary.update(keys)
+    fastest = lambda wl: min([v for v in (us(wl, "floor_inline_session"), us(wl, "floor_eager_inline"),
+                                          us(wl, "floor_tfe"), us(wl, "floor_session")) if v is not None], default=None)
+    py_floor_ratio = ratio(us("mlp", "python_tf_function"), fastest("mlp"))
+    targets = [
+        ("add2: ≤ 1.5× the fastest C floor (caller-thread floors included)", ratio(us("add2", "polyfn"), fastest("add2")), "≤", 1.5),
+        ("add2: ≥ 25× faster than Python tf.function", ratio(us("add2", "python_tf_function"), us("add2", "polyfn")), "≥", 25),
+        ("two threads on one cached function: ≥ 1.8× one thread's throughput", speedup, "≥", 1.8),
+        ("mlp: Polyfn / fastest floor ≤ Python tf.function / fastest floor", ratio(ratio(us("mlp", "polyfn_default"), fastest("mlp")), py_floor_ratio), "≤", 1),
+        ("ew20: XLA speed-up ≥ Python jit_compile's", ratio(ratio(us("ew20", "polyfn_default"), us("ew20", "polyfn_xla")),
+                                                           ratio(us("ew20", "python_tf_function"), us("ew20", "python_tf_function_xla"))), "≥", 1),
+        ("args16: ≤ 1.5× the fastest floor", ratio(us("args16", "polyfn"), fastest("args16")), "≤", 1.5),
+        ("list100: ≤ 1.5× the fastest floor", ratio(us("list100", "polyfn"), fastest("list100")), "≤", 1.5),
+    ]
+    for name, val, op, bound in targets:
+        met = None if val is None else (val <= bound if op == "≤" else val >= bound)
+        summary.setdefault("targets", {})[name] = {"value": None if val is None else round(val, 3), "bound": "%s %s" % (op, bound), "met": met}
+    if not (floor["workloads"] or jmh or py["workloads"]):
+        return []
+    fmt = lambda v: "–" if v is None else ("%.4g" % v)
+    L = ["## Call paths: caller-thread floors, Grappler, XLA (µs, median)\n"]
+    cols = [("polyfn_default", "Polyfn (default: caller thread where safe, Grappler)"), ("polyfn_pooled", "Polyfn, thread pool"),
+            ("polyfn_nograppler", "Polyfn, no Grappler"), ("polyfn_xla", "Polyfn, XLA"),
+            ("floor_inline_session", "floor: TF_Session on the caller thread"), ("floor_eager_inline", "floor: eager function on the caller thread"),
+            ("polyfn_tf_fast", "polyfn-tf EagerFunction::call (Rust)"),
+            ("python_tf_function", "Python tf.function"), ("python_tf_function_xla", "Python tf.function(jit_compile=True)")]
+    L.append("| workload | " + " | ".join(c[1] for c in cols) + " |")
+    L.append("|---" * (len(cols) + 1) + "|")
+    for wl in ("add2", "mlp", "matmul512", "args16", "list100", "ew20"):
+        L.append("| `%s` | " % wl + " | ".join(fmt(us(wl, c)) for c, _ in cols) + " |")
+    L.append("\n`ew20`: 20 element-wise ops (Mul, AddV2, Tanh, Sub, Abs, four times) on 1,048,576 floats. "
+             "Two threads calling one cached `add2`: %s× one thread's throughput (%s vs %s calls/ms).\n"
+             % (fmt(speedup), fmt(throughput.get("hit2Threads")), fmt(throughput.get("hit1Thread"))))
     return L
 
 

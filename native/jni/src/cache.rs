@@ -74,8 +74,9 @@ pub fn restore_concrete<'l>(
     let def = env.convert_byte_array(&def)?;
     let names = convert::strings(env, &output_names, "output names")?;
     let tf_name = unused_function_name(rt, ctx, f.name());
+    let options = f.call_options();
     let concrete = f.restore(declared, traced, names, |_ty, _id| {
-        let function = EagerFunction::from_function_def(rt, ctx, &def, &tf_name)?;
+        let function = EagerFunction::from_function_def_with(rt, ctx, &def, &tf_name, options)?;
         Ok(Traced { function, outputs_key })
     })?;
     Ok(concrete.id as jint)

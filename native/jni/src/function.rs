@@ -21,7 +21,7 @@ pub fn new_function<'l>(
         reduce_retracing,
         max_concrete_functions: usize::try_from(max_concrete_functions).ok().filter(|&n| n > 0),
     };
-    Ok(handles::into_handle(Function::with_options(name, options)))
+    Ok(handles::into_handle(Function::new(polyfn_core::Polymorphic::with_options(name, options))))
 }
 
 /// `Native.closeFunction`: releases every concrete function; the handle stays valid.
@@ -45,5 +45,12 @@ pub fn trace_count<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong) -> 
 /// `Native.clearCache`: releases every concrete function; the parameter list stays.
 pub fn clear_cache<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong) -> Result<()> {
     handles::function(env, handle)?.clear_cache();
+    Ok(())
+}
+
+/// `Native.setCallOptions`: how the function's concrete functions run (bits of
+/// `handles::CallFlags`); set before the first trace.
+pub fn set_call_options<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, flags: jint) -> Result<()> {
+    handles::function(env, handle)?.set_call_options(flags as u32);
     Ok(())
 }

@@ -11,8 +11,9 @@ use crate::errors::{NativeError, Result};
 use jni::sys::jlong;
 use jni::Env;
 use polyfn_core::{Polymorphic, TraceSession};
-use polyfn_tf::EagerFunction;
+use polyfn_tf::{CallOptions, EagerFunction};
 use std::any::Any;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 /// A concrete function as the JNI layer caches it: the TensorFlow function and the key under
@@ -23,8 +24,52 @@ pub struct Traced {
     pub outputs_key: i32,
 }
 
-/// A polymorphic function whose concrete functions are TensorFlow eager functions.
-pub type Function = Polymorphic<Traced>;
+/// A polymorphic function whose concrete functions are TensorFlow eager functions, and how
+/// their calls run (set by Java right after creation, read when a concrete function is made).
+pub struct Function {
+    pub poly: Polymorphic<Traced>,
+    call_options: AtomicU32,
+}
+
+impl Function {
+    pub fn new(poly: Polymorphic<Traced>) -> Self {
+        Function { poly, call_options: AtomicU32::new(CallFlags::DEFAULT) }
+    }
+
+    /// The options concrete functions made from now on are registered with.
+    pub fn call_options(&self) -> CallOptions {
+        CallFlags::decode(self.call_options.load(Ordering::Relaxed))
+    }
+
+    pub fn set_call_options(&self, flags: u32) {
+        self.call_options.store(flags, Ordering::Relaxed);
+    }
+}
+
+impl std::ops::Deref for Function {
+    type Target = Polymorphic<Traced>;
+    fn deref(&self) -> &Self::Target {
+        &self.poly
+    }
+}
+
+/// The bits of `Native.setCallOptions`' flags (`dev.polyfn.internal.CallPaths`).
+pub struct CallFlags;
+
+impl CallFlags {
+    pub const FAST_PATH: u32 = 1;
+    pub const GRAPPLER: u32 = 2;
+    pub const JIT_COMPILE: u32 = 4;
+    const DEFAULT: u32 = Self::FAST_PATH | Self::GRAPPLER;
+
+    pub fn decode(flags: u32) -> CallOptions {
+        CallOptions {
+            fast_path: flags & Self::FAST_PATH != 0,
+            grappler: flags & Self::GRAPPLER != 0,
+            jit_compile: flags & Self::JIT_COMPILE != 0,
+        }
+    }
+}
 
 /// One cached concrete function.
 pub type ConcreteFn = polyfn_core::Concrete<Traced>;

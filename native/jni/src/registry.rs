@@ -21,6 +21,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn delete_tensor(tensor: jlong), fn = runtime::delete_tensor, error_policy = ThrowJava },
     native_method! { static fn new_function(name: JString, reduce_retracing: jboolean, max_concrete_functions: jint) -> jlong, fn = function::new_function, error_policy = ThrowJava },
     native_method! { static fn close_function(handle: jlong), fn = function::close_function, error_policy = ThrowJava },
+    native_method! { static fn set_call_options(handle: jlong, flags: jint), fn = function::set_call_options, error_policy = ThrowJava },
     native_method! { static fn free_function(handle: jlong), fn = function::free_function, error_policy = ThrowJava },
     native_method! { static fn trace_count(handle: jlong) -> jint, fn = function::trace_count, error_policy = ThrowJava },
     native_method! { static fn clear_cache(handle: jlong), fn = function::clear_cache, error_policy = ThrowJava },

@@ -145,10 +145,11 @@ pub fn finish_trace<'l>(
     let arg_names = output_arg_names(outputs.len());
     let tf_name = unused_function_name(rt, ctx, f.name());
     let calls = std::mem::take(&mut trace.calls);
+    let options = f.call_options();
     let concrete = f.finish_trace(&trace.session, names, |_ty, _id| {
         let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names, control_outputs: &control };
         // SAFETY: the graph is the live trace graph Java holds open for this call.
-        let mut function = unsafe { EagerFunction::from_graph(rt, ctx, graph, &tf_name, &sig) }?;
+        let mut function = unsafe { EagerFunction::from_graph_with(rt, ctx, graph, &tf_name, &sig, options) }?;
         for dependency in calls {
             function.keep_alive(dependency);
         }

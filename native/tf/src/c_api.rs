@@ -84,6 +84,7 @@ c_api! {
     fn TF_DeleteStatus(s: *mut TF_Status);
     fn TF_GetCode(s: *const TF_Status) -> c_int;
     fn TF_Message(s: *const TF_Status) -> *const c_char;
+    fn TF_SetStatus(s: *mut TF_Status, code: c_int, msg: *const c_char);
 
     fn TF_AllocateTensor(dtype: c_int, dims: *const i64, num_dims: c_int, len: usize) -> *mut TF_Tensor;
     fn TF_DeleteTensor(t: *mut TF_Tensor);
@@ -104,6 +105,7 @@ c_api! {
     fn TF_FinishOperation(d: *mut TF_OperationDescription, s: *mut TF_Status) -> *mut TF_Operation;
     fn TF_OperationNumOutputs(oper: *mut TF_Operation) -> c_int;
     fn TF_OperationOpType(oper: *mut TF_Operation) -> *const c_char;
+    fn TF_OperationName(oper: *mut TF_Operation) -> *const c_char;
     fn TF_GraphNextOperation(g: *mut TF_Graph, pos: *mut usize) -> *mut TF_Operation;
     fn TF_OperationOutputType(out: TF_Output) -> c_int;
     fn TF_GraphGetTensorNumDims(g: *mut TF_Graph, out: TF_Output, s: *mut TF_Status) -> c_int;

@@ -17,10 +17,21 @@ impl EagerFunction {
     pub unsafe fn call(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>) -> Result<(), TfError> {
         self.check_input_count(inputs.len())?;
         let api = self.rt.api();
-        let status = Status::new(api);
+        crate::status::with_call_status(api, |status| {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { self.call_with(inputs, out, status) }
+        })
+    }
+
+    /// [`EagerFunction::call`] with the status to use.
+    ///
+    /// # Safety
+    /// As for [`EagerFunction::call`].
+    unsafe fn call_with(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>, status: &Status<'_>) -> Result<(), TfError> {
+        let api = self.rt.api();
         // SAFETY: the context outlives every function registered in it.
         let fast = if self.fast_path() { crate::fast_path::fast_api(self.rt) } else { None };
-        let op = unsafe { CachedOp::take(self, fast, &status) }?;
+        let op = unsafe { CachedOp::take(self, fast, status) }?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
         for &t in inputs {

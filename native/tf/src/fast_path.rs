@@ -1,11 +1,11 @@
-//! The caller-thread call path (opt-in per function).
+//! The caller-thread call path, chosen per function when it is registered.
 //!
 //! Executing a function by name hands it to TensorFlow's inter-op thread pool and waits for a
 //! worker. With the eager context's experimental "run eager op as function" mode on, a
 //! `StatefulPartitionedCall` op naming the function (attributes `Tin`, `Tout`, `f` only) takes
 //! TensorFlow's synchronous small-function path instead and runs on the calling thread.
 //!
-//! Limits, why the path is opt-in and refused for some functions:
+//! Limits, why some functions are kept off it:
 //! - the mode is set on the whole eager context (TensorFlow Java's, shared with its own eager
 //!   ops), and TensorFlow marks it experimental;
 //! - functions with control flow (`If`, `While` and their stateless forms) run slower on it, and
@@ -14,13 +14,18 @@
 //! - independent ops inside one function lose inter-op parallelism.
 //!
 //! A function whose graph contains control flow, calls other functions (whose bodies are not
-//! inspected), or has an int32 output and a `Shape` op anywhere is refused ([`blocker`]).
+//! inspected), or has an int32 output and a `Shape` op anywhere is refused ([`blocker`]); so is
+//! a function compiled with XLA (its compiled kernel is run by the default path), and, with
+//! Grappler on, a function with control outputs (effects such as variable assignments, which
+//! Grappler on that path prunes). Everything
+//! else takes the path unless the caller's [`crate::CallOptions`] turn it off.
 
-use crate::c_api::{TFE_Context, TFE_Op, TF_Graph, TF_Output, TF_Status};
+use crate::c_api::{TFE_Context, TFE_Op, TF_Status};
+use crate::call_options::CallOptions;
 use crate::function::EagerFunction;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
-use std::ffi::{c_char, c_int, c_uchar, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uchar, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
@@ -62,30 +67,17 @@ const CALLS: [&str; 2] = ["StatefulPartitionedCall", "PartitionedCall"];
 const SHAPE_OPS: [&str; 2] = ["Shape", "ShapeN"];
 const DT_INT32: i32 = 3;
 
-/// Why `graph`, as a function returning `outputs`, must not take the fast path; `None` if it may.
-///
-/// # Safety
-/// `graph` must be live and not mutated concurrently; `outputs` must belong to it.
-pub(crate) unsafe fn blocker(rt: &Runtime, graph: *mut TF_Graph, outputs: &[TF_Output]) -> Option<String> {
-    let api = rt.api();
-    // SAFETY: live graph (caller's contract).
-    if unsafe { (api.TF_GraphNumFunctions)(graph) } > 0 {
-        return Some("it calls other functions".to_owned());
+/// Why a function must not take the fast path; `None` if it may. `ops` are its operations
+/// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs.
+pub(crate) fn blocker(ops: &[(String, String)], output_dtypes: &[i32], effects: bool, options: &CallOptions) -> Option<String> {
+    if effects && options.grappler {
+        // Grappler, run by the `StatefulPartitionedCall` kernel, prunes ops that only control
+        // outputs depend on (a variable assignment whose result nothing reads): measured here,
+        // the assignment silently did not happen. The default path keeps them.
+        return Some("it has effects (control outputs) that Grappler would prune on that path".to_owned());
     }
-    let op_type = |oper| {
-        // SAFETY: oper is an operation of the live graph; its type name is a NUL-terminated
-        // string owned by the graph, copied at once.
-        unsafe { CStr::from_ptr((api.TF_OperationOpType)(oper)) }.to_string_lossy().into_owned()
-    };
     let mut shape_op = None;
-    let mut pos = 0usize;
-    loop {
-        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
-        let oper = unsafe { (api.TF_GraphNextOperation)(graph, &mut pos) };
-        if oper.is_null() {
-            break;
-        }
-        let ty = op_type(oper);
+    for (ty, _) in ops {
         if CONTROL_FLOW.contains(&ty.as_str()) {
             return Some(format!("it contains control flow ({ty})"));
         }
@@ -99,11 +91,16 @@ pub(crate) unsafe fn blocker(rt: &Runtime, graph: *mut TF_Graph, outputs: &[TF_O
     let shape_op = shape_op?;
     // Whether the shape reaches an output is not traced through the graph: any int32 output
     // with a shape op in the graph is refused.
-    outputs.iter().enumerate().find_map(|(i, o)| {
-        // SAFETY: an output of the live graph (caller's contract).
-        let dtype = unsafe { (api.TF_OperationOutputType)(*o) };
-        (dtype == DT_INT32).then(|| format!("its output {i} is an int32 and the function computes {shape_op}"))
-    })
+    output_dtypes.iter().position(|&d| d == DT_INT32).map(|i| format!("its output {i} is an int32 and the function computes {shape_op}"))
+}
+
+/// Whether the loaded runtime has the caller-thread path as Polyfn uses it: the experimental
+/// context flag exists from TensorFlow 2.9, but the path was checked (results, speed, limits)
+/// on 2.18 and later, so older versions keep the default path.
+pub fn fast_path_supported(rt: &Runtime) -> bool {
+    let mut parts = rt.version().split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (2, 18) && fast_api(rt).is_some()
 }
 
 impl EagerFunction {
@@ -122,7 +119,7 @@ impl EagerFunction {
                 format!("function {} cannot take the caller-thread path: {why}", self.name()),
             ));
         }
-        let Some(fast) = fast_api(self.rt) else {
+        let Some(fast) = fast_api(self.rt).filter(|_| fast_path_supported(self.rt)) else {
             return Err(TfError::new(
                 Code::Unimplemented,
                 format!("TensorFlow {} lacks the caller-thread function path", self.rt.version()),

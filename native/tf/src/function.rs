@@ -1,6 +1,7 @@
 //! A traced graph turned into a `TF_Function` and registered in an eager context.
 
 use crate::c_api::{TFE_Context, TF_Function, TF_Graph, TF_Operation, TF_Output};
+use crate::call_options::CallOptions;
 use crate::op_cache::CachedOp;
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
@@ -82,8 +83,13 @@ pub struct EagerFunction {
     pub(crate) output_dtypes: Vec<i32>,
     /// Why the caller-thread path would not give this function's results (None: it would).
     pub(crate) fast_path_blocker: Option<String>,
-    /// Whether calls take the caller-thread path (opt-in, see [`EagerFunction::set_fast_path`]).
+    /// Whether calls take the caller-thread path (chosen at registration, see
+    /// [`EagerFunction::set_fast_path`]).
     pub(crate) fast_path: std::sync::atomic::AtomicBool,
+    /// The `config_proto` attribute of every call (Grappler's configuration).
+    pub(crate) config_proto: &'static [u8],
+    /// The options it was registered with.
+    pub(crate) options: CallOptions,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -91,7 +97,8 @@ unsafe impl Send for EagerFunction {}
 unsafe impl Sync for EagerFunction {}
 
 impl EagerFunction {
-    /// Converts `graph` into a `TF_Function` named `name` and registers it in `ctx`.
+    /// Converts `graph` into a `TF_Function` named `name` and registers it in `ctx`, with the
+    /// default [`CallOptions`].
     ///
     /// # Safety
     /// `graph` must be a live graph not mutated concurrently; the `TF_Output`s must belong to it.
@@ -101,6 +108,23 @@ impl EagerFunction {
         graph: *mut TF_Graph,
         name: &str,
         sig: &GraphSignature<'_>,
+    ) -> Result<Self, TfError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { Self::from_graph_with(rt, ctx, graph, name, sig, CallOptions::default()) }
+    }
+
+    /// [`EagerFunction::from_graph`] with the given options: the graph is inspected here to
+    /// choose the call path, and, with XLA, to check that every op compiles.
+    ///
+    /// # Safety
+    /// As for [`EagerFunction::from_graph`].
+    pub unsafe fn from_graph_with(
+        rt: &'static Runtime,
+        ctx: EagerContext,
+        graph: *mut TF_Graph,
+        name: &str,
+        sig: &GraphSignature<'_>,
+        options: CallOptions,
     ) -> Result<Self, TfError> {
         let api = rt.api();
         let status = Status::new(api);
@@ -138,8 +162,16 @@ impl EagerFunction {
             status.raw(),
         ) };
         status.check("converting the traced graph to a function")?;
-        // SAFETY: live graph, its own outputs (caller's contract).
-        let fast_path_blocker = unsafe { crate::fast_path::blocker(rt, graph, sig.outputs) };
+        // SAFETY: live graph (caller's contract).
+        let ops = unsafe { crate::call_options::graph_ops(rt, graph) };
+        if options.jit_compile {
+            // SAFETY: func was just made, is owned here and not registered.
+            if let Err(e) = unsafe { crate::call_options::mark_for_xla(rt, func, name, &ops) } {
+                // SAFETY: owned here, deleted once.
+                unsafe { (api.TF_DeleteFunction)(func) };
+                return Err(e);
+            }
+        }
         // SAFETY: the outputs belong to the live graph (caller's contract).
         let dtype = |o: &TF_Output| unsafe { (api.TF_OperationOutputType)(*o) };
         // SAFETY: live graph; the buffer holds n pointers, and TF_GraphGetFunctions writes at most
@@ -152,7 +184,11 @@ impl EagerFunction {
         } else {
             library.truncate(got.max(0) as usize);
         }
-        let (inputs, outputs) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
+        let (inputs, outputs): (Vec<i32>, Vec<i32>) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
+        let mut fast_path_blocker = crate::fast_path::blocker(&ops, &outputs, !sig.control_outputs.is_empty(), &options);
+        if !library.is_empty() {
+            fast_path_blocker = Some("it calls other functions".to_owned());
+        }
         // SAFETY: live context; the library functions were just made and are owned here.
         let added = match unsafe { crate::branch_library::register_missing(rt, ctx, &library) } {
             Ok(added) => added,
@@ -168,7 +204,8 @@ impl EagerFunction {
             }
         };
         // SAFETY: func and the library functions were just made and are owned here.
-        let mut made = unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker) };
+        let mut made =
+            unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker, options) };
         match &mut made {
             Ok(f) => f.added_library = added,
             // SAFETY: live context; removing what was just added.
@@ -190,8 +227,12 @@ impl EagerFunction {
         name: CString,
         input_dtypes: Vec<i32>,
         output_dtypes: Vec<i32>,
-        fast_path_blocker: Option<String>,
+        mut fast_path_blocker: Option<String>,
+        options: CallOptions,
     ) -> Result<Self, TfError> {
+        if options.jit_compile {
+            fast_path_blocker = Some("it is compiled with XLA".to_owned());
+        }
         let api = rt.api();
         let status = Status::new(api);
         // SAFETY: ctx is a live context; func is owned here (caller's contract).
@@ -207,7 +248,7 @@ impl EagerFunction {
             return Err(e);
         }
         LIVE.fetch_add(1, Ordering::Relaxed);
-        Ok(EagerFunction {
+        let f = EagerFunction {
             rt,
             ctx,
             function: func,
@@ -221,7 +262,22 @@ impl EagerFunction {
             output_dtypes,
             fast_path_blocker,
             fast_path: Default::default(),
-        })
+            config_proto: options.config_proto(),
+            options,
+        };
+        if options.fast_path && f.fast_path_blocker.is_none() && crate::fast_path::fast_path_supported(rt) {
+            // Refused only by a runtime error setting the context flag: the default path is
+            // then kept, which gives the same results.
+            if let Err(e) = f.set_fast_path(true) {
+                log::warn!("function {} stays on the default call path: {e}", f.name());
+            }
+        }
+        Ok(f)
+    }
+
+    /// The options the function was registered with.
+    pub fn call_options(&self) -> CallOptions {
+        self.options
     }
 
     /// How many functions Polyfn has registered and not yet removed, in this process.

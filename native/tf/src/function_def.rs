@@ -6,6 +6,7 @@
 //! there is a clear error naming the missing function.
 
 use crate::c_api::{TF_Buffer, TF_Function, TF_Status};
+use crate::call_options::CallOptions;
 use crate::function::{EagerContext, EagerFunction};
 use crate::function_def_proto as proto;
 use crate::runtime::Runtime;
@@ -99,9 +100,24 @@ impl EagerFunction {
         def: &[u8],
         name: &str,
     ) -> Result<Self, TfError> {
+        Self::from_function_def_with(rt, ctx, def, name, CallOptions::default())
+    }
+
+    /// [`EagerFunction::from_function_def`] with the given options; the definition's nodes are
+    /// inspected to choose the call path, as a traced graph's are.
+    pub fn from_function_def_with(
+        rt: &'static Runtime,
+        ctx: EagerContext,
+        def: &[u8],
+        name: &str,
+        options: CallOptions,
+    ) -> Result<Self, TfError> {
         let api = def_api(rt)?;
         let bad = |why: String| TfError::invalid_argument(format!("not a usable FunctionDef: {why}"));
         let (input_dtypes, output_dtypes) = proto::arg_dtypes(def).map_err(bad)?;
+        let ops = proto::node_ops(def).map_err(bad)?;
+        let effects = proto::has_control_outputs(def).map_err(bad)?;
+        crate::def_check::check_nodes(rt, def).map_err(bad)?;
         let cname = CString::new(name).map_err(|_| TfError::invalid_argument("function name contains NUL"))?;
         if EagerFunction::is_registered(rt, ctx, name) {
             return Err(TfError::new(Code::AlreadyExists, format!("a function named {name} is already registered")));
@@ -111,21 +127,28 @@ impl EagerFunction {
         // SAFETY: the bytes live for the call; TensorFlow copies what it keeps.
         let func = unsafe { (api.import)(renamed.as_ptr().cast(), renamed.len(), status.raw()) };
         status.check("importing the FunctionDef")?;
-        // SAFETY: func was just made and is owned by the EagerFunction built from it.
-        unsafe {
-            EagerFunction::register(
-                rt,
-                ctx,
-                func,
-                Vec::new(),
-                cname,
-                input_dtypes,
-                output_dtypes,
-                // The caller-thread path is chosen by inspecting the traced graph, which a
-                // restored function does not have.
-                Some("restored from a FunctionDef (its graph was not inspected)".into()),
-            )
+        // A definition exported from a function compiled with XLA carries `_XlaMustCompile`:
+        // the options of this run decide, either way.
+        // SAFETY: func was just made, is owned here and not registered.
+        let marked = unsafe {
+            if options.jit_compile {
+                crate::call_options::mark_for_xla(rt, func, name, &ops)
+            } else {
+                // Only a runtime without the attribute setter fails here; it has no XLA either.
+                crate::call_options::set_must_compile(rt, func, false).or_else(|e| match e.code {
+                    Code::Unimplemented => Ok(()),
+                    _ => Err(e),
+                })
+            }
+        };
+        if let Err(e) = marked {
+            // SAFETY: owned here, deleted once.
+            unsafe { (rt.api().TF_DeleteFunction)(func) };
+            return Err(e);
         }
+        let blocker = crate::fast_path::blocker(&ops, &output_dtypes, effects, &options);
+        // SAFETY: func was just made and is owned by the EagerFunction built from it.
+        unsafe { EagerFunction::register(rt, ctx, func, Vec::new(), cname, input_dtypes, output_dtypes, blocker, options) }
     }
 }
 

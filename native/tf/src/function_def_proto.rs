@@ -130,6 +130,37 @@ pub(crate) fn rename(def: &[u8], name: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// The payloads of the length-delimited fields found by following `path` (field numbers,
+/// outermost first) through nested messages: every match at every level, in order.
+pub(crate) fn nested<'a>(msg: &'a [u8], path: &[u64]) -> Result<Vec<&'a [u8]>, String> {
+    let Some((&first, rest)) = path.split_first() else { return Ok(vec![msg]) };
+    let mut out = Vec::new();
+    for f in fields(msg)? {
+        if f.number == first && f.wire_type == 2 {
+            out.extend(nested(&msg[f.payload], rest)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The op types and names of a `FunctionDef`'s nodes (`node_def` is field 3, a `NodeDef`'s name
+/// field 1 and op field 2).
+pub(crate) fn node_ops(def: &[u8]) -> Result<Vec<(String, String)>, String> {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let mut out = Vec::new();
+    for node in nested(def, &[3])? {
+        let op = nested(node, &[2])?.first().map(|b| text(b)).unwrap_or_default();
+        let name = nested(node, &[1])?.first().map(|b| text(b)).unwrap_or_default();
+        out.push((op, name));
+    }
+    Ok(out)
+}
+
+/// Whether the function has control outputs (`FunctionDef.control_ret`, field 6).
+pub(crate) fn has_control_outputs(def: &[u8]) -> Result<bool, String> {
+    Ok(!nested(def, &[6])?.is_empty())
+}
+
 /// The signature's name, if it has one.
 #[cfg(test)]
 pub(crate) fn name(def: &[u8]) -> Result<String, String> {
@@ -182,6 +213,14 @@ mod tests {
         assert_eq!(arg_dtypes(&r), Ok((vec![1], vec![3])));
         assert!(r.windows(27).any(|w| w == b"node bytes kept as they are"));
         assert_eq!(rename(&r, "polyfn_f_1").unwrap(), d);
+        let mut node = len_field(1, b"add");
+        node.extend(len_field(2, b"AddV2"));
+        let mut with_node = len_field(1, &len_field(1, b"f"));
+        with_node.extend(len_field(3, &node));
+        with_node.extend(len_field(3, &len_field(2, b"Relu")));
+        let ops = vec![("AddV2".to_owned(), "add".to_owned()), ("Relu".to_owned(), String::new())];
+        assert_eq!(node_ops(&with_node).unwrap(), ops);
+        assert!(node_ops(&d).is_err(), "node bytes that are not a NodeDef");
     }
 
     #[test]

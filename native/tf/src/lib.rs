@@ -7,8 +7,10 @@
 
 mod branch_library;
 mod call;
+pub mod call_options;
 mod fast_path;
 pub mod c_api;
+mod def_check;
 pub mod function;
 pub mod function_def;
 mod function_def_proto;
@@ -21,6 +23,8 @@ pub mod runtime;
 pub mod status;
 pub mod tensor;
 
+pub use call_options::CallOptions;
+pub use fast_path::fast_path_supported;
 pub use function::{EagerContext, EagerFunction, GraphSignature};
 pub use graph_ops::{graph_operation, graph_output};
 pub use handle_data::set_handle_shape;

@@ -116,16 +116,60 @@ impl TfError {
     }
 }
 
-/// Owned `TF_Status`.
+/// A `TF_Status`, owned (deleted on drop) or lent by this thread's call slot.
 pub struct Status<'a> {
     api: &'a Api,
     raw: *mut TF_Status,
+    owned: bool,
+}
+
+/// The status kept per thread for calls, so a call allocates none.
+struct CallStatus(std::cell::Cell<*mut TF_Status>);
+
+impl Drop for CallStatus {
+    fn drop(&mut self) {
+        let raw = self.0.replace(std::ptr::null_mut());
+        if let (false, Some(rt)) = (raw.is_null(), crate::runtime::Runtime::get()) {
+            // SAFETY: made by TF_NewStatus for this slot, deleted once, at thread exit.
+            unsafe { (rt.api().TF_DeleteStatus)(raw) }
+        }
+    }
+}
+
+thread_local! {
+    static CALL_STATUS: CallStatus = const { CallStatus(std::cell::Cell::new(std::ptr::null_mut())) };
+}
+
+/// Runs `f` with this thread's call status, reset to OK (a new one if it is in use, by a call
+/// made from inside a call, or if the thread is exiting).
+pub(crate) fn with_call_status<R>(api: &Api, f: impl FnOnce(&Status<'_>) -> R) -> R {
+    let raw = CALL_STATUS.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
+    if raw.is_null() {
+        let status = Status::new(api);
+        let r = f(&status);
+        let _ = CALL_STATUS.try_with(|s| {
+            if s.0.get().is_null() {
+                s.0.set(status.raw);
+                std::mem::forget(status);
+            }
+        });
+        return r;
+    }
+    // SAFETY: a live status owned by this thread's slot; resetting it to OK allocates nothing.
+    unsafe { (api.TF_SetStatus)(raw, Code::Ok.raw(), c"".as_ptr()) };
+    let r = f(&Status { api, raw, owned: false });
+    let returned = CALL_STATUS.try_with(|s| s.0.get().is_null() && { s.0.set(raw); true }).unwrap_or(false);
+    if !returned {
+        // SAFETY: taken from the slot above and not put back: deleted once, here.
+        unsafe { (api.TF_DeleteStatus)(raw) };
+    }
+    r
 }
 
 impl<'a> Status<'a> {
     pub fn new(api: &'a Api) -> Self {
         // SAFETY: TF_NewStatus has no preconditions and returns a new status we own.
-        Status { api, raw: unsafe { (api.TF_NewStatus)() } }
+        Status { api, raw: unsafe { (api.TF_NewStatus)() }, owned: true }
     }
 
     pub fn raw(&self) -> *mut TF_Status {
@@ -158,8 +202,10 @@ pub(crate) unsafe fn check_raw(api: &Api, status: *mut TF_Status, context: &str)
 
 impl Drop for Status<'_> {
     fn drop(&mut self) {
-        // SAFETY: raw was created by TF_NewStatus and is deleted once.
-        unsafe { (self.api.TF_DeleteStatus)(self.raw) }
+        if self.owned {
+            // SAFETY: raw was created by TF_NewStatus and is deleted once.
+            unsafe { (self.api.TF_DeleteStatus)(self.raw) }
+        }
     }
 }
 

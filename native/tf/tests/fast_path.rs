@@ -1,5 +1,5 @@
-//! The opt-in caller-thread path gives the same outputs as the default path, and is refused for
-//! functions it would get wrong.
+//! The caller-thread path gives the same outputs as the default path, and is refused for
+//! functions it would get wrong. Functions here start on the default path and are switched.
 
 mod support;
 
@@ -10,7 +10,8 @@ use polyfn_tf::{naming, Code, EagerContext, EagerFunction, GraphSignature, Runti
 fn function(rt: &'static Runtime, ctx: EagerContext, g: &Graph, inputs: &[polyfn_tf::c_api::TF_Output], outputs: &[polyfn_tf::c_api::TF_Output]) -> EagerFunction {
     let names = naming::output_arg_names(outputs.len());
     let sig = GraphSignature { inputs, outputs, output_names: &names, control_outputs: &[] };
-    unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("fast"), &sig) }.unwrap()
+    let options = polyfn_tf::CallOptions { fast_path: false, ..Default::default() };
+    unsafe { EagerFunction::from_graph_with(rt, ctx, g.raw(), &naming::function_name("fast"), &sig, options) }.unwrap()
 }
 
 fn outputs(rt: &'static Runtime, f: &EagerFunction, inputs: &[&OwnedTensor]) -> Vec<(Vec<i64>, Vec<u32>)> {

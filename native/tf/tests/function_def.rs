@@ -82,8 +82,14 @@ fn damaged_function_defs_are_errors() {
     let e = EagerFunction::from_function_def(rt, ctx, b"not a protocol buffer at all", "polyfn_junk").unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.starts_with("not a usable FunctionDef: "), "{e}");
-    // flipped bytes anywhere: an error or a working function, never a crash
-    for i in (0..def.len()).step_by(7) {
+    // A Const node without its value: Grappler (on by default) would abort the process on it.
+    let at = def.windows(5).position(|w| w == b"value").expect("the Const's value attribute");
+    let mut no_value = def.clone();
+    no_value[at + 4] = b'f';
+    let e = EagerFunction::from_function_def(rt, ctx, &no_value, "polyfn_no_value").unwrap_err();
+    assert!(e.message.contains("lacks its required attribute \"value\""), "{e}");
+    // flipped bytes anywhere, each byte: an error or a working function, never a crash
+    for i in 0..def.len() {
         let mut d = def.clone();
         d[i] ^= 0x5a;
         if let Ok(f) = EagerFunction::from_function_def(rt, ctx, &d, &format!("polyfn_flip_{i}")) {

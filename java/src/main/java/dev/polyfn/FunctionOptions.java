@@ -19,7 +19,7 @@ import java.util.Objects;
  * }</pre>
  */
 public final class FunctionOptions {
-  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0, List.of(), null, null, "");
+  private static final FunctionOptions DEFAULTS = new FunctionOptions("function", false, 0, List.of(), null, null, "", CallSettings.DEFAULTS);
 
   private final String name;
   private final boolean reduceRetracing;
@@ -28,9 +28,12 @@ public final class FunctionOptions {
   private final Path signatureProfile;
   private final Path traceCache;
   private final String traceCacheVersion;
+  private final CallSettings calls;
 
   private FunctionOptions(String name, boolean reduceRetracing, int maxConcreteFunctions,
-      List<Map<String, ?>> exampleInputs, Path signatureProfile, Path traceCache, String traceCacheVersion) {
+      List<Map<String, ?>> exampleInputs, Path signatureProfile, Path traceCache, String traceCacheVersion,
+      CallSettings calls) {
+    this.calls = calls;
     this.traceCache = traceCache;
     this.traceCacheVersion = traceCacheVersion;
     this.name = name;
@@ -59,7 +62,7 @@ public final class FunctionOptions {
       throw new IllegalArgumentException("a function name must not be empty or blank (got \"" + name
           + "\"); any other text is allowed");
     }
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache, traceCacheVersion);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache, traceCacheVersion, calls);
   }
 
   /**
@@ -69,7 +72,7 @@ public final class FunctionOptions {
    * trace {@code [2]}, {@code [-1]} (which serves {@code [4]}) and an unknown rank: 3 traces.
    */
   public FunctionOptions withReduceRetracing(boolean reduceRetracing) {
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache, traceCacheVersion);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache, traceCacheVersion, calls);
   }
 
   /**
@@ -82,7 +85,7 @@ public final class FunctionOptions {
     if (max < 1) {
       throw new IllegalArgumentException("max concrete functions must be at least 1, got " + max);
     }
-    return new FunctionOptions(name, reduceRetracing, max, exampleInputs, signatureProfile, traceCache, traceCacheVersion);
+    return new FunctionOptions(name, reduceRetracing, max, exampleInputs, signatureProfile, traceCache, traceCacheVersion, calls);
   }
 
   /**
@@ -128,7 +131,7 @@ public final class FunctionOptions {
     for (Map<String, ?> e : examples) {
       copy.add(Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(e, "example"))));
     }
-    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, List.copyOf(copy), signatureProfile, traceCache, traceCacheVersion);
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, List.copyOf(copy), signatureProfile, traceCache, traceCacheVersion, calls);
   }
 
   /**
@@ -140,7 +143,7 @@ public final class FunctionOptions {
   public FunctionOptions withSignatureProfile(Path profile) {
     Objects.requireNonNull(profile, "profile");
     return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, profile, traceCache,
-        traceCacheVersion);
+        traceCacheVersion, calls);
   }
 
   /**
@@ -163,7 +166,7 @@ public final class FunctionOptions {
     Objects.requireNonNull(dir, "dir");
     Objects.requireNonNull(version, "version");
     return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, dir,
-        version);
+        version, calls);
   }
 
   /** The trace cache directory, or null; see {@link #withTraceCache(Path)}. */
@@ -201,12 +204,76 @@ public final class FunctionOptions {
     return maxConcreteFunctions;
   }
 
+  // ---- How calls run: call path, Grappler, XLA ----
+
+  /** The call settings; see {@link #withFastPath}, {@link #withGrappler}, {@link #withJitCompile}. */
+  private record CallSettings(boolean fastPath, boolean grappler, boolean jitCompile) {
+    static final CallSettings DEFAULTS = new CallSettings(true, true, false);
+  }
+
+  private FunctionOptions withCalls(CallSettings c) {
+    return new FunctionOptions(name, reduceRetracing, maxConcreteFunctions, exampleInputs, signatureProfile, traceCache,
+        traceCacheVersion, c);
+  }
+
+  /**
+   * Whether calls may take TensorFlow's caller-thread path (default true). Polyfn inspects each
+   * concrete function when it is traced and runs it on the calling thread, with no hand-off to
+   * TensorFlow's inter-op thread pool, unless the function contains control flow, calls other
+   * functions, returns an int32 computed next to a {@code Shape} op, or is compiled with XLA;
+   * results are the same on both paths. {@code false} keeps every call on the thread pool. The
+   * system property {@code dev.polyfn.fastPath=false} turns the path off for every function.
+   */
+  public FunctionOptions withFastPath(boolean fastPath) {
+    return withCalls(new CallSettings(fastPath, calls.grappler(), calls.jitCompile()));
+  }
+
+  /**
+   * Whether TensorFlow's graph optimizer (Grappler) optimizes the concrete functions as Python's
+   * {@code tf.function} does (default true: constant folding, arithmetic simplification, fused
+   * kernels; results then match Python's, and may differ from the unoptimized graph in the last
+   * bits). {@code false} runs the traced graph op by op, as written: bitwise reproducible
+   * against the ops run one at a time.
+   */
+  public FunctionOptions withGrappler(boolean grappler) {
+    return withCalls(new CallSettings(calls.fastPath(), grappler, calls.jitCompile()));
+  }
+
+  /**
+   * Compiles each concrete function with XLA, as Python's {@code tf.function(jit_compile=True)}
+   * (default false). The function is compiled for each input shape at its first call; a body
+   * using an op XLA cannot compile fails when it is traced, with TensorFlow's message naming the
+   * op. Results equal the uncompiled ones within floating-point tolerance, not bitwise.
+   */
+  public FunctionOptions withJitCompile(boolean jitCompile) {
+    return withCalls(new CallSettings(calls.fastPath(), calls.grappler(), jitCompile));
+  }
+
+  /** Whether calls may take the caller-thread path; see {@link #withFastPath}. */
+  public boolean fastPath() {
+    return calls.fastPath();
+  }
+
+  /** Whether Grappler optimizes the concrete functions; see {@link #withGrappler}. */
+  public boolean grappler() {
+    return calls.grappler();
+  }
+
+  /** Whether XLA compiles the concrete functions; see {@link #withJitCompile}. */
+  public boolean jitCompile() {
+    return calls.jitCompile();
+  }
+
+  // ---- end of the call settings ----
+
   @Override
   public String toString() {
     return "FunctionOptions(name=" + name + ", reduceRetracing=" + reduceRetracing
         + ", maxConcreteFunctions=" + (maxConcreteFunctions == 0 ? "unbounded" : maxConcreteFunctions)
         + (exampleInputs.isEmpty() ? "" : ", exampleInputs=" + exampleInputs.size())
         + (signatureProfile == null ? "" : ", signatureProfile=" + signatureProfile)
-        + (traceCache == null ? "" : ", traceCache=" + traceCache) + ")";
+        + (traceCache == null ? "" : ", traceCache=" + traceCache)
+        + (calls.equals(CallSettings.DEFAULTS) ? "" : ", fastPath=" + calls.fastPath() + ", grappler=" + calls.grappler()
+            + ", jitCompile=" + calls.jitCompile()) + ")";
   }
 }

@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.CallPaths;
 import dev.polyfn.internal.FunctionHandle;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
@@ -57,6 +58,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     this.options = Objects.requireNonNull(options, "options");
     this.handle = new FunctionHandle(
         this, options.name(), options.reduceRetracing(), options.maxConcreteFunctions());
+    CallPaths.apply(handle, options.fastPath(), options.grappler(), options.jitCompile());
     this.interner = new Interner(handle);
   }
 

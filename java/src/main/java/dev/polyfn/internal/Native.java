@@ -48,6 +48,9 @@ public final class Native {
   /** Releases every concrete function; the handle stays valid until {@link #freeFunction}. */
   public static native void closeFunction(long function);
 
+  /** How the function's concrete functions run ({@link CallPaths}); set before the first trace. */
+  public static native void setCallOptions(long function, int flags);
+
   /** Frees the function's Rust state. Called once, when no call can be in flight. */
   public static native void freeFunction(long function);
 

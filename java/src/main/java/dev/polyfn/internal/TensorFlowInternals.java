@@ -87,7 +87,7 @@ public final class TensorFlowInternals {
   /** Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. */
   public static TType adoptTensor(long address) {
     try {
-      TF_Tensor handle = new TF_Tensor(new Address(address)).withDeallocator();
+      TF_Tensor handle = TensorOwnership.own(new TF_Tensor(new Address(address)));
       RawTensor raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
       return (TType) TENSOR_AS_TYPED.invokeExact(raw);
     } catch (Throwable t) {

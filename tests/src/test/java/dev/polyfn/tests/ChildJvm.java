@@ -21,6 +21,11 @@ final class ChildJvm {
         Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
     cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
     cmd.add("-Xcheck:jni");
+    // The suite's second run (fast path forced off) reaches child JVMs too.
+    String fastPath = System.getProperty("dev.polyfn.fastPath");
+    if (fastPath != null) {
+      cmd.add("-Ddev.polyfn.fastPath=" + fastPath);
+    }
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(mainClass.getName());

@@ -1,0 +1,104 @@
+package dev.polyfn.internal;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.ReferenceQueue;
+import java.util.Iterator;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerScope;
+import org.tensorflow.internal.c_api.AbstractTF_Tensor;
+import org.tensorflow.internal.c_api.TF_Tensor;
+
+/**
+ * Gives an output {@code TF_Tensor} its deallocator, as TensorFlow Java's {@code
+ * TF_Tensor.withDeallocator()} does, without the cost that call pays on every tensor.
+ *
+ * <p>{@code withDeallocator()} goes through JavaCPP's {@code Pointer.deallocator(Deallocator)},
+ * which, under one process-wide lock, measures the process's physical memory (a read of {@code
+ * /proc}, several microseconds) to decide whether to run the garbage collector before
+ * registering the pointer. That check exists for pointers the program may leak; Polyfn's outputs
+ * are freed when their {@code Outputs} is closed. Everything else is done exactly as JavaCPP
+ * does it: the same deallocator object (TensorFlow Java's {@code TF_DeleteTensor} wrapper), the
+ * same phantom reference (so an output the program forgets is still freed after garbage
+ * collection), the same registration in JavaCPP's list (under its own lock) and in every open
+ * {@link PointerScope} of the thread. Releasing the tensor stays TensorFlow Java's business
+ * ({@code close()} releases the reference count to zero, which deallocates once).
+ *
+ * <p>If any of JavaCPP's or TensorFlow Java's members moved (another version), the lookups
+ * fail once and every tensor takes {@code withDeallocator()}, with the same result.
+ */
+final class TensorOwnership {
+  private static final MethodHandle NEW_DELETER;
+  private static final MethodHandle NEW_REFERENCE;
+  private static final MethodHandle ADD;
+  private static final VarHandle DEALLOCATOR;
+  /** Whether JavaCPP tracks pointers for garbage collection (its reference queue exists). */
+  private static final boolean QUEUED;
+  /** Whether every member was found; otherwise withDeallocator() is used. */
+  static final boolean DIRECT;
+
+  static {
+    MethodHandle newDeleter = null;
+    MethodHandle newReference = null;
+    MethodHandle add = null;
+    VarHandle deallocator = null;
+    boolean queued = false;
+    boolean direct = false;
+    try {
+      Class<?> deleter = Class.forName("org.tensorflow.internal.c_api.AbstractTF_Tensor$DeleteDeallocator");
+      Class<?> reference = Class.forName("org.bytedeco.javacpp.Pointer$DeallocatorReference");
+      Class<?> deallocatorType = Class.forName("org.bytedeco.javacpp.Pointer$Deallocator");
+      MethodHandles.Lookup tf = MethodHandles.privateLookupIn(deleter, MethodHandles.lookup());
+      newDeleter = tf.findConstructor(deleter, MethodType.methodType(void.class, TF_Tensor.class))
+          .asType(MethodType.methodType(Object.class, TF_Tensor.class));
+      MethodHandles.Lookup ref = MethodHandles.privateLookupIn(reference, MethodHandles.lookup());
+      newReference = ref.findConstructor(reference, MethodType.methodType(void.class, Pointer.class, deallocatorType))
+          .asType(MethodType.methodType(Object.class, Pointer.class, Object.class));
+      add = ref.findVirtual(reference, "add", MethodType.methodType(void.class))
+          .asType(MethodType.methodType(void.class, Object.class));
+      MethodHandles.Lookup pointer = MethodHandles.privateLookupIn(Pointer.class, MethodHandles.lookup());
+      deallocator = pointer.findVarHandle(Pointer.class, "deallocator", deallocatorType);
+      queued = pointer.findStaticVarHandle(Pointer.class, "referenceQueue", ReferenceQueue.class).get() != null;
+      direct = AbstractTF_Tensor.class.isAssignableFrom(deleter);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      direct = false;
+    }
+    NEW_DELETER = newDeleter;
+    NEW_REFERENCE = newReference;
+    ADD = add;
+    DEALLOCATOR = deallocator;
+    QUEUED = queued;
+    DIRECT = direct;
+  }
+
+  private TensorOwnership() {}
+
+  /** {@code t}, now owning its {@code TF_Tensor}: released when its reference count drops to 0. */
+  static TF_Tensor own(TF_Tensor t) {
+    if (!DIRECT) {
+      return t.withDeallocator();
+    }
+    try {
+      Object reference = NEW_REFERENCE.invokeExact((Pointer) t, NEW_DELETER.invokeExact(t));
+      DEALLOCATOR.set((Pointer) t, reference);
+      if (QUEUED) {
+        ADD.invokeExact(reference);
+      }
+    } catch (Throwable e) {
+      throw new IllegalStateException("registering an output tensor with JavaCPP", e);
+    }
+    Iterator<PointerScope> scopes = PointerScope.getScopeIterator();
+    if (scopes != null) {
+      while (scopes.hasNext()) {
+        try {
+          scopes.next().attach(t);
+        } catch (IllegalArgumentException e) {
+          // A scope limited to other pointer classes: JavaCPP skips it the same way.
+        }
+      }
+    }
+    return t;
+  }
+}

@@ -1,0 +1,236 @@
+//! How a function's calls run, decided once when it is registered: which call path, whether
+//! Grappler optimizes it, whether XLA compiles it.
+//!
+//! Grappler: TensorFlow runs its graph optimizer on a function only when the call carries a
+//! `config_proto` attribute (the eager kernel reads it at instantiation). Python's `tf.function`
+//! always sends one, its context's `ConfigProto`; Polyfn sends the same one, or, with Grappler
+//! off, one whose `RewriterConfig.disable_meta_optimizer` is set (an explicit "off" also holds
+//! on the caller-thread path, whose `StatefulPartitionedCall` kernel optimizes by default).
+//!
+//! XLA: Python's `jit_compile=True` sets the attribute `_XlaMustCompile` on the function; the
+//! eager runtime then compiles the whole function for `XLA_CPU_JIT` (or the GPU's JIT) when it
+//! is first called with given shapes.
+
+use crate::c_api::{TFE_Op, TF_Buffer, TF_Function, TF_Status};
+use crate::runtime::Runtime;
+use crate::status::{Code, Status, TfError};
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::OnceLock;
+
+/// How calls of one function run. The default is Python `tf.function`'s behaviour with
+/// Polyfn's fastest path: caller-thread calls where they give the same results, Grappler on,
+/// no XLA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Take the caller-thread path when the function allows it (see `fast_path`); false keeps
+    /// every call on TensorFlow's inter-op pool.
+    pub fast_path: bool,
+    /// Optimize the function with Grappler, with Python's default configuration.
+    pub grappler: bool,
+    /// Compile the function with XLA (`tf.function(jit_compile=True)`).
+    pub jit_compile: bool,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        CallOptions { fast_path: true, grappler: true, jit_compile: false }
+    }
+}
+
+/// The `ConfigProto` Python 2.21's eager context sends with every `tf.function` call on a
+/// machine without GPUs (`context.function_call_options.config_proto_serialized`), less its
+/// `device_count` map, which only sizes devices of a new session and would pin a GPU count:
+/// `gpu_options { experimental {} }`, `allow_soft_placement: true`, `experimental {}`,
+/// `pluggable_device_options { experimental {} }`. Grappler runs with its defaults.
+pub const PYTHON_CONFIG_PROTO: &[u8] = b"\x32\x02\x4a\x00\x38\x01\x82\x01\x00\x92\x01\x02\x4a\x00";
+
+/// Python's configuration plus `graph_options { rewrite_options { disable_meta_optimizer: true } }`
+/// (ConfigProto field 10, GraphOptions field 10, RewriterConfig field 19).
+pub const NO_GRAPPLER_CONFIG_PROTO: &[u8] =
+    b"\x32\x02\x4a\x00\x38\x01\x52\x05\x52\x03\x98\x01\x01\x82\x01\x00\x92\x01\x02\x4a\x00";
+
+/// `AttrValue { b: true }`, the value of `_XlaMustCompile`.
+const ATTR_TRUE: &[u8] = b"\x28\x01";
+/// `AttrValue { b: false }`.
+const ATTR_FALSE: &[u8] = b"\x28\x00";
+
+impl CallOptions {
+    /// The `config_proto` attribute every call of the function carries.
+    pub fn config_proto(&self) -> &'static [u8] {
+        if self.grappler {
+            PYTHON_CONFIG_PROTO
+        } else {
+            NO_GRAPPLER_CONFIG_PROTO
+        }
+    }
+}
+
+/// C API functions needed for the options, resolved when first asked for, so a TensorFlow build
+/// without one still runs functions with the default options.
+pub(crate) struct OptionsApi {
+    set_attr_string: SetAttrString,
+    set_function_attr: SetFunctionAttr,
+    kernels_for_op: KernelsForOp,
+    delete_buffer: DeleteBuffer,
+}
+
+type SetAttrString = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_void, usize);
+type SetFunctionAttr = unsafe extern "C" fn(*mut TF_Function, *const c_char, *const c_void, usize, *mut TF_Status);
+type KernelsForOp = unsafe extern "C" fn(*const c_char, *mut TF_Status) -> *mut TF_Buffer;
+type DeleteBuffer = unsafe extern "C" fn(*mut TF_Buffer);
+
+pub(crate) fn options_api(rt: &Runtime) -> Result<&'static OptionsApi, TfError> {
+    static API: OnceLock<Result<OptionsApi, &'static str>> = OnceLock::new();
+    let api = API.get_or_init(|| {
+        let sym = |name: &'static CStr| rt.optional_symbol(name).ok_or(name.to_str().unwrap_or("a C API function"));
+        let set_attr_string = sym(c"TFE_OpSetAttrString")?;
+        let set_function_attr = sym(c"TF_FunctionSetAttrValueProto")?;
+        let kernels_for_op = sym(c"TF_GetRegisteredKernelsForOp")?;
+        let delete_buffer = sym(c"TF_DeleteBuffer")?;
+        // SAFETY: the symbols are the C functions of those names, declared as in
+        // tensorflow/c/eager/c_api.h, tensorflow/c/c_api.h and tensorflow/c/tf_buffer.h.
+        unsafe {
+            Ok(OptionsApi {
+                set_attr_string: std::mem::transmute::<*mut c_void, SetAttrString>(set_attr_string),
+                set_function_attr: std::mem::transmute::<*mut c_void, SetFunctionAttr>(set_function_attr),
+                kernels_for_op: std::mem::transmute::<*mut c_void, KernelsForOp>(kernels_for_op),
+                delete_buffer: std::mem::transmute::<*mut c_void, DeleteBuffer>(delete_buffer),
+            })
+        }
+    });
+    api.as_ref().map_err(|missing| {
+        TfError::new(Code::Unimplemented, format!("the loaded TensorFlow {} has no {missing}", rt.version()))
+    })
+}
+
+/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h).
+#[repr(C)]
+struct BufferView {
+    data: *const c_void,
+    length: usize,
+    data_deallocator: Option<unsafe extern "C" fn(*mut c_void, usize)>,
+}
+
+/// The XLA device TensorFlow compiles CPU functions for.
+const XLA_CPU: &str = "XLA_CPU_JIT";
+
+/// Registers XLA's compilation kernels (`XLA_CPU_JIT` and the other JIT devices) in TensorFlow's
+/// kernel registry, which TensorFlow otherwise does lazily, on the first compilation or graph
+/// pass that needs them: until then an op's kernel list has no `XLA_CPU_JIT` entry. The function
+/// is TensorFlow's own `XlaOpRegistry::RegisterCompilationKernels()`, idempotent and locked.
+fn register_xla_kernels(rt: &Runtime) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        if let Some(f) = rt.optional_symbol(c"_ZN10tensorflow13XlaOpRegistry26RegisterCompilationKernelsEv") {
+            // SAFETY: `static void tensorflow::XlaOpRegistry::RegisterCompilationKernels()`: a
+            // static member function without arguments is called as a C function without any.
+            let f = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn()>(f) };
+            // SAFETY: as above; it takes the registry's lock and registers at most once.
+            unsafe { f() };
+        }
+    });
+}
+
+/// Whether `op` has a kernel for XLA's CPU compiler.
+fn has_xla_kernel(api: &OptionsApi, status: &Status<'_>, op: &str) -> Result<bool, TfError> {
+    let cop = std::ffi::CString::new(op).map_err(|_| TfError::invalid_argument("op type contains NUL"))?;
+    // SAFETY: NUL-terminated name; the buffer is owned here, read, then deleted.
+    unsafe {
+        let buf = (api.kernels_for_op)(cop.as_ptr(), status.raw());
+        status.check("listing the op's kernels")?;
+        let view = &*(buf as *const BufferView);
+        let bytes = if view.data.is_null() { &[][..] } else { std::slice::from_raw_parts(view.data.cast::<u8>(), view.length) };
+        // KernelList.kernel (1) is a KernelDef, whose device_type is field 2.
+        let found = crate::function_def_proto::nested(bytes, &[1, 2]).map(|d| d.iter().any(|d| *d == XLA_CPU.as_bytes()));
+        (api.delete_buffer)(buf);
+        found.map_err(|e| TfError::new(Code::Internal, format!("reading the kernels of {op}: {e}")))
+    }
+}
+
+/// Checks that XLA can compile every op of a function (`ops`: type and node name) and marks the
+/// function for compilation, as `tf.function(jit_compile=True)` does. An op without an XLA
+/// kernel fails here, at trace time, with the message TensorFlow gives at its first call.
+///
+/// # Safety
+/// `func` must be a live function owned by the caller and not yet registered.
+pub(crate) unsafe fn mark_for_xla(rt: &Runtime, func: *mut TF_Function, fname: &str, ops: &[(String, String)]) -> Result<(), TfError> {
+    let api = options_api(rt)?;
+    register_xla_kernels(rt);
+    let status = Status::new(rt.api());
+    if !has_xla_kernel(api, &status, "AddV2")? {
+        return Err(TfError::new(Code::Unimplemented, format!("the loaded TensorFlow {} has no XLA compiler for {XLA_CPU}", rt.version())));
+    }
+    let mut unsupported = Vec::new();
+    for (op, node) in ops {
+        // Arguments and results are not compiled; NoOp only orders effects.
+        if matches!(op.as_str(), "_Arg" | "_Retval" | "NoOp" | "Placeholder") {
+            continue;
+        }
+        if !has_xla_kernel(api, &status, op)? {
+            unsupported.push(format!("{op} (No registered '{op}' OpKernel for {XLA_CPU} devices compatible with node {{{{node {node}}}}})"));
+        }
+    }
+    if !unsupported.is_empty() {
+        return Err(TfError::new(
+            Code::InvalidArgument,
+            format!(
+                "Detected unsupported operations when trying to compile graph {fname}[_XlaMustCompile=true] on {XLA_CPU}: {}",
+                unsupported.join(", ")
+            ),
+        ));
+    }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { set_must_compile(rt, func, true) }
+}
+
+/// Sets the function's `_XlaMustCompile` attribute (a definition restored from a cache written
+/// with XLA on carries `true`; a function not compiled gets `false`, as Python's does).
+///
+/// # Safety
+/// `func` must be a live function owned by the caller and not yet registered.
+pub(crate) unsafe fn set_must_compile(rt: &Runtime, func: *mut TF_Function, compile: bool) -> Result<(), TfError> {
+    let api = options_api(rt)?;
+    let status = Status::new(rt.api());
+    let value = if compile { ATTR_TRUE } else { ATTR_FALSE };
+    // SAFETY: live function owned by the caller; the proto bytes live for the call.
+    unsafe { (api.set_function_attr)(func, c"_XlaMustCompile".as_ptr(), value.as_ptr().cast(), value.len(), status.raw()) };
+    status.check("setting the function's XLA compilation attribute")
+}
+
+/// Whether XLA's CPU compiler is in the loaded runtime (its kernels are registered).
+pub fn xla_available(rt: &Runtime) -> bool {
+    let Ok(api) = options_api(rt) else { return false };
+    register_xla_kernels(rt);
+    has_xla_kernel(api, &Status::new(rt.api()), "AddV2").unwrap_or(false)
+}
+
+/// The `(op type, node name)` of every operation of a graph.
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently.
+pub(crate) unsafe fn graph_ops(rt: &Runtime, graph: *mut crate::c_api::TF_Graph) -> Vec<(String, String)> {
+    let api = rt.api();
+    let text = |p: *const c_char| {
+        // SAFETY: a NUL-terminated string owned by the live graph, copied at once.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    };
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (api.TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            return out;
+        }
+        // SAFETY: an operation of the live graph.
+        out.push(unsafe { (text((api.TF_OperationOpType)(oper)), text((api.TF_OperationName)(oper))) });
+    }
+}
+
+/// Used by the op cache: the `config_proto` attribute's setter.
+pub(crate) fn set_config(rt: &Runtime, op: *mut TFE_Op, config: &[u8]) -> Result<(), TfError> {
+    let api = options_api(rt)?;
+    // SAFETY: a live op owned by the caller; the bytes live for the call (TensorFlow copies them).
+    unsafe { (api.set_attr_string)(op, c"config_proto".as_ptr(), config.as_ptr().cast(), config.len()) };
+    Ok(())
+}
