@@ -1,5 +1,6 @@
 //! Property tests of the TraceType lattice laws over generated tensors, lists, maps and
-//! literals (nested to depth 2), and of their FunctionType-level counterparts.
+//! literals, nested to depth 3 in lists, maps and records, and of their FunctionType-level
+//! counterparts.
 
 mod common;
 
@@ -19,6 +20,13 @@ enum Gen {
     Lit(u64),
     List(Vec<Gen>),
     Map(BTreeMap<String, Gen>),
+    /// A record of class `a.R<n>` with components `f0, f1, ...`.
+    Rec(u8, Vec<Gen>),
+}
+
+fn record(class: u8, fields: Vec<TypeRef>) -> TypeRef {
+    let fields = fields.into_iter().enumerate().map(|(i, t)| (format!("f{i}"), t)).collect();
+    TypeRef::new(RecordType::new(format!("a.R{class}"), fields))
 }
 
 fn build(g: &Gen) -> TypeRef {
@@ -29,6 +37,7 @@ fn build(g: &Gen) -> TypeRef {
         Gen::Map(m) => TypeRef::new(MapType::new(
             m.iter().map(|(k, v)| (k.clone(), build(v))).collect(),
         )),
+        Gen::Rec(c, xs) => record(*c, xs.iter().map(build).collect()),
     }
 }
 
@@ -48,6 +57,7 @@ fn relax(g: &Gen, bits: &mut Bits) -> Gen {
         Gen::Tensor(..) | Gen::Lit(_) => g.clone(),
         Gen::List(xs) => Gen::List(xs.iter().map(|x| relax(x, bits)).collect()),
         Gen::Map(m) => Gen::Map(m.iter().map(|(k, v)| (k.clone(), relax(v, bits))).collect()),
+        Gen::Rec(c, xs) => Gen::Rec(*c, xs.iter().map(|x| relax(x, bits)).collect()),
     }
 }
 
@@ -93,6 +103,10 @@ fn perturb(g: &Gen, bits: &mut Bits) -> Gen {
             }
             Gen::Map(m)
         }
+        Gen::Rec(c, xs) => Gen::Rec(
+            if bits.chance(8) { c ^ 1 } else { *c },
+            xs.iter().map(|x| perturb(x, bits)).collect(),
+        ),
     }
 }
 
@@ -113,9 +127,10 @@ fn leaf() -> impl Strategy<Value = Gen> {
 }
 
 fn gen() -> impl Strategy<Value = Gen> {
-    leaf().prop_recursive(2, 16, 3, |inner| {
+    leaf().prop_recursive(3, 24, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..=3).prop_map(Gen::List),
+            (0u8..2, prop::collection::vec(inner.clone(), 0..=3)).prop_map(|(c, xs)| Gen::Rec(c, xs)),
             prop::collection::btree_map(
                 prop::sample::select(vec!["a".to_string(), "b".into(), "c".into()]),
                 inner,

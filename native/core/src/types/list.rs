@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::trace_type::as_dyns;
-use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
 use crate::serial::{encode_type, Fields, SerialError, SerialForm};
 use serde_json::json;
 
@@ -89,6 +89,8 @@ impl TraceType for ListType {
         } else if let Some(c) = other.as_any().downcast_ref::<ListConstraint>() {
             c.length.is_none_or(|n| n == self.elements.len())
                 && self.elements.iter().all(|e| c.admits_element(&**e))
+        } else if other.as_any().is::<NestConstraint>() {
+            self.elements.iter().all(|e| NestConstraint::admits(e, other))
         } else {
             false
         }
@@ -97,7 +99,8 @@ impl TraceType for ListType {
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
         let Some(lists) = others.iter().map(|o| o.as_any().downcast_ref::<ListType>()).collect::<Option<Vec<_>>>()
         else {
-            return super::join_by_constraint::<ListConstraint>(self, others);
+            return super::join_by_constraint::<ListConstraint>(self, others)
+                .or_else(|| super::join_by_constraint::<NestConstraint>(self, others));
         };
         if lists
             .iter()

@@ -3,12 +3,14 @@
 mod list;
 mod literal;
 mod map;
+mod record;
 mod tensor;
 mod variable;
 
 pub use list::{ListConstraint, ListType};
 pub use literal::{Literal, LiteralConstraint};
 pub use map::{MapConstraint, MapType};
+pub use record::{NestConstraint, RecordType};
 pub use tensor::{TensorConstraint, TensorSpec};
 pub use variable::{VariableConstraint, VariableSpec};
 
