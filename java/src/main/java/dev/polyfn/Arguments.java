@@ -117,6 +117,9 @@ final class Arguments {
           tensor(p, -1, key, map.get(key), buf, forCall);
         }
         return;
+      case NEST:
+        Nests.write(p, v, buf, interner, forCall);
+        return;
       case VARIABLE:
         if (!(v instanceof Variable)) {
           throw new IllegalArgumentException(

@@ -77,6 +77,28 @@ public interface Inputs {
   <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type);
 
   /**
+   * A nested parameter: any nest of lists, maps and records, to any depth, whose leaves are tensors
+   * (or specs) and Java values. The signature is the structure (list lengths, key sets, record
+   * classes) plus each leaf's type (a tensor's dtype and shape, a Java value by {@code equals}); with
+   * reduce-retracing, calls of the same structure generalize leaf by leaf, as {@code tf.function}
+   * does. A Variable cannot be nested.
+   *
+   * <pre>{@code
+   * Nest xs = in.nest("xs");     // e.g. List.of(Map.of("k", t0), Map.of("k", t1))
+   * Operand<TFloat32> k1 = xs.get(1).get("k").operand(TFloat32.class);
+   * }</pre>
+   */
+  Nest nest(String name);
+
+  /**
+   * A record parameter: an instance of record class {@code type} (a Java record, or a Kotlin
+   * {@code @JvmRecord data class}) whose components are tensors, Java values or nests. Its class,
+   * its Java-value components and each tensor component's dtype and shape are the signature. Read
+   * the components through the record's accessors: {@code batch.get(Batch::features)}.
+   */
+  <R extends Record> RecordInput<R> record(String name, Class<R> type);
+
+  /**
    * A Java value: returned as is while tracing, so the body can branch on it. Keyed by {@code
    * equals}/{@code hashCode}: an equal value reuses its trace, a new value traces again and is
    * kept for the life of the function. Use it for a few values (flags, modes, sizes); a value that

@@ -168,6 +168,41 @@ final class TracingInputs implements Inputs {
   }
 
   @Override
+  public Nest nest(String name) {
+    Param p = new Param(name, Param.Kind.NEST, null, null, null, false, null);
+    long[] spec = declare(p);
+    return nestView(name, Arguments.valueFor(p, args.asMap()), spec);
+  }
+
+  @Override
+  public <R extends Record> RecordInput<R> record(String name, Class<R> type) {
+    Objects.requireNonNull(type, "type");
+    Records.of(type);
+    Param p = new Param(name, Param.Kind.NEST, null, type, null, false, null);
+    Object value = Arguments.valueFor(p, args.asMap());
+    if (value != null && !type.isInstance(value)) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a record " + type.getName() + ", got "
+          + value.getClass().getName());
+    }
+    long[] spec = declare(p);
+    return new RecordInput<>(type, type.cast(value), nestView(name, value, spec));
+  }
+
+  /** The body's view of nested argument {@code value}, its tensors the placeholders of {@code spec}. */
+  private Nest nestView(String name, Object value, long[] spec) {
+    int[] at = {1};
+    int[] left = {(int) spec[0]};
+    return Nest.build(name, value, () -> {
+      if (left[0]-- <= 0) {
+        throw new IllegalStateException("argument '" + name + "' has more tensors than its type has placeholders");
+      }
+      Operand<?> o = placeholder(spec, at[0]);
+      at[0] += 2 + Math.max(0, (int) spec[at[0] + 1]);
+      return o;
+    });
+  }
+
+  @Override
   public <T> T javaInput(String name, Class<T> type) {
     return java(name, type, false, null);
   }
@@ -304,7 +339,7 @@ final class TracingInputs implements Inputs {
       int rank = p.shape() == null ? Wire.SHAPE_UNDECLARED : p.shape().isUnknown() ? Wire.RANK_UNKNOWN : p.shape().numDimensions();
       long[] dims = rank > 0 ? p.shape().asArray() : new long[0];
       int[] dtypes = p.tensorType() == null ? new int[0] : DataTypes.accepted(p.tensorType());
-      String javaClass = p.javaClass() == null ? null : p.javaClass().getName();
+      String javaClass = p.javaClass() == null || p.kind() == Param.Kind.NEST ? null : p.javaClass().getName();
       if (inference != null) {
         inference.infer(p, function.address(), interner);
       }

@@ -144,6 +144,17 @@ public final class CallBuffer {
     facts[factCount++] = size;
   }
 
+  /**
+   * Starts a record of class {@code classId} (an interned string) with {@code size} components;
+   * each is {@link #key} (its name) then its value, in declaration order.
+   */
+  public void record(int classId, int size) {
+    ensureFacts(3);
+    facts[factCount++] = Wire.TAG_RECORD;
+    facts[factCount++] = classId;
+    facts[factCount++] = size;
+  }
+
   /** A map key, by its interned id. */
   public void key(int id) {
     ensureFacts(1);
