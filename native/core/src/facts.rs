@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
-    VariableSpec,
+    CompositeType, VariableSpec,
     BindError, DType, FunctionType, ListType, Literal, MapType, ParamKind, Parameter,
     RecordType, Shape, TensorSpec, TypeRef,
 };
-use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
+use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_COMPOSITE, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
 
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
@@ -184,6 +184,43 @@ impl Reader<'_> {
                 }
                 Ok(TypeRef::new(RecordType::new(class, fields)))
             }
+            TAG_COMPOSITE => {
+                let name_id = self.next("a composite name id")?;
+                let name = strings
+                    .get(name_id)
+                    .ok_or_else(|| BindError::BadFacts(format!("unknown string id {name_id}")))?;
+                let dtype = i32::try_from(self.next("dtype")?)
+                    .map_err(|_| BindError::BadFacts(format!("dtype out of range at position {}", *self.pos - 1)))?;
+                let shape = if self.facts.get(*self.pos) == Some(&RANK_UNKNOWN) {
+                    *self.pos += 1;
+                    Shape::Unknown
+                } else {
+                    self.shape()?
+                };
+                let metadata = match self.next("a metadata literal id")? {
+                    -1 => None,
+                    id => {
+                        let (repr, class) = literals
+                            .get(id)
+                            .ok_or_else(|| BindError::BadFacts(format!("unknown literal id {id}")))?;
+                        Some(TypeRef::new(Literal::new(id as u64, repr, class)))
+                    }
+                };
+                let n = self.len("component count", 4)?;
+                let mut components = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let cid = self.next("a component name id")?;
+                    let cname = strings
+                        .get(cid)
+                        .ok_or_else(|| BindError::BadFacts(format!("unknown string id {cid}")))?;
+                    if self.facts.get(*self.pos) != Some(&TAG_TENSOR) {
+                        return Err(BindError::BadFacts(format!("component '{cname}' of a {name} is not a tensor")));
+                    }
+                    let t = self.value(strings, literals, depth + 1).map_err(|e| e.within(&format!(".{cname}"), false))?;
+                    components.push((cname.to_string(), t));
+                }
+                Ok(TypeRef::new(CompositeType::new(name, DType(dtype), shape, metadata, components)))
+            }
             TAG_LITERAL => {
                 let id = self.next("a literal id")?;
                 let (repr, class) = literals
@@ -216,7 +253,7 @@ fn tag_fits(kind: ParamKind, tag: i64) -> bool {
         ParamKind::Map => tag == TAG_MAP,
         ParamKind::Java => tag == TAG_LITERAL,
         ParamKind::Variable => tag == TAG_VARIABLE,
-        ParamKind::Nest => tag == TAG_LIST || tag == TAG_MAP || tag == TAG_RECORD,
+        ParamKind::Nest => tag == TAG_LIST || tag == TAG_MAP || tag == TAG_RECORD || tag == TAG_COMPOSITE,
     }
 }
 

@@ -15,6 +15,7 @@
 //! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`crate::StringTable`], any order) |
 //! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`crate::LiteralTable`]) |
 //! | [`TAG_VARIABLE`] | `[5, dtype, rank, d0, ..., d(rank-1), alias]` (which distinct variable of the call it is) |
+//! | [`TAG_COMPOSITE`] | `[7, name_id, dtype, rank, d0, ..., d(rank-1), metadata_literal_id or -1, len, (name_id, <component tensor facts>)...]` (rank [`RANK_UNKNOWN`]: no dims; each component a [`TAG_TENSOR`] value, the spec the kind wants in the signature, fed as one tensor) |
 //! | [`TAG_RECORD`] | `[6, class_id, len, (name_id, <component facts>)...]` (a record's class and component names from the [`crate::StringTable`], components in declaration order) |
 //!
 //! ## Placeholder specs: the graph inputs Java creates before tracing
@@ -46,6 +47,8 @@ pub const TAG_LITERAL: i64 = 4;
 pub const TAG_VARIABLE: i64 = 5;
 /// Facts tag of a record (a Java record's components, by name, in declaration order).
 pub const TAG_RECORD: i64 = 6;
+/// Facts tag of a composite tensor (sparse, ragged, a user's kind).
+pub const TAG_COMPOSITE: i64 = 7;
 
 /// Parameter kind code of a tensor parameter.
 pub const KIND_TENSOR: i32 = 0;
@@ -165,6 +168,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("TAG_LITERAL", TAG_LITERAL),
         ("TAG_VARIABLE", TAG_VARIABLE),
         ("TAG_RECORD", TAG_RECORD),
+        ("TAG_COMPOSITE", TAG_COMPOSITE),
         ("KIND_TENSOR", KIND_TENSOR as i64),
         ("KIND_LIST", KIND_LIST as i64),
         ("KIND_MAP", KIND_MAP as i64),
@@ -230,7 +234,7 @@ mod tests {
         assert_eq!(get("STAT_COUNT"), Some(7));
         assert_eq!(get("DT_RESOURCE"), Some(20));
         assert_eq!(get("MAX_RANK"), Some(254));
-        assert_eq!(all.len(), 25);
+        assert_eq!(all.len(), 26);
     }
 
     #[test]

@@ -22,6 +22,8 @@ enum Gen {
     Map(BTreeMap<String, Gen>),
     /// A record of class `a.R<n>` with components `f0, f1, ...`.
     Rec(u8, Vec<Gen>),
+    /// A composite (ragged-like): static shape, then its component shapes.
+    Comp(Shape, Vec<Shape>),
 }
 
 fn record(class: u8, fields: Vec<TypeRef>) -> TypeRef {
@@ -38,6 +40,13 @@ fn build(g: &Gen) -> TypeRef {
             m.iter().map(|(k, v)| (k.clone(), build(v))).collect(),
         )),
         Gen::Rec(c, xs) => record(*c, xs.iter().map(build).collect()),
+        Gen::Comp(s, cs) => TypeRef::new(CompositeType::new(
+            "Ragged",
+            DType::FLOAT,
+            s.clone(),
+            None,
+            cs.iter().enumerate().map(|(i, c)| (format!("c{i}"), TypeRef::new(TensorSpec::new(DType::INT64, c.clone())))).collect(),
+        )),
     }
 }
 
@@ -58,6 +67,13 @@ fn relax(g: &Gen, bits: &mut Bits) -> Gen {
         Gen::List(xs) => Gen::List(xs.iter().map(|x| relax(x, bits)).collect()),
         Gen::Map(m) => Gen::Map(m.iter().map(|(k, v)| (k.clone(), relax(v, bits))).collect()),
         Gen::Rec(c, xs) => Gen::Rec(*c, xs.iter().map(|x| relax(x, bits)).collect()),
+        Gen::Comp(s, cs) => {
+            let mut r = |s: &Shape| match relax(&Gen::Tensor(DType::FLOAT, s.clone()), bits) {
+                Gen::Tensor(_, s) => s,
+                _ => unreachable!(),
+            };
+            Gen::Comp(r(s), cs.iter().map(r).collect())
+        }
     }
 }
 
@@ -107,6 +123,13 @@ fn perturb(g: &Gen, bits: &mut Bits) -> Gen {
             if bits.chance(8) { c ^ 1 } else { *c },
             xs.iter().map(|x| perturb(x, bits)).collect(),
         ),
+        Gen::Comp(s, cs) => {
+            let mut p = |s: &Shape| match perturb(&Gen::Tensor(DType::FLOAT, s.clone()), bits) {
+                Gen::Tensor(_, s) => s,
+                _ => unreachable!(),
+            };
+            Gen::Comp(p(s), cs.iter().map(p).collect())
+        }
     }
 }
 
@@ -123,6 +146,7 @@ fn leaf() -> impl Strategy<Value = Gen> {
     prop_oneof![
         4 => (dtype, shape()).prop_map(|(d, s)| Gen::Tensor(d, s)),
         1 => (0u64..3).prop_map(Gen::Lit),
+        1 => (shape(), prop::collection::vec(shape(), 1..=2)).prop_map(|(s, cs)| Gen::Comp(s, cs)),
     ]
 }
 

@@ -27,6 +27,7 @@ enum Gen {
     MapC(Option<Box<Gen>>),
     Rec(String, Vec<(String, Gen)>),
     NestC,
+    Comp(DType, Shape, Option<u64>, Vec<(DType, Shape)>),
 }
 
 fn set(ds: &Option<Vec<DType>>) -> DTypeSet {
@@ -48,6 +49,13 @@ fn build(g: &Gen) -> TypeRef {
         Gen::MapC(v) => TypeRef::new(MapConstraint::new(v.as_deref().map(build))),
         Gen::Rec(c, xs) => TypeRef::new(RecordType::new(c.clone(), xs.iter().map(|(n, x)| (n.clone(), build(x))).collect())),
         Gen::NestC => TypeRef::new(NestConstraint),
+        Gen::Comp(d, s, m, cs) => TypeRef::new(CompositeType::new(
+            "Ragged \"x\"",
+            *d,
+            s.clone(),
+            m.map(|id| build(&Gen::Lit(id))),
+            cs.iter().enumerate().map(|(i, (d, s))| (format!("c{i}"), TypeRef::new(TensorSpec::new(*d, s.clone())))).collect(),
+        )),
     }
 }
 
@@ -114,6 +122,8 @@ fn value_leaf() -> impl Strategy<Value = Gen> {
         4 => (dtype(), shape()).prop_map(|(d, s)| Gen::Tensor(d, s)),
         1 => (0u64..3).prop_map(Gen::Lit),
         1 => (dtype(), shape(), 0u64..3).prop_map(|(d, s, a)| Gen::Var(d, s, a)),
+        1 => (dtype(), shape(), prop::option::of(0u64..3), prop::collection::vec((dtype(), shape()), 0..=2))
+            .prop_map(|(d, s, m, cs)| Gen::Comp(d, s, m, cs)),
     ]
 }
 

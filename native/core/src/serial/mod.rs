@@ -43,6 +43,7 @@
 //! | `variable_constraint` | [`VariableConstraint`] | `dtypes` |
 //! | `record` | [`RecordType`] | `class`: string; `names`: array of component names; `types`: array of types, one per name |
 //! | `nest_constraint` | [`NestConstraint`] | none |
+//! | `composite` | [`CompositeType`] | `name`: string; `dtype`; `shape`; `metadata`: type or null; `component_names`: array of strings; `components`: array of types, one per name |
 //!
 //! A literal's `id` is the interning id of the JVM that traced it (values equal under Java's
 //! `equals` share an id there); another JVM must map it to its own ids by `class` and `repr`
@@ -74,7 +75,7 @@ pub use registry::{encode_type, Decoder, Fields, SerialForm, TypeRegistry, MAX_T
 use serde_json::{json, Map, Value};
 
 use crate::{
-    FunctionType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType,
+    CompositeType, FunctionType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType,
     ParamKind, Parameter, TensorConstraint, TensorSpec, TypeRef, VariableConstraint, VariableSpec,
 };
 
@@ -99,6 +100,7 @@ pub(crate) const BUILTIN_KINDS: &[(&str, Decoder)] = &[
     ("variable_constraint", VariableConstraint::from_json),
     ("record", RecordType::from_json),
     ("nest_constraint", NestConstraint::from_json),
+    ("composite", CompositeType::from_json),
 ];
 
 /// Why a value could not be written or read. Messages name the place in the document

@@ -1,5 +1,6 @@
 //! The built-in trace type kinds, one module per kind (each with its constraint form).
 
+mod composite;
 mod list;
 mod literal;
 mod map;
@@ -7,6 +8,7 @@ mod record;
 mod tensor;
 mod variable;
 
+pub use composite::CompositeType;
 pub use list::{ListConstraint, ListType};
 pub use literal::{Literal, LiteralConstraint};
 pub use map::{MapConstraint, MapType};

@@ -182,7 +182,7 @@ impl NestConstraint {
     /// Whether `t` is a structure (list, map or record) rather than a leaf.
     pub fn is_structure(t: &dyn TraceType) -> bool {
         let any = t.as_any();
-        any.is::<ListType>() || any.is::<MapType>() || any.is::<RecordType>()
+        any.is::<ListType>() || any.is::<MapType>() || any.is::<RecordType>() || any.is::<crate::CompositeType>()
     }
 }
 
