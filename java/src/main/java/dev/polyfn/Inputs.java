@@ -99,6 +99,19 @@ public interface Inputs {
   <R extends Record> RecordInput<R> record(String name, Class<R> type);
 
   /**
+   * A parameter of a registered composite tensor type (see {@link CompositeType}): the body gets
+   * the type's view, built from one placeholder per component.
+   */
+  <B> B composite(String name, CompositeType<?, B> type);
+
+  /**
+   * A sparse tensor parameter ({@code org.tensorflow.SparseTensor}) whose values are of {@code type}
+   * (a concrete type or a family): its indices, values and dense shape are three graph inputs. The
+   * values' dtype and the dense shape are the signature, not the number of non-zeros.
+   */
+  <T extends TType> SparseOperand<T> sparse(String name, Class<T> type);
+
+  /**
    * A Java value: returned as is while tracing, so the body can branch on it. Keyed by {@code
    * equals}/{@code hashCode}: an equal value reuses its trace, a new value traces again and is
    * kept for the life of the function. Use it for a few values (flags, modes, sizes); a value that

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorflow.Operand;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.types.family.TType;
 
@@ -23,7 +24,7 @@ import org.tensorflow.types.family.TType;
  * Every error names the element's path ({@code xs[1]['k']}) and what it is.
  */
 public final class Nest {
-  private enum Kind { OPERAND, VALUE, LIST, MAP, RECORD }
+  private enum Kind { OPERAND, VALUE, LIST, MAP, RECORD, COMPOSITE }
 
   private final Kind kind;
   private final String path;
@@ -50,8 +51,22 @@ public final class Nest {
    * The view of argument {@code v} at {@code path}: tensors (and specs) become the next
    * placeholders, in the order {@link Nests} wrote their facts.
    */
+  @SuppressWarnings("unchecked")
   static Nest build(String path, Object v, Placeholders placeholders) {
-    if (v instanceof Tensor || v instanceof TensorSpec) {
+    if ((v instanceof TType && !(v instanceof SparseTensor)) || v instanceof TensorSpec) {
+      return new Nest(Kind.OPERAND, path, placeholders.next(), null, null, null);
+    }
+    CompositeType<Object, ?> composite = v == null ? null : (CompositeType<Object, ?>) Composites.forValue(v.getClass());
+    if (composite != null) {
+      CompositeSpec spec = Composites.spec(composite, v);
+      List<Operand<?>> components = new ArrayList<>();
+      for (int i = 0; i < spec.components().size(); i++) {
+        components.add(placeholders.next());
+      }
+      return new Nest(Kind.COMPOSITE, path, composite.view(spec, Collections.unmodifiableList(components)), null, null,
+          composite.viewClass());
+    }
+    if (v instanceof Tensor) {
       return new Nest(Kind.OPERAND, path, placeholders.next(), null, null, null);
     }
     if (v instanceof List) {
@@ -106,6 +121,11 @@ public final class Nest {
     return kind == Kind.MAP;
   }
 
+  /** Whether this element is a composite tensor (see {@link #composite}). */
+  public boolean isComposite() {
+    return kind == Kind.COMPOSITE;
+  }
+
   /** Whether this element is a record. */
   public boolean isRecord() {
     return kind == Kind.RECORD;
@@ -135,6 +155,21 @@ public final class Nest {
           + type.getSimpleName());
     }
     return (Operand<T>) o;
+  }
+
+  /**
+   * The body's view of a composite tensor element (a {@link SparseOperand}, or the view class of a
+   * registered {@link CompositeType}).
+   *
+   * @throws IllegalArgumentException if it is not a composite of that view class
+   */
+  public <B> B composite(Class<B> viewClass) {
+    expect(Kind.COMPOSITE, "a composite tensor");
+    if (!viewClass.isInstance(leaf)) {
+      throw new IllegalArgumentException("'" + path + "' is a " + recordClass.getSimpleName() + ", not a "
+          + viewClass.getSimpleName());
+    }
+    return viewClass.cast(leaf);
   }
 
   /**
@@ -225,6 +260,7 @@ public final class Nest {
       case VALUE: return "a Java value (" + leaf.getClass().getName() + ")";
       case LIST: return "a list";
       case MAP: return "a map";
+      case COMPOSITE: return "a composite tensor (" + recordClass.getSimpleName() + ")";
       default: return "a record (" + recordClass.getSimpleName() + ")";
     }
   }

@@ -66,7 +66,7 @@ public final class NestFunction extends PolymorphicFunction {
 
   private NestOutputs outputs(Result r) {
     try {
-      return new NestOutputs(template(r.names()).build(r.tensors()), r.tensors());
+      return new NestOutputs(template(r.names()).build(r.tensors(), false), r.tensors());
     } catch (RuntimeException e) {
       // The caller never sees the tensors: close them here.
       for (Tensor t : r.tensors()) {
@@ -83,6 +83,6 @@ public final class NestFunction extends PolymorphicFunction {
   public Object apply(Ops tf, Map<String, ?> args) {
     Traced t = applyInGraph(tf, args);
     Operand<?>[] operands = t.operands();
-    return OutputStructure.parse(t.names(), body.getClass().getClassLoader()).build(operands);
+    return OutputStructure.parse(t.names(), body.getClass().getClassLoader()).build(operands, true);
   }
 }

@@ -5,7 +5,9 @@ import dev.polyfn.internal.Interner;
 import java.util.List;
 import java.util.Map;
 import java.util.RandomAccess;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.Tensor;
+import org.tensorflow.types.family.TType;
 
 /**
  * Writes the facts of a nested argument (lists, maps and records to any depth, leaves tensors,
@@ -56,8 +58,9 @@ final class Nests {
 
   /** Writes argument {@code v} of nested parameter {@code p}. */
   static void write(Param p, Object v, CallBuffer buf, Interner interner, boolean forCall) {
-    if (!(v instanceof List) && !(v instanceof Map) && !(v instanceof Record)) {
-      throw new IllegalArgumentException("argument '" + p.name() + "': expected a list, map or record, got "
+    if (!(v instanceof List) && !(v instanceof Map) && !(v instanceof Record)
+        && (v == null || Composites.forValue(v.getClass()) == null)) {
+      throw new IllegalArgumentException("argument '" + p.name() + "': expected a list, map, record or composite tensor, got "
           + (v == null ? "null" : v.getClass().getName()));
     }
     try {
@@ -68,12 +71,10 @@ final class Nests {
   }
 
   private static void value(Object v, CallBuffer buf, Interner interner, boolean forCall, int depth) {
-    if (v instanceof Tensor) {
-      try {
-        buf.tensor((Tensor) v);
-      } catch (IllegalStateException closed) {
-        throw new PathError("the tensor is closed", closed);
-      }
+    CompositeType<?, ?> composite;
+    // A dense tensor first, the common leaf; a SparseTensor may implement a dense type's interface.
+    if (v instanceof TType && !(v instanceof SparseTensor)) {
+      tensor((Tensor) v, buf);
     } else if (v instanceof TensorSpec) {
       if (forCall) {
         throw new PathError("got a TensorSpec (" + v + "), but call runs the function on values: pass a tensor, "
@@ -81,6 +82,9 @@ final class Nests {
       }
       TensorSpec s = (TensorSpec) v;
       buf.spec(s.dtypeCode(), s.shape().isUnknown() ? null : s.shape().asArray());
+    } else if (v != null && (composite = Composites.forValue(v.getClass())) != null) {
+      // Before records: a composite's value class may well be a record.
+      Composites.write(composite, v, buf, interner);
     } else if (v instanceof List || v instanceof Map || v instanceof Record) {
       if (depth >= MAX_DEPTH) {
         throw new PathError("nested deeper than " + MAX_DEPTH + " levels", null);
@@ -90,10 +94,20 @@ final class Nests {
       throw new PathError("expected a tensor, a Java value or a nested list, map or record, got null", null);
     } else if (v instanceof Variable) {
       throw new PathError("a Variable cannot be nested in a structure: declare it with variableInput", null);
+    } else if (v instanceof Tensor) {
+      tensor((Tensor) v, buf);
     } else {
       // Any other value is a Java value, part of the signature by equals/hashCode, as a Python
       // value nested in a tf.function argument is.
       buf.literal(interner.literal(v.getClass(), v));
+    }
+  }
+
+  private static void tensor(Tensor t, CallBuffer buf) {
+    try {
+      buf.tensor(t);
+    } catch (IllegalStateException closed) {
+      throw new PathError("the tensor is closed", closed);
     }
   }
 

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorflow.Operand;
+import org.tensorflow.Tensor;
 
 /**
  * Nested outputs: a body's returned nest flattened into leaf operands named by their paths, and
@@ -35,9 +36,18 @@ final class OutputStructure {
     if (depth > Nests.MAX_DEPTH) {
       throw bad(function, path, "is nested deeper than " + Nests.MAX_DEPTH + " levels");
     }
+    CompositeType<?, ?> composite = v == null ? null : Composites.forView(v.getClass());
     if (v instanceof Operand) {
       names.add(path.toString());
       operands.add((Operand<?>) v);
+    } else if (composite != null) {
+      // Before records: a view class may well be a record (SparseOperand is).
+      @SuppressWarnings("unchecked")
+      List<Operand<?>> parts = ((CompositeType<?, Object>) composite).components(v);
+      for (int i = 0; i < parts.size(); i++) {
+        names.add(path + "#" + composite.name() + ":" + i);
+        operands.add(parts.get(i));
+      }
     } else if (v instanceof Nest) {
       flatten(function, ((Nest) v).unwrap(), path, names, operands, depth);
     } else if (v instanceof List) {
@@ -97,7 +107,7 @@ final class OutputStructure {
 
   /** A parsed output structure; {@link #build} puts a call's leaves in it. */
   abstract static class Template {
-    abstract Object build(Object[] leaves);
+    abstract Object build(Object[] leaves, boolean graph);
   }
 
   private static final class Leaf extends Template {
@@ -108,7 +118,7 @@ final class OutputStructure {
     }
 
     @Override
-    Object build(Object[] leaves) {
+    Object build(Object[] leaves, boolean graph) {
       return leaves[index];
     }
   }
@@ -117,10 +127,10 @@ final class OutputStructure {
     final List<Template> elements = new ArrayList<>();
 
     @Override
-    Object build(Object[] leaves) {
+    Object build(Object[] leaves, boolean graph) {
       Object[] out = new Object[elements.size()];
       for (int i = 0; i < out.length; i++) {
-        out[i] = elements.get(i).build(leaves);
+        out[i] = elements.get(i).build(leaves, graph);
       }
       return Collections.unmodifiableList(java.util.Arrays.asList(out));
     }
@@ -130,10 +140,32 @@ final class OutputStructure {
     final Map<String, Template> entries = new LinkedHashMap<>();
 
     @Override
-    Object build(Object[] leaves) {
+    Object build(Object[] leaves, boolean graph) {
       Map<String, Object> out = new LinkedHashMap<>();
-      entries.forEach((k, t) -> out.put(k, t.build(leaves)));
+      entries.forEach((k, t) -> out.put(k, t.build(leaves, graph)));
       return Collections.unmodifiableMap(out);
+    }
+  }
+
+  private static final class CompositeNode extends Template {
+    final CompositeType<?, ?> type;
+    final List<Integer> leaves = new ArrayList<>();
+
+    CompositeNode(CompositeType<?, ?> type) {
+      this.type = type;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    Object build(Object[] values, boolean graph) {
+      if (graph) {
+        List<Operand<?>> operands = new ArrayList<>();
+        leaves.forEach(i -> operands.add((Operand<?>) values[i]));
+        return type.view(null, operands);
+      }
+      List<Tensor> tensors = new ArrayList<>();
+      leaves.forEach(i -> tensors.add((Tensor) values[i]));
+      return type.fromComponents(tensors);
     }
   }
 
@@ -147,10 +179,10 @@ final class OutputStructure {
     }
 
     @Override
-    Object build(Object[] leaves) {
+    Object build(Object[] leaves, boolean graph) {
       Object[] values = new Object[components.length];
       for (int i = 0; i < values.length; i++) {
-        values[i] = components[i].build(leaves);
+        values[i] = components[i].build(leaves, graph);
       }
       return info.make(values);
     }
@@ -200,6 +232,20 @@ final class OutputStructure {
       }
       l.elements.set(index, insert(l.elements.get(index), n, close + 1, leaf, loader));
       return l;
+    }
+    if (c == '#') {
+      int colon = n.lastIndexOf(':');
+      String name = n.substring(at + 1, colon);
+      CompositeNode cn = (CompositeNode) node;
+      if (cn == null) {
+        CompositeType<?, ?> type = Composites.named(name);
+        if (type == null) {
+          throw new IllegalStateException("output composite type '" + name + "' is not registered");
+        }
+        cn = new CompositeNode(type);
+      }
+      cn.leaves.add(leaf);
+      return cn;
     }
     if (c == '<') {
       int close = n.indexOf(">.", at);

@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
@@ -186,6 +187,33 @@ final class TracingInputs implements Inputs {
     }
     long[] spec = declare(p);
     return new RecordInput<>(type, type.cast(value), nestView(name, value, spec));
+  }
+
+  @Override
+  public <B> B composite(String name, CompositeType<?, B> type) {
+    Objects.requireNonNull(type, "type");
+    Param p = new Param(name, Param.Kind.NEST, null, null, null, false, null);
+    Object value = Arguments.valueFor(p, args.asMap());
+    CompositeType<?, ?> actual = value == null ? null : Composites.forValue(value.getClass());
+    if (value != null && actual != type) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a " + type.name() + " ("
+          + type.valueClass().getName() + "), got " + value.getClass().getName()
+          + (actual == null && type.valueClass().isInstance(value) ? "; register the type with Composites.register" : ""));
+    }
+    long[] spec = declare(p);
+    return nestView(name, value, spec).composite(type.viewClass());
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <T extends TType> SparseOperand<T> sparse(String name, Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    SparseOperand<?> s = composite(name, (CompositeType<?, SparseOperand>) Composites.forValue(SparseTensor.class));
+    if (!type.isAssignableFrom(s.values().type())) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a SparseTensor of " + type.getSimpleName()
+          + " values, got " + s.values().type().getSimpleName() + " values");
+    }
+    return (SparseOperand<T>) s;
   }
 
   /** The body's view of nested argument {@code value}, its tensors the placeholders of {@code spec}. */

@@ -46,6 +46,7 @@ public final class Wire {
   public static final long TAG_LITERAL = 4;
   public static final long TAG_VARIABLE = 5;
   public static final long TAG_RECORD = 6;
+  public static final long TAG_COMPOSITE = 7;
 
   /** Parameter kinds, as {@code polyfn_core::ParamKind}. */
   public static final int KIND_TENSOR = 0;

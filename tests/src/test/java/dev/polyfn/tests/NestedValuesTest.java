@@ -107,7 +107,7 @@ class NestedValuesTest {
       e = assertThrows(IllegalArgumentException.class, () -> call(f, List.of(Map.of(1, x))));
       assertTrue(e.getMessage().startsWith("argument 'xs[0]': map keys must be strings"), e.getMessage());
       e = assertThrows(IllegalArgumentException.class, () -> call(f, x));
-      assertTrue(e.getMessage().startsWith("argument 'xs': expected a list, map or record"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("argument 'xs': expected a list, map, record or composite tensor"), e.getMessage());
       TFloat32 closed = TFloat32.scalarOf(2);
       closed.close();
       e = assertThrows(IllegalArgumentException.class, () -> call(f, List.of(Map.of("k", closed))));
