@@ -46,6 +46,16 @@ public final class Composites {
     BY_VIEW.clear();
   }
 
+  /** Checks that argument {@code name} is a value of {@code type} (or absent). */
+  static void checkArgument(String name, Object value, CompositeType<?, ?> type) {
+    CompositeType<?, ?> actual = value == null ? null : forValue(value.getClass());
+    if (value != null && actual != type) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a " + type.name() + " ("
+          + type.valueClass().getName() + "), got " + value.getClass().getName()
+          + (actual == null && type.valueClass().isInstance(value) ? "; register the type with Composites.register" : ""));
+    }
+  }
+
   /** The registered type called {@code name}, or null. */
   static CompositeType<?, ?> named(String name) {
     for (CompositeType<?, ?> t : TYPES) {

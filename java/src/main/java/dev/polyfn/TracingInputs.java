@@ -194,12 +194,7 @@ final class TracingInputs implements Inputs {
     Objects.requireNonNull(type, "type");
     Param p = new Param(name, Param.Kind.NEST, null, null, null, false, null);
     Object value = Arguments.valueFor(p, args.asMap());
-    CompositeType<?, ?> actual = value == null ? null : Composites.forValue(value.getClass());
-    if (value != null && actual != type) {
-      throw new IllegalArgumentException("argument '" + name + "': expected a " + type.name() + " ("
-          + type.valueClass().getName() + "), got " + value.getClass().getName()
-          + (actual == null && type.valueClass().isInstance(value) ? "; register the type with Composites.register" : ""));
-    }
+    Composites.checkArgument(name, value, type);
     long[] spec = declare(p);
     return nestView(name, value, spec).composite(type.viewClass());
   }

@@ -6,6 +6,7 @@ import dev.polyfn.Inputs
 import dev.polyfn.NestBody
 import dev.polyfn.NestFunction
 import dev.polyfn.RecordInput
+import dev.polyfn.SparseOperand
 import org.tensorflow.Operand
 import org.tensorflow.op.Ops
 import org.tensorflow.types.family.TType
@@ -55,3 +56,16 @@ public fun polyfnNested(name: String? = null, body: NestBodyFn): NestFunction =
 /** Defines a polymorphic function whose outputs are a nest, with [options]. */
 public fun polyfnNested(options: FunctionOptions, body: NestBodyFn): NestFunction =
     Function.defineNested(NestBody { tf, inputs -> body(tf, inputs) }, options)
+
+/**
+ * A sparse tensor parameter whose values are of type [T]: its indices, values and dense shape
+ * are three graph inputs; the values' dtype and the dense shape are the signature.
+ *
+ * ```kotlin
+ * polyfn { tf, inputs ->
+ *     val s = inputs.sparse<TFloat32>("s")
+ *     mapOf("rows" to tf.sparse.sparseReduceSum(s.indices(), s.values(), s.denseShape(), tf.constant(1)))
+ * }
+ * ```
+ */
+public inline fun <reified T : TType> Inputs.sparse(name: String): SparseOperand<T> = sparse(name, T::class.java)

@@ -6,6 +6,13 @@ import dev.polyfn.kotlin.invoke
 import dev.polyfn.kotlin.polyfn
 import dev.polyfn.kotlin.polyfnNested
 import dev.polyfn.kotlin.record
+import dev.polyfn.kotlin.sparse
+import dev.polyfn.Composites
+import dev.polyfn.tests.ragged.Ragged
+import dev.polyfn.tests.ragged.RaggedOperand
+import dev.polyfn.tests.ragged.RaggedType
+import org.tensorflow.SparseTensor
+import org.tensorflow.ndarray.StdArrays
 import dev.polyfn.kotlin.value
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
@@ -61,6 +68,38 @@ class KotlinStructuredValuesTest {
                         val h = out.value<KHeads<TFloat32>>()
                         assertEquals(8f, h.sum.getFloat(), 0f)
                         assertEquals(5f, h.max.getFloat(), 0f)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    fun aSparseTensorAndARaggedTensor() {
+        polyfn { tf, inputs ->
+            val s = inputs.sparse<TFloat32>("s")
+            mapOf("rows" to tf.sparse.sparseReduceSum(s.indices(), s.values(), s.denseShape(), tf.constant(1)))
+        }.use { f ->
+            TInt64.tensorOf(StdArrays.ndCopyOf(arrayOf(longArrayOf(0, 1), longArrayOf(1, 1)))).use { idx ->
+                TFloat32.vectorOf(2f, 5f).use { v ->
+                    TInt64.vectorOf(2L, 3L).use { d ->
+                        assertEquals(5f, f("s" to SparseTensor.of(idx, v, d)) { it.get<TFloat32>("rows").getFloat(1) }, 0f)
+                    }
+                }
+            }
+        }
+        try {
+            Composites.register(RaggedType.INSTANCE)
+        } catch (alreadyRegistered: IllegalArgumentException) {
+        }
+        polyfnNested { tf, inputs ->
+            val r = inputs.composite("r", RaggedType.INSTANCE)
+            RaggedOperand(tf.math.neg(r.values()), r.rowSplits())
+        }.use { f ->
+            TFloat32.vectorOf(1f, 2f).use { v ->
+                TInt64.vectorOf(0L, 2L).use { s ->
+                    f.call(mapOf("r" to Ragged(v, s))).use { out ->
+                        assertEquals(-2f, out.value<Ragged>().values().getFloat(1), 0f)
                     }
                 }
             }
