@@ -108,3 +108,13 @@ java -Xms256m -Xmx256m -XX:+AlwaysPreTouch -cp "$CP" dev.polyfn.bench.RssMain "$
 step "assembling results"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 step "done: bench/results.json bench/summary.json BENCHMARKS.md bench/plot.png"
+
+# ---- Structured values: a record of 3 tensors and a nest of 100 leaves, Polyfn vs Python ----
+step "JMH: structured arguments (record of 3 tensors, nest of 100 leaves)"
+"${JMH[@]}" '^dev.polyfn.bench.StructBench\.' "${JMH_CALL[@]}" -rf json -rff "$OUT/jmh-struct.json" > "$OUT/jmh-struct.log" 2>&1
+step "Python tf.function on the same structures"
+PYS_ARGS=(); [ "$MODE" = quick ] && PYS_ARGS+=(--quick)
+(cd "$BENCH/python" && "$PY" bench_struct.py "${PYS_ARGS[@]}") > "$OUT/python-struct.json" 2> "$OUT/python-struct.log"
+step "assembling results again, with the structured rows"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of structured values ----
