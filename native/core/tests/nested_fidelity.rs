@@ -116,3 +116,29 @@ fn a_record_nest_generalizes_its_components_independently_and_names_the_path() {
     let e = f.lookup::<String>(&tensor(F, &[2])).unwrap_err().to_string();
     assert!(e.contains("xs"), "{e}");
 }
+
+#[test]
+fn a_ragged_composite_traces_through_the_protocol_with_counts_generalizing_independently() {
+    let f = new_fn(Options { reduce_retracing: true, ..Options::default() });
+    f.register_string(400, "Ragged");
+    f.register_string(401, "values");
+    f.register_string(402, "row_splits");
+    let ragged = |nvals: i64, nrows: i64| {
+        let mut facts = vec![TAG_COMPOSITE, 400, F.0 as i64, 2, nrows, -1, -1, 2, 401];
+        facts.extend(tensor(F, &[nvals]));
+        facts.push(402);
+        facts.extend(tensor(DType::INT64, &[nrows + 1]));
+        vec![arg("r", ParamKind::Nest, TypeRef::new(NestConstraint), facts)]
+    };
+    assert_eq!(call(&f, &ragged(5, 2)), "(r: Ragged(FLOAT, [2, -1]; values: [5], row_splits: [3]))");
+    assert_eq!(call(&f, &ragged(3, 2)), "(r: Ragged(FLOAT, [2, -1]; values: [-1], row_splits: [3]))");
+    assert_eq!(call(&f, &ragged(9, 2)), "(r: Ragged(FLOAT, [2, -1]; values: [-1], row_splits: [3]))");
+    assert_eq!(f.stats().traces, 2);
+    assert_eq!(call(&f, &ragged(9, 4)), "(r: Ragged(FLOAT, [-1, -1]; values: [-1], row_splits: [-1]))");
+    assert_eq!(call(&f, &ragged(1, 7)), "(r: Ragged(FLOAT, [-1, -1]; values: [-1], row_splits: [-1]))");
+    assert_eq!(f.stats().traces, 3);
+    // A component that is not a tensor is malformed facts, not a panic.
+    let mut bad = ragged(1, 1);
+    bad[0].facts[9] = TAG_LIST;
+    assert!(f.lookup::<String>(&bad[0].facts).is_err());
+}
