@@ -20,9 +20,12 @@ public final class Composites {
   private Composites() {}
 
   private static final List<CompositeType<?, ?>> TYPES = new CopyOnWriteArrayList<>(List.of(new SparseType()));
-  /** Lookups by class, cached (a miss too); cleared when a type is registered. */
-  private static final Map<Class<?>, Optional<CompositeType<?, ?>>> BY_VALUE = new ConcurrentHashMap<>();
-  private static final Map<Class<?>, Optional<CompositeType<?, ?>>> BY_VIEW = new ConcurrentHashMap<>();
+  /**
+   * Lookups by class, cached (a miss too). A registration publishes fresh caches after adding its
+   * type, so a lookup racing with it can only fill a cache that is already discarded.
+   */
+  private static volatile Map<Class<?>, Optional<CompositeType<?, ?>>> byValue = new ConcurrentHashMap<>();
+  private static volatile Map<Class<?>, Optional<CompositeType<?, ?>>> byView = new ConcurrentHashMap<>();
 
   /**
    * Registers {@code type}, so its values can be passed to and returned from functions.
@@ -42,8 +45,8 @@ public final class Composites {
       }
     }
     TYPES.add(type);
-    BY_VALUE.clear();
-    BY_VIEW.clear();
+    byValue = new ConcurrentHashMap<>();
+    byView = new ConcurrentHashMap<>();
   }
 
   /** Checks that argument {@code name} is a value of {@code type} (or absent). */
@@ -68,12 +71,12 @@ public final class Composites {
 
   /** The type whose values are of class {@code c}, or null. */
   static CompositeType<?, ?> forValue(Class<?> c) {
-    return BY_VALUE.computeIfAbsent(c, k -> find(k, true)).orElse(null);
+    return byValue.computeIfAbsent(c, k -> find(k, true)).orElse(null);
   }
 
   /** The type whose views are of class {@code c}, or null. */
   static CompositeType<?, ?> forView(Class<?> c) {
-    return BY_VIEW.computeIfAbsent(c, k -> find(k, false)).orElse(null);
+    return byView.computeIfAbsent(c, k -> find(k, false)).orElse(null);
   }
 
   /**

@@ -92,6 +92,8 @@ final class Nests {
       structure(v, buf, interner, forCall, depth + 1);
     } else if (v == null) {
       throw new PathError("expected a tensor, a Java value or a nested list, map or record, got null", null);
+    } else if (v instanceof org.tensorflow.Operand) {
+      throw new PathError("got an operand of a graph (" + v + "): call takes tensors; use apply inside a body", null);
     } else if (v instanceof Variable) {
       throw new PathError("a Variable cannot be nested in a structure: declare it with variableInput", null);
     } else if (v instanceof Tensor) {

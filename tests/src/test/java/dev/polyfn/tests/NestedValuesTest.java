@@ -192,4 +192,19 @@ class NestedValuesTest {
       }
     }
   }
+
+  @Test
+  void aNestedCallTakesANestOfOperandsInsideAnotherBody() {
+    try (MapFunction inner = summer(FunctionOptions.defaults());
+        MapFunction outer = Function.define((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          Operand<?> s = inner.apply(tf, Map.of("xs", List.of(Map.of("k", x), Map.of("k", x, "n", 2)))).get("s");
+          return Map.of("y", s);
+        });
+        TFloat32 x = TFloat32.scalarOf(3);
+        Outputs out = outer.call(Map.of("x", x))) {
+      assertEquals(8f, out.get("y", TFloat32.class).getFloat(), 0f);
+      assertEquals(1, inner.traceCount());
+    }
+  }
 }
