@@ -98,6 +98,9 @@ final class Nests {
       throw new PathError("a Variable cannot be nested in a structure: declare it with variableInput", null);
     } else if (v instanceof Tensor) {
       tensor((Tensor) v, buf);
+    } else if (Records.isUnmarkedDataClass(v.getClass())) {
+      throw new PathError("got a " + v.getClass().getName() + ", a data class holding tensors that is not a record: "
+          + "annotate it @JvmRecord (Kotlin) so its components are traced", null);
     } else {
       // Any other value is a Java value, part of the signature by equals/hashCode, as a Python
       // value nested in a tf.function argument is.

@@ -49,6 +49,33 @@ final class Records {
     }
   };
 
+  /**
+   * Whether {@code type} looks like a Kotlin data class that holds tensors but is not a record: as
+   * a Java value it would be keyed by the identity of its tensors, tracing at every call. Read
+   * once per class.
+   */
+  static boolean isUnmarkedDataClass(Class<?> type) {
+    return DATA_CLASS.get(type);
+  }
+
+  private static final ClassValue<Boolean> DATA_CLASS = new ClassValue<>() {
+    @Override
+    protected Boolean computeValue(Class<?> type) {
+      if (type.isRecord()) {
+        return false;
+      }
+      for (Method m : type.getMethods()) {
+        if (m.getName().matches("component[0-9]+") && m.getParameterCount() == 0
+            && (org.tensorflow.Tensor.class.isAssignableFrom(m.getReturnType())
+                || java.util.Collection.class.isAssignableFrom(m.getReturnType())
+                || java.util.Map.class.isAssignableFrom(m.getReturnType()))) {
+          return true;
+        }
+      }
+      return false;
+    }
+  };
+
   /** The record class {@code type}'s description; an IllegalArgumentException if it cannot be used. */
   static Info of(Class<?> type) {
     return INFO.get(type);

@@ -27,6 +27,9 @@ data class KBatch(val features: TFloat32, val labels: TInt64, val size: Int)
 @JvmRecord
 data class KHeads<T>(val sum: T, val max: T)
 
+/** Not a record: refused in a nest, rather than traced as a Java value at every call. */
+data class KPlain(val x: TFloat32)
+
 /** Nests, records (`@JvmRecord` data classes) and nested outputs from Kotlin. */
 class KotlinStructuredValuesTest {
 
@@ -49,6 +52,17 @@ class KotlinStructuredValuesTest {
                     }
                     assertTrue(e.message!!.startsWith("argument 'batch': expected a record"), e.message)
                 }
+            }
+        }
+    }
+
+    @Test
+    fun aDataClassThatIsNotARecordIsRefusedWithAHint() {
+        polyfn { tf, inputs -> mapOf("n" to tf.constant(inputs.nest("xs").size())) }.use { f ->
+            TFloat32.scalarOf(1f).use { x ->
+                val e = assertThrows(IllegalArgumentException::class.java) { f("xs" to listOf(KPlain(x))) { } }
+                assertTrue(e.message!!.startsWith("argument 'xs[0]': got a dev.polyfn.tests.KPlain") &&
+                    e.message!!.contains("@JvmRecord"), e.message)
             }
         }
     }
