@@ -221,6 +221,10 @@ impl TraceType for ListConstraint {
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        if other.as_any().is::<NestConstraint>() {
+            // Every list it admits is a nest (an inferred constraint narrows a declared nest).
+            return self.element.as_ref().is_some_and(|e| NestConstraint::admits_bound(e, other));
+        }
         let Some(o) = other.as_any().downcast_ref::<ListConstraint>() else {
             return false;
         };
@@ -234,6 +238,10 @@ impl TraceType for ListConstraint {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        if others.iter().any(|o| o.as_any().is::<NestConstraint>()) {
+            // The nest decides, whatever the order the types came in.
+            return super::join_by_constraint::<NestConstraint>(self, others);
+        }
         // Collect every element type and length in play; the join constrains what they share.
         let mut length = self.length;
         let mut elements: Vec<TypeRef> = Vec::new();

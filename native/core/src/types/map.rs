@@ -233,6 +233,9 @@ impl TraceType for MapConstraint {
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        if other.as_any().is::<NestConstraint>() {
+            return self.value.as_ref().is_some_and(|v| NestConstraint::admits_bound(v, other));
+        }
         match other.as_any().downcast_ref::<MapConstraint>() {
             Some(MapConstraint { value: None }) => true,
             Some(MapConstraint { value: Some(b) }) => {
@@ -243,6 +246,10 @@ impl TraceType for MapConstraint {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        if others.iter().any(|o| o.as_any().is::<NestConstraint>()) {
+            // The nest decides, whatever the order the types came in.
+            return super::join_by_constraint::<NestConstraint>(self, others);
+        }
         let mut values: Vec<TypeRef> = Vec::new();
         let mut unbounded = self.value.is_none();
         values.extend(self.value.iter().cloned());

@@ -179,6 +179,12 @@ impl NestConstraint {
         any.is::<TensorSpec>() || any.is::<Literal>() || t.is_subtype_of(nest)
     }
 
+    /// Whether every value below `bound` (an element or value constraint) may stand in a nest.
+    pub(crate) fn admits_bound(bound: &TypeRef, nest: &dyn TraceType) -> bool {
+        let any = bound.as_any();
+        any.is::<crate::TensorConstraint>() || any.is::<crate::LiteralConstraint>() || Self::admits(bound, nest)
+    }
+
     /// Whether `t` is a structure (list, map or record) rather than a leaf.
     pub fn is_structure(t: &dyn TraceType) -> bool {
         let any = t.as_any();
@@ -269,5 +275,13 @@ mod tests {
         assert!(!TensorSpec::new(DType::FLOAT, Shape::scalar()).is_subtype_of(&NestConstraint));
         let j = NestConstraint.most_specific_common_supertype(&[&nest]).unwrap();
         assert_eq!(j.to_string(), "Nest[*]");
+        // A list or map constraint of tensors is narrower than a nest (inference may narrow one).
+        let floats = TypeRef::new(crate::TensorConstraint::new(crate::DTypeSet::floating(), None));
+        assert!(crate::ListConstraint::new(Some(floats.clone()), Some(2)).is_subtype_of(&NestConstraint));
+        assert!(crate::MapConstraint::new(Some(floats)).is_subtype_of(&NestConstraint));
+        assert!(!crate::ListConstraint::new(None, None).is_subtype_of(&NestConstraint));
+        assert!(!NestConstraint.is_subtype_of(&crate::ListConstraint::new(None, None)));
+        let l = crate::ListConstraint::new(Some(TypeRef::new(crate::TensorConstraint::new(crate::DTypeSet::floating(), None))), None);
+        assert_eq!(l.most_specific_common_supertype(&[&NestConstraint]), NestConstraint.most_specific_common_supertype(&[&l]));
     }
 }

@@ -207,4 +207,19 @@ class NestedValuesTest {
       assertEquals(1, inner.traceCount());
     }
   }
+
+  @Test
+  void exampleInputsOfANestParameterAreTracedAtDefinitionOneByOne() {
+    TensorSpec two = TensorSpec.of(TFloat32.class, Shape.of(2));
+    TensorSpec three = TensorSpec.of(TFloat32.class, Shape.of(3));
+    // Signature inference does not coalesce nests: the declared nest stands and each example is
+    // traced as getConcreteFunction would, at definition.
+    try (MapFunction f = summer(FunctionOptions.defaults().withExampleInputs(List.of(
+            Map.of("xs", List.of(Map.of("k", two))), Map.of("xs", List.of(Map.of("k", three))))));
+        TFloat32 x = TFloat32.vectorOf(1, 2, 3)) {
+      assertEquals(2, f.traceCount());
+      assertEquals(6f, call(f, List.of(Map.of("k", x))), 0f);
+      assertEquals(2, f.traceCount(), "the call is served by the example's trace");
+    }
+  }
 }
