@@ -163,3 +163,13 @@ if [ "$MODE" = quick ]; then JMH_FAST=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms); else 
 "${JMH[@]}" '^dev.polyfn.bench.FastPathBench\.' "${JMH_FAST[@]}" -rf json -rff "$OUT/jmh-fast.json" > "$OUT/jmh-fast.log" 2>&1
 step "call paths: assembling results again with the call-path rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+
+# ---- Structured values: a record of 3 tensors and a nest of 100 leaves, Polyfn vs Python ----
+step "JMH: structured arguments (record of 3 tensors, nest of 100 leaves)"
+"${JMH[@]}" '^dev.polyfn.bench.StructBench\.' "${JMH_CALL[@]}" -rf json -rff "$OUT/jmh-struct.json" > "$OUT/jmh-struct.log" 2>&1
+step "Python tf.function on the same structures"
+PYS_ARGS=(); [ "$MODE" = quick ] && PYS_ARGS+=(--quick)
+(cd "$BENCH/python" && "$PY" bench_struct.py "${PYS_ARGS[@]}") > "$OUT/python-struct.json" 2> "$OUT/python-struct.log"
+step "assembling results again, with the structured rows"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of structured values ----

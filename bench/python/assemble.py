@@ -233,6 +233,9 @@ def main():
     trace_cost_and_inference(res, summary)
 
     fast_md = fast_paths(res, summary)
+
+    add_struct_rows(res, summary)
+
     m = machine(jmh_call[0] if jmh_call else None)
     versions = {
         "polyfn": "dev.polyfn:polyfn:0.1.0-SNAPSHOT (built from git %s)" % (
@@ -323,6 +326,26 @@ def control_flow_summary():
     if py:
         out["python_while1000_us"] = py["python_while1000_us"]
     return out
+
+
+def add_struct_rows(res, summary):
+    """Structured values: StructBench (Polyfn) and bench_struct.py (Python tf.function) on a
+    record of 3 tensors and a nest of 100 leaves; a target of 10x faster than Python for each."""
+    jmh = load("jmh-struct.json") or []
+    py = load("python-struct.json") or {"workloads": {}}
+    for e in jmh:
+        res.setdefault(e["params"]["workload"], {})["polyfn"] = jmh_entry(e)
+    for wl, cs in py["workloads"].items():
+        for c, v in cs.items():
+            res.setdefault(wl, {})[c] = dict(v, source="bench/python/bench_struct.py")
+    for wl, label in (("record3", "record of 3 tensors"), ("nest100", "nest of 100 leaves")):
+        p = res.get(wl, {}).get("polyfn", {}).get("us")
+        t = res.get(wl, {}).get("python_tf_function", {}).get("us")
+        summary["polyfn_%s_us" % wl] = p
+        summary["python_tf_function_%s_us" % wl] = t
+        val = None if p is None or t is None or p == 0 else t / p
+        summary["targets"]["%s: >= 10x faster than Python tf.function" % label] = {
+            "value": None if val is None else round(val, 3), "bound": "≥ 10", "met": None if val is None else val >= 10}
 
 
 def write_markdown(results, summary, a, fast_md=()):

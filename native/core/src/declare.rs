@@ -4,7 +4,7 @@
 
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, SHAPE_UNDECLARED};
 use crate::{
-    BindError, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, ParamKind, Shape, TensorConstraint,
+    BindError, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, NestConstraint, ParamKind, Shape, TensorConstraint,
     TypeRef, VariableConstraint,
 };
 
@@ -48,6 +48,7 @@ pub fn declared_constraint(
         ParamKind::Map => TypeRef::new(MapConstraint::new(Some(tensor()))),
         ParamKind::Java => TypeRef::new(LiteralConstraint::new(java_class)),
         ParamKind::Variable => TypeRef::new(VariableConstraint::new(dtypes)),
+        ParamKind::Nest => TypeRef::new(NestConstraint),
     })
 }
 

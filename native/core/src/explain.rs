@@ -28,15 +28,39 @@ impl RetraceReason {
     }
 
     fn of(parameter: &str, capture: bool, path_suffix: String, reason: String) -> Self {
+        // The path already says where: keep only the innermost difference, so a nested reason
+        // reads `xs[1]['k']: TensorSpec(...) does not match ...`.
+        let reason = if path_suffix.is_empty() { reason } else { innermost(&reason, &path_suffix).to_owned() };
         RetraceReason { parameter: parameter.to_owned(), capture, path: format!("{parameter}{path_suffix}"), reason }
     }
+}
+
+/// `reason` without the "element 1: ", "key 'k': " and "component 'c': " steps that lists, maps
+/// and records put before their element's reason, one per step of `path` (which names them).
+fn innermost<'a>(reason: &'a str, path: &str) -> &'a str {
+    let steps = path.matches(['[', '.']).count();
+    let mut rest = reason;
+    for _ in 0..steps {
+        let step = ["element ", "key '", "component '"].iter().find(|p| rest.starts_with(**p));
+        let Some(step) = step else { break };
+        let end = if *step == "element " {
+            rest.find(": ")
+        } else {
+            rest[step.len()..].find("': ").map(|i| i + step.len() + 1)
+        };
+        match end {
+            Some(i) => rest = &rest[i + 2..],
+            None => break,
+        }
+    }
+    rest
 }
 
 impl fmt::Display for RetraceReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.parameter.is_empty(), self.capture) {
             (true, _) => f.write_str(&self.reason),
-            (false, false) => write!(f, "{}: {}", self.parameter, self.reason),
+            (false, false) => write!(f, "{}: {}", self.path, self.reason),
             (false, true) => write!(f, "capture {}: {}", self.parameter, self.reason),
         }
     }
@@ -229,7 +253,13 @@ mod tests {
         assert_eq!((why.parameter.as_str(), why.capture, why.path.as_str()), ("xs", false, "xs[1]['k']"));
         assert_eq!(
             why.to_string(),
-            "xs: element 1: key 'k': TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
+            "xs[1]['k']: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
+        );
+        let r = |fs: Vec<(&str, TypeRef)>| TypeRef::new(RecordType::new("a.Batch", fs.into_iter().map(|(n, t)| (n.to_string(), t)).collect()));
+        let b = |d: &[i64]| ft1(ParamKind::Nest, "b", r(vec![("f", t(&[1])), ("xs", TypeRef::new(ListType::new(vec![m(d)])))]));
+        assert_eq!(
+            explain_retrace(&b(&[3]), &[&b(&[2])]).to_string(),
+            "b.xs[0]['k']: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
         );
         // A whole-value difference has the parameter as its path; the first call blames no one.
         let why = explain_retrace(&x(DType::INT32, &[2]), &[&x(DType::FLOAT, &[2])]);

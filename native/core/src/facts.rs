@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
-    VariableSpec,
+    CompositeType, VariableSpec,
     BindError, DType, FunctionType, ListType, Literal, MapType, ParamKind, Parameter,
-    Shape, TensorSpec, TypeRef,
+    RecordType, Shape, TensorSpec, TypeRef,
 };
-use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
+use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_COMPOSITE, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
 
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
@@ -162,6 +162,65 @@ impl Reader<'_> {
                 }
                 Ok(TypeRef::new(MapType::new(entries)))
             }
+            TAG_RECORD => {
+                let class_id = self.next("a record class id")?;
+                let class = strings
+                    .get(class_id)
+                    .ok_or_else(|| BindError::BadFacts(format!("unknown string id {class_id}")))?;
+                let n = self.len("record length", 2)?;
+                let mut fields: Vec<(String, TypeRef)> = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let name_id = self.next("a record component id")?;
+                    let name = strings
+                        .get(name_id)
+                        .ok_or_else(|| BindError::BadFacts(format!("unknown string id {name_id}")))?;
+                    if fields.iter().any(|(n, _)| n == name) {
+                        return Err(BindError::BadFacts(format!("duplicate record component '{name}'")));
+                    }
+                    let value = self
+                        .value(strings, literals, depth + 1)
+                        .map_err(|e| e.within(&format!(".{name}"), false))?;
+                    fields.push((name.to_string(), value));
+                }
+                Ok(TypeRef::new(RecordType::new(class, fields)))
+            }
+            TAG_COMPOSITE => {
+                let name_id = self.next("a composite name id")?;
+                let name = strings
+                    .get(name_id)
+                    .ok_or_else(|| BindError::BadFacts(format!("unknown string id {name_id}")))?;
+                let dtype = i32::try_from(self.next("dtype")?)
+                    .map_err(|_| BindError::BadFacts(format!("dtype out of range at position {}", *self.pos - 1)))?;
+                let shape = if self.facts.get(*self.pos) == Some(&RANK_UNKNOWN) {
+                    *self.pos += 1;
+                    Shape::Unknown
+                } else {
+                    self.shape()?
+                };
+                let metadata = match self.next("a metadata literal id")? {
+                    -1 => None,
+                    id => {
+                        let (repr, class) = literals
+                            .get(id)
+                            .ok_or_else(|| BindError::BadFacts(format!("unknown literal id {id}")))?;
+                        Some(TypeRef::new(Literal::new(id as u64, repr, class)))
+                    }
+                };
+                let n = self.len("component count", 4)?;
+                let mut components = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let cid = self.next("a component name id")?;
+                    let cname = strings
+                        .get(cid)
+                        .ok_or_else(|| BindError::BadFacts(format!("unknown string id {cid}")))?;
+                    if self.facts.get(*self.pos) != Some(&TAG_TENSOR) {
+                        return Err(BindError::BadFacts(format!("component '{cname}' of a {name} is not a tensor")));
+                    }
+                    let t = self.value(strings, literals, depth + 1).map_err(|e| e.within(&format!(".{cname}"), false))?;
+                    components.push((cname.to_string(), t));
+                }
+                Ok(TypeRef::new(CompositeType::new(name, DType(dtype), shape, metadata, components)))
+            }
             TAG_LITERAL => {
                 let id = self.next("a literal id")?;
                 let (repr, class) = literals
@@ -186,14 +245,15 @@ pub fn decode_value(
     Reader { facts, pos }.value(strings, literals, 0)
 }
 
-/// The tag a parameter kind requires at top level.
-fn tag_for(kind: ParamKind) -> i64 {
+/// Whether a value of top-level tag `tag` may be an argument of a parameter of `kind`.
+fn tag_fits(kind: ParamKind, tag: i64) -> bool {
     match kind {
-        ParamKind::Tensor => TAG_TENSOR,
-        ParamKind::List => TAG_LIST,
-        ParamKind::Map => TAG_MAP,
-        ParamKind::Java => TAG_LITERAL,
-        ParamKind::Variable => TAG_VARIABLE,
+        ParamKind::Tensor => tag == TAG_TENSOR,
+        ParamKind::List => tag == TAG_LIST,
+        ParamKind::Map => tag == TAG_MAP,
+        ParamKind::Java => tag == TAG_LITERAL,
+        ParamKind::Variable => tag == TAG_VARIABLE,
+        ParamKind::Nest => tag == TAG_LIST || tag == TAG_MAP || tag == TAG_RECORD || tag == TAG_COMPOSITE,
     }
 }
 
@@ -220,7 +280,7 @@ pub fn decode_call(
             BindError::BadFacts(format!("truncated: no value for parameter '{}'", p.name))
         })?;
         let t = decode_value(facts, &mut pos, strings, literals).map_err(|e| e.within(&p.name, true))?;
-        if tag != tag_for(p.kind) {
+        if !tag_fits(p.kind, tag) {
             return Err(BindError::TypeMismatch {
                 param: p.name.clone(),
                 expected: p

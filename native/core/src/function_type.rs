@@ -20,6 +20,8 @@ pub enum ParamKind {
     Java,
     /// A resource variable, passed by handle ([`crate::VariableSpec`]).
     Variable,
+    /// Any nest of lists, maps and records ([`crate::NestConstraint`]).
+    Nest,
 }
 
 impl fmt::Display for ParamKind {
@@ -30,6 +32,7 @@ impl fmt::Display for ParamKind {
             ParamKind::Map => "map",
             ParamKind::Java => "java",
             ParamKind::Variable => "variable",
+            ParamKind::Nest => "nest",
         })
     }
 }

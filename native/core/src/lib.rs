@@ -37,7 +37,7 @@ pub use dispatch::{DispatchTable, Hit, EXPLAIN_CANDIDATES};
 pub use dtype::{DType, DTypeSet};
 pub use explain::{explain_retrace, RetraceReason};
 pub use facts::{decode_call, decode_call_with_captures, decode_value, LiteralTable, StringTable};
-pub use wire::{TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_TENSOR, TAG_VARIABLE};
+pub use wire::{TAG_COMPOSITE, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
 pub use function_type::{check_constraints, describe_mismatch, FunctionType, ParamKind, Parameter};
 pub use placeholder::{PlaceholderContext, PlaceholderSpec};
 pub use polymorphic::{Concrete, Options, PolyError, Polymorphic, Stats, TraceRecord, TraceSession};
@@ -45,6 +45,7 @@ pub use serial::{SerialError, TypeRegistry};
 pub use shape::{Shape, ShapeDifference};
 pub use trace_type::{CloneTypeRef, TraceType, TypeRef};
 pub use types::{
-    ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType,
+    CompositeType,
+    ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType,
     TensorConstraint, TensorSpec, VariableConstraint, VariableSpec,
 };

@@ -15,6 +15,8 @@
 //! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`crate::StringTable`], any order) |
 //! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`crate::LiteralTable`]) |
 //! | [`TAG_VARIABLE`] | `[5, dtype, rank, d0, ..., d(rank-1), alias]` (which distinct variable of the call it is) |
+//! | [`TAG_COMPOSITE`] | `[7, name_id, dtype, rank, d0, ..., d(rank-1), metadata_literal_id or -1, len, (name_id, <component tensor facts>)...]` (rank [`RANK_UNKNOWN`]: no dims; each component a [`TAG_TENSOR`] value, the spec the kind wants in the signature, fed as one tensor) |
+//! | [`TAG_RECORD`] | `[6, class_id, len, (name_id, <component facts>)...]` (a record's class and component names from the [`crate::StringTable`], components in declaration order) |
 //!
 //! ## Placeholder specs: the graph inputs Java creates before tracing
 //!
@@ -43,6 +45,10 @@ pub const TAG_MAP: i64 = 3;
 pub const TAG_LITERAL: i64 = 4;
 /// Facts tag of a resource variable.
 pub const TAG_VARIABLE: i64 = 5;
+/// Facts tag of a record (a Java record's components, by name, in declaration order).
+pub const TAG_RECORD: i64 = 6;
+/// Facts tag of a composite tensor (sparse, ragged, a user's kind).
+pub const TAG_COMPOSITE: i64 = 7;
 
 /// Parameter kind code of a tensor parameter.
 pub const KIND_TENSOR: i32 = 0;
@@ -54,6 +60,8 @@ pub const KIND_MAP: i32 = 2;
 pub const KIND_JAVA: i32 = 3;
 /// Parameter kind code of a variable parameter.
 pub const KIND_VARIABLE: i32 = 4;
+/// Parameter kind code of a nested parameter (any nest of lists, maps and records).
+pub const KIND_NEST: i32 = 5;
 
 /// A rank that is not known (facts, placeholder specs, declared constraints).
 pub const RANK_UNKNOWN: i64 = -1;
@@ -93,6 +101,7 @@ impl ParamKind {
             KIND_MAP => ParamKind::Map,
             KIND_JAVA => ParamKind::Java,
             KIND_VARIABLE => ParamKind::Variable,
+            KIND_NEST => ParamKind::Nest,
             _ => return None,
         })
     }
@@ -105,6 +114,7 @@ impl ParamKind {
             ParamKind::Map => KIND_MAP,
             ParamKind::Java => KIND_JAVA,
             ParamKind::Variable => KIND_VARIABLE,
+            ParamKind::Nest => KIND_NEST,
         }
     }
 }
@@ -157,11 +167,14 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("TAG_MAP", TAG_MAP),
         ("TAG_LITERAL", TAG_LITERAL),
         ("TAG_VARIABLE", TAG_VARIABLE),
+        ("TAG_RECORD", TAG_RECORD),
+        ("TAG_COMPOSITE", TAG_COMPOSITE),
         ("KIND_TENSOR", KIND_TENSOR as i64),
         ("KIND_LIST", KIND_LIST as i64),
         ("KIND_MAP", KIND_MAP as i64),
         ("KIND_JAVA", KIND_JAVA as i64),
         ("KIND_VARIABLE", KIND_VARIABLE as i64),
+        ("KIND_NEST", KIND_NEST as i64),
         ("RANK_UNKNOWN", RANK_UNKNOWN),
         ("DIM_UNKNOWN", DIM_UNKNOWN),
         ("SHAPE_UNDECLARED", SHAPE_UNDECLARED),
@@ -185,12 +198,13 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_and_unknown_codes_are_rejected() {
-        for kind in [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable] {
+        for kind in [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable, ParamKind::Nest] {
             assert_eq!(ParamKind::from_wire(kind.wire()), Some(kind));
         }
         assert_eq!(ParamKind::from_wire(0), Some(ParamKind::Tensor));
         assert_eq!(ParamKind::from_wire(4), Some(ParamKind::Variable));
-        assert_eq!(ParamKind::from_wire(5), None);
+        assert_eq!(ParamKind::from_wire(5), Some(ParamKind::Nest));
+        assert_eq!(ParamKind::from_wire(6), None);
         assert_eq!(ParamKind::from_wire(-1), None);
     }
 
@@ -220,7 +234,7 @@ mod tests {
         assert_eq!(get("STAT_COUNT"), Some(7));
         assert_eq!(get("DT_RESOURCE"), Some(20));
         assert_eq!(get("MAX_RANK"), Some(254));
-        assert_eq!(all.len(), 23);
+        assert_eq!(all.len(), 26);
     }
 
     #[test]

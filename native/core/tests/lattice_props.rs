@@ -1,5 +1,6 @@
 //! Property tests of the TraceType lattice laws over generated tensors, lists, maps and
-//! literals (nested to depth 2), and of their FunctionType-level counterparts.
+//! literals, nested to depth 3 in lists, maps and records, and of their FunctionType-level
+//! counterparts.
 
 mod common;
 
@@ -19,6 +20,15 @@ enum Gen {
     Lit(u64),
     List(Vec<Gen>),
     Map(BTreeMap<String, Gen>),
+    /// A record of class `a.R<n>` with components `f0, f1, ...`.
+    Rec(u8, Vec<Gen>),
+    /// A composite (ragged-like): static shape, then its component shapes.
+    Comp(Shape, Vec<Shape>),
+}
+
+fn record(class: u8, fields: Vec<TypeRef>) -> TypeRef {
+    let fields = fields.into_iter().enumerate().map(|(i, t)| (format!("f{i}"), t)).collect();
+    TypeRef::new(RecordType::new(format!("a.R{class}"), fields))
 }
 
 fn build(g: &Gen) -> TypeRef {
@@ -28,6 +38,14 @@ fn build(g: &Gen) -> TypeRef {
         Gen::List(xs) => TypeRef::new(ListType::new(xs.iter().map(build).collect())),
         Gen::Map(m) => TypeRef::new(MapType::new(
             m.iter().map(|(k, v)| (k.clone(), build(v))).collect(),
+        )),
+        Gen::Rec(c, xs) => record(*c, xs.iter().map(build).collect()),
+        Gen::Comp(s, cs) => TypeRef::new(CompositeType::new(
+            "Ragged",
+            DType::FLOAT,
+            s.clone(),
+            None,
+            cs.iter().enumerate().map(|(i, c)| (format!("c{i}"), TypeRef::new(TensorSpec::new(DType::INT64, c.clone())))).collect(),
         )),
     }
 }
@@ -48,6 +66,14 @@ fn relax(g: &Gen, bits: &mut Bits) -> Gen {
         Gen::Tensor(..) | Gen::Lit(_) => g.clone(),
         Gen::List(xs) => Gen::List(xs.iter().map(|x| relax(x, bits)).collect()),
         Gen::Map(m) => Gen::Map(m.iter().map(|(k, v)| (k.clone(), relax(v, bits))).collect()),
+        Gen::Rec(c, xs) => Gen::Rec(*c, xs.iter().map(|x| relax(x, bits)).collect()),
+        Gen::Comp(s, cs) => {
+            let mut r = |s: &Shape| match relax(&Gen::Tensor(DType::FLOAT, s.clone()), bits) {
+                Gen::Tensor(_, s) => s,
+                _ => unreachable!(),
+            };
+            Gen::Comp(r(s), cs.iter().map(r).collect())
+        }
     }
 }
 
@@ -93,6 +119,17 @@ fn perturb(g: &Gen, bits: &mut Bits) -> Gen {
             }
             Gen::Map(m)
         }
+        Gen::Rec(c, xs) => Gen::Rec(
+            if bits.chance(8) { c ^ 1 } else { *c },
+            xs.iter().map(|x| perturb(x, bits)).collect(),
+        ),
+        Gen::Comp(s, cs) => {
+            let mut p = |s: &Shape| match perturb(&Gen::Tensor(DType::FLOAT, s.clone()), bits) {
+                Gen::Tensor(_, s) => s,
+                _ => unreachable!(),
+            };
+            Gen::Comp(p(s), cs.iter().map(p).collect())
+        }
     }
 }
 
@@ -109,13 +146,15 @@ fn leaf() -> impl Strategy<Value = Gen> {
     prop_oneof![
         4 => (dtype, shape()).prop_map(|(d, s)| Gen::Tensor(d, s)),
         1 => (0u64..3).prop_map(Gen::Lit),
+        1 => (shape(), prop::collection::vec(shape(), 1..=2)).prop_map(|(s, cs)| Gen::Comp(s, cs)),
     ]
 }
 
 fn gen() -> impl Strategy<Value = Gen> {
-    leaf().prop_recursive(2, 16, 3, |inner| {
+    leaf().prop_recursive(3, 24, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..=3).prop_map(Gen::List),
+            (0u8..2, prop::collection::vec(inner.clone(), 0..=3)).prop_map(|(c, xs)| Gen::Rec(c, xs)),
             prop::collection::btree_map(
                 prop::sample::select(vec!["a".to_string(), "b".into(), "c".into()]),
                 inner,

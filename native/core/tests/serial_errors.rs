@@ -85,9 +85,9 @@ fn errors_name_the_place_and_the_expectation() {
     let at = |t: serde_json::Value| err(doc_with_type(t));
     assert_eq!(
         at(json!({"kind": "tensor_spek", "dtype": "FLOAT", "shape": []})),
-        "at function_type.parameters[0].type: unknown type kind 'tensor_spek' (known kinds: list, \
-         list_constraint, literal, literal_constraint, map, map_constraint, tensor_constraint, \
-         tensor_spec, variable_constraint, variable_spec); a kind defined outside Polyfn must be \
+        "at function_type.parameters[0].type: unknown type kind 'tensor_spek' (known kinds: composite, list, \
+         list_constraint, literal, literal_constraint, map, map_constraint, nest_constraint, \
+         record, tensor_constraint, tensor_spec, variable_constraint, variable_spec); a kind defined outside Polyfn must be \
          registered with TypeRegistry::register"
     );
     assert_eq!(

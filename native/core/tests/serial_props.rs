@@ -25,6 +25,9 @@ enum Gen {
     ListC(Option<Box<Gen>>, Option<usize>),
     Map(BTreeMap<String, Gen>),
     MapC(Option<Box<Gen>>),
+    Rec(String, Vec<(String, Gen)>),
+    NestC,
+    Comp(DType, Shape, Option<u64>, Vec<(DType, Shape)>),
 }
 
 fn set(ds: &Option<Vec<DType>>) -> DTypeSet {
@@ -44,6 +47,15 @@ fn build(g: &Gen) -> TypeRef {
         Gen::ListC(e, n) => TypeRef::new(ListConstraint::new(e.as_deref().map(build), *n)),
         Gen::Map(m) => TypeRef::new(MapType::new(m.iter().map(|(k, v)| (k.clone(), build(v))).collect())),
         Gen::MapC(v) => TypeRef::new(MapConstraint::new(v.as_deref().map(build))),
+        Gen::Rec(c, xs) => TypeRef::new(RecordType::new(c.clone(), xs.iter().map(|(n, x)| (n.clone(), build(x))).collect())),
+        Gen::NestC => TypeRef::new(NestConstraint),
+        Gen::Comp(d, s, m, cs) => TypeRef::new(CompositeType::new(
+            "Ragged \"x\"",
+            *d,
+            s.clone(),
+            m.map(|id| build(&Gen::Lit(id))),
+            cs.iter().enumerate().map(|(i, (d, s))| (format!("c{i}"), TypeRef::new(TensorSpec::new(*d, s.clone())))).collect(),
+        )),
     }
 }
 
@@ -58,6 +70,7 @@ fn relax(g: &Gen, bits: &mut Bits) -> Gen {
         ),
         Gen::List(xs) => Gen::List(xs.iter().map(|x| relax(x, bits)).collect()),
         Gen::Map(m) => Gen::Map(m.iter().map(|(k, v)| (k.clone(), relax(v, bits))).collect()),
+        Gen::Rec(c, xs) => Gen::Rec(c.clone(), xs.iter().map(|(n, x)| (n.clone(), relax(x, bits))).collect()),
         _ => g.clone(),
     }
 }
@@ -81,6 +94,7 @@ fn perturb(g: &Gen, bits: &mut Bits) -> Gen {
             Gen::List(xs)
         }
         Gen::Map(m) => Gen::Map(m.iter().map(|(k, v)| (k.clone(), perturb(v, bits))).collect()),
+        Gen::Rec(c, xs) => Gen::Rec(c.clone(), xs.iter().map(|(n, x)| (n.clone(), perturb(x, bits))).collect()),
         _ => g.clone(),
     }
 }
@@ -108,19 +122,25 @@ fn value_leaf() -> impl Strategy<Value = Gen> {
         4 => (dtype(), shape()).prop_map(|(d, s)| Gen::Tensor(d, s)),
         1 => (0u64..3).prop_map(Gen::Lit),
         1 => (dtype(), shape(), 0u64..3).prop_map(|(d, s, a)| Gen::Var(d, s, a)),
+        1 => (dtype(), shape(), prop::option::of(0u64..3), prop::collection::vec((dtype(), shape()), 0..=2))
+            .prop_map(|(d, s, m, cs)| Gen::Comp(d, s, m, cs)),
     ]
 }
 
 fn value() -> impl Strategy<Value = Gen> {
-    value_leaf().prop_recursive(2, 16, 3, |inner| {
+    value_leaf().prop_recursive(3, 24, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..=3).prop_map(Gen::List),
             prop::collection::btree_map(
                 prop::sample::select(vec!["a".to_string(), "b".into(), "k \"q\"\n".into()]),
-                inner,
+                inner.clone(),
                 0..=3
             )
             .prop_map(Gen::Map),
+            prop::collection::vec(inner, 0..=3).prop_map(|xs| Gen::Rec(
+                "a.b.Rec$Inner".into(),
+                xs.into_iter().enumerate().map(|(i, x)| (format!("c{i}"), x)).collect()
+            )),
         ]
     })
 }
@@ -132,6 +152,7 @@ fn any_type() -> impl Strategy<Value = Gen> {
         1 => (dtypes(), prop::option::of(shape())).prop_map(|(d, s)| Gen::TensorC(d, s)),
         1 => prop::sample::select(vec!["java.lang.Integer".to_string(), "ünï\"code".into()]).prop_map(Gen::LitC),
         1 => dtypes().prop_map(Gen::VarC),
+        1 => Just(Gen::NestC),
     ];
     leaf.prop_recursive(3, 24, 3, |inner| {
         prop_oneof![
@@ -140,7 +161,11 @@ fn any_type() -> impl Strategy<Value = Gen> {
                 .prop_map(|(e, n)| Gen::ListC(e.map(Box::new), n)),
             prop::collection::btree_map(prop::sample::select(vec!["a".to_string(), "".into()]), inner.clone(), 0..=2)
                 .prop_map(Gen::Map),
-            prop::option::of(inner).prop_map(|v| Gen::MapC(v.map(Box::new))),
+            prop::option::of(inner.clone()).prop_map(|v| Gen::MapC(v.map(Box::new))),
+            prop::collection::vec(inner, 0..=2).prop_map(|xs| Gen::Rec(
+                "ünï\"Rec".into(),
+                xs.into_iter().enumerate().map(|(i, x)| (format!("n{i}"), x)).collect()
+            )),
         ]
     })
 }

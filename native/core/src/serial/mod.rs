@@ -16,7 +16,7 @@
 //! | object | fields |
 //! |---|---|
 //! | function type | `parameters`: array of parameters; `captures`: array of `{"name": string, "type": type}` |
-//! | parameter | `name`: string; `kind`: `"tensor"`, `"list"`, `"map"`, `"java"` or `"variable"`; `optional`: boolean; `type`: type or `null` (unconstrained) |
+//! | parameter | `name`: string; `kind`: `"tensor"`, `"list"`, `"map"`, `"java"`, `"variable"` or `"nest"`; `optional`: boolean; `type`: type or `null` (unconstrained) |
 //!
 //! # Types
 //!
@@ -41,6 +41,9 @@
 //! | `literal_constraint` | [`LiteralConstraint`] | `class`: string |
 //! | `variable_spec` | [`VariableSpec`] | `dtype`, `shape`, `alias`: unsigned integer |
 //! | `variable_constraint` | [`VariableConstraint`] | `dtypes` |
+//! | `record` | [`RecordType`] | `class`: string; `names`: array of component names; `types`: array of types, one per name |
+//! | `nest_constraint` | [`NestConstraint`] | none |
+//! | `composite` | [`CompositeType`] | `name`: string; `dtype`; `shape`; `metadata`: type or null; `component_names`: array of strings; `components`: array of types, one per name |
 //!
 //! A literal's `id` is the interning id of the JVM that traced it (values equal under Java's
 //! `equals` share an id there); another JVM must map it to its own ids by `class` and `repr`
@@ -72,7 +75,7 @@ pub use registry::{encode_type, Decoder, Fields, SerialForm, TypeRegistry, MAX_T
 use serde_json::{json, Map, Value};
 
 use crate::{
-    FunctionType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType,
+    CompositeType, FunctionType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType,
     ParamKind, Parameter, TensorConstraint, TensorSpec, TypeRef, VariableConstraint, VariableSpec,
 };
 
@@ -95,6 +98,9 @@ pub(crate) const BUILTIN_KINDS: &[(&str, Decoder)] = &[
     ("literal_constraint", LiteralConstraint::from_json),
     ("variable_spec", VariableSpec::from_json),
     ("variable_constraint", VariableConstraint::from_json),
+    ("record", RecordType::from_json),
+    ("nest_constraint", NestConstraint::from_json),
+    ("composite", CompositeType::from_json),
 ];
 
 /// Why a value could not be written or read. Messages name the place in the document
@@ -133,11 +139,12 @@ fn kind_name(k: ParamKind) -> &'static str {
         ParamKind::Map => "map",
         ParamKind::Java => "java",
         ParamKind::Variable => "variable",
+        ParamKind::Nest => "nest",
     }
 }
 
 fn kind_from(name: &str) -> Option<ParamKind> {
-    [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable]
+    [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable, ParamKind::Nest]
         .into_iter()
         .find(|k| kind_name(*k) == name)
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::trace_type::as_dyns;
-use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
 use crate::serial::{encode_type, Fields, SerialError, SerialForm};
 use serde_json::json;
 
@@ -89,6 +89,8 @@ impl TraceType for ListType {
         } else if let Some(c) = other.as_any().downcast_ref::<ListConstraint>() {
             c.length.is_none_or(|n| n == self.elements.len())
                 && self.elements.iter().all(|e| c.admits_element(&**e))
+        } else if other.as_any().is::<NestConstraint>() {
+            self.elements.iter().all(|e| NestConstraint::admits(e, other))
         } else {
             false
         }
@@ -97,7 +99,8 @@ impl TraceType for ListType {
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
         let Some(lists) = others.iter().map(|o| o.as_any().downcast_ref::<ListType>()).collect::<Option<Vec<_>>>()
         else {
-            return super::join_by_constraint::<ListConstraint>(self, others);
+            return super::join_by_constraint::<ListConstraint>(self, others)
+                .or_else(|| super::join_by_constraint::<NestConstraint>(self, others));
         };
         if lists
             .iter()
@@ -218,6 +221,10 @@ impl TraceType for ListConstraint {
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        if other.as_any().is::<NestConstraint>() {
+            // Every list it admits is a nest (an inferred constraint narrows a declared nest).
+            return self.element.as_ref().is_some_and(|e| NestConstraint::admits_bound(e, other));
+        }
         let Some(o) = other.as_any().downcast_ref::<ListConstraint>() else {
             return false;
         };
@@ -231,6 +238,10 @@ impl TraceType for ListConstraint {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        if others.iter().any(|o| o.as_any().is::<NestConstraint>()) {
+            // The nest decides, whatever the order the types came in.
+            return super::join_by_constraint::<NestConstraint>(self, others);
+        }
         // Collect every element type and length in play; the join constrains what they share.
         let mut length = self.length;
         let mut elements: Vec<TypeRef> = Vec::new();

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::trace_type::as_dyns;
-use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
 use crate::serial::{encode_type, Fields, SerialError, SerialForm};
 use serde_json::json;
 
@@ -89,6 +89,8 @@ impl TraceType for MapType {
             c.value.as_ref().is_none_or(|v| {
                 self.entries.values().all(|a| a.is_subtype_of(&**v))
             })
+        } else if other.as_any().is::<NestConstraint>() {
+            self.entries.values().all(|v| NestConstraint::admits(v, other))
         } else {
             false
         }
@@ -97,7 +99,8 @@ impl TraceType for MapType {
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
         let Some(maps) = others.iter().map(|o| o.as_any().downcast_ref::<MapType>()).collect::<Option<Vec<_>>>()
         else {
-            return super::join_by_constraint::<MapConstraint>(self, others);
+            return super::join_by_constraint::<MapConstraint>(self, others)
+                .or_else(|| super::join_by_constraint::<NestConstraint>(self, others));
         };
         if !maps.iter().all(|m| self.same_keys(m)) {
             return None;
@@ -230,6 +233,9 @@ impl TraceType for MapConstraint {
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
+        if other.as_any().is::<NestConstraint>() {
+            return self.value.as_ref().is_some_and(|v| NestConstraint::admits_bound(v, other));
+        }
         match other.as_any().downcast_ref::<MapConstraint>() {
             Some(MapConstraint { value: None }) => true,
             Some(MapConstraint { value: Some(b) }) => {
@@ -240,6 +246,10 @@ impl TraceType for MapConstraint {
     }
 
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
+        if others.iter().any(|o| o.as_any().is::<NestConstraint>()) {
+            // The nest decides, whatever the order the types came in.
+            return super::join_by_constraint::<NestConstraint>(self, others);
+        }
         let mut values: Vec<TypeRef> = Vec::new();
         let mut unbounded = self.value.is_none();
         values.extend(self.value.iter().cloned());

@@ -1,14 +1,18 @@
 //! The built-in trace type kinds, one module per kind (each with its constraint form).
 
+mod composite;
 mod list;
 mod literal;
 mod map;
+mod record;
 mod tensor;
 mod variable;
 
+pub use composite::CompositeType;
 pub use list::{ListConstraint, ListType};
 pub use literal::{Literal, LiteralConstraint};
 pub use map::{MapConstraint, MapType};
+pub use record::{NestConstraint, RecordType};
 pub use tensor::{TensorConstraint, TensorSpec};
 pub use variable::{VariableConstraint, VariableSpec};
 

@@ -8,6 +8,7 @@ import dev.polyfn.internal.Interner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.Tensor;
 
 /**
@@ -117,6 +118,9 @@ final class Arguments {
           tensor(p, -1, key, map.get(key), buf, forCall);
         }
         return;
+      case NEST:
+        Nests.write(p, v, buf, interner, forCall);
+        return;
       case VARIABLE:
         if (!(v instanceof Variable)) {
           throw new IllegalArgumentException(
@@ -142,7 +146,10 @@ final class Arguments {
    */
   private static void tensor(Param p, int index, String key, Object v, CallBuffer buf, boolean forCall) {
     try {
-      if (v instanceof Tensor) {
+      if (v instanceof SparseTensor) {
+        throw new IllegalArgumentException("argument '" + path(p, index, key) + "': got a SparseTensor where a dense "
+            + "tensor is declared: declare the parameter with sparse, or nest it in a nest parameter");
+      } else if (v instanceof Tensor) {
         buf.tensor((Tensor) v);
       } else if (v instanceof TensorSpec) {
         if (forCall) {

@@ -57,6 +57,16 @@ public final class Function {
     return new SingleFunction(body, options);
   }
 
+  /** A function whose outputs are a nest of lists, maps and records of tensors. */
+  public static NestFunction defineNested(NestBody body) {
+    return defineNested(body, FunctionOptions.defaults());
+  }
+
+  /** A function whose outputs are a nest, with options. */
+  public static NestFunction defineNested(NestBody body, FunctionOptions options) {
+    return new NestFunction(body, options);
+  }
+
   /**
    * A type-safe function of one tensor {@code x} of {@code inputType} (a concrete type or a family)
    * to one tensor: {@code call(I)} returns {@code O} without casts.

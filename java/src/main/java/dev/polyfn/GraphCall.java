@@ -70,6 +70,7 @@ final class GraphCall {
             flat.add((Operand<?>) ((Map<?, ?>) v).get(key));
           }
         }
+        case NEST -> nestOperands(p.name(), v, flat);
         case VARIABLE -> {
           if (seen.aliasOf(v) < 0) {
             flat.add(Tracing.captureVariable(tf, (Variable<?>) v));
@@ -91,6 +92,39 @@ final class GraphCall {
       }
     }
     return flat;
+  }
+
+  /**
+   * The operands of a nested argument in the order its placeholders were made (lists by index,
+   * maps by key); Java values have none. Records and composites of operands cannot be built from
+   * their classes, so a nested call refuses them rather than feed a wrong number of inputs.
+   */
+  private static void nestOperands(String path, Object v, List<Operand<?>> flat) {
+    if (v instanceof Operand<?> o) {
+      flat.add(o);
+    } else if (v instanceof List<?> list) {
+      for (int i = 0; i < list.size(); i++) {
+        nestOperands(path + "[" + i + "]", list.get(i), flat);
+      }
+    } else if (v instanceof Map<?, ?> map) {
+      for (String key : Nests.sortedKeys(map)) {
+        nestOperands(path + "['" + key + "']", map.get(key), flat);
+      }
+    } else if ((v instanceof Record r && holdsOperand(r)) || v instanceof Tensor
+        || (v != null && Composites.forValue(v.getClass()) != null)) {
+      throw new IllegalArgumentException("argument '" + path + "': a nested call (apply) takes lists and maps of "
+          + "operands and Java values; pass this " + v.getClass().getSimpleName() + "'s operands in a list or map");
+    }
+  }
+
+  private static boolean holdsOperand(Record r) {
+    Records.Info info = Records.of(r.getClass());
+    for (int i = 0; i < info.size(); i++) {
+      if (info.get(r, i) instanceof Operand) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Symbolic arguments as specs: each operand becomes a TensorSpec of its dtype and static shape. */
@@ -119,6 +153,11 @@ final class GraphCall {
         out.put(e.getKey(), specOf(path, e.getValue()));
       }
       return out;
+    }
+    if (v instanceof Record r && holdsOperand(r)) {
+      // Refused before anything is traced (see nestOperands); a record of Java values is a Java value.
+      throw new IllegalArgumentException("argument '" + path + "': a nested call (apply) takes lists and maps of "
+          + "operands and Java values; pass this " + v.getClass().getSimpleName() + "'s operands in a list or map");
     }
     if (v instanceof Tensor) {
       throw new IllegalArgumentException("argument '" + path + "': apply takes operands of the graph, not tensors; "

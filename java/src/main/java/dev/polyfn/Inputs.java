@@ -77,6 +77,41 @@ public interface Inputs {
   <T extends TType> Map<String, Operand<T>> map(String name, Class<T> type);
 
   /**
+   * A nested parameter: any nest of lists, maps and records, to any depth, whose leaves are tensors
+   * (or specs) and Java values. The signature is the structure (list lengths, key sets, record
+   * classes) plus each leaf's type (a tensor's dtype and shape, a Java value by {@code equals}); with
+   * reduce-retracing, calls of the same structure generalize leaf by leaf, as {@code tf.function}
+   * does. A Variable cannot be nested.
+   *
+   * <pre>{@code
+   * Nest xs = in.nest("xs");     // e.g. List.of(Map.of("k", t0), Map.of("k", t1))
+   * Operand<TFloat32> k1 = xs.get(1).get("k").operand(TFloat32.class);
+   * }</pre>
+   */
+  Nest nest(String name);
+
+  /**
+   * A record parameter: an instance of record class {@code type} (a Java record, or a Kotlin
+   * {@code @JvmRecord data class}) whose components are tensors, Java values or nests. Its class,
+   * its Java-value components and each tensor component's dtype and shape are the signature. Read
+   * the components through the record's accessors: {@code batch.get(Batch::features)}.
+   */
+  <R extends Record> RecordInput<R> record(String name, Class<R> type);
+
+  /**
+   * A parameter of a registered composite tensor type (see {@link CompositeType}): the body gets
+   * the type's view, built from one placeholder per component.
+   */
+  <B> B composite(String name, CompositeType<?, B> type);
+
+  /**
+   * A sparse tensor parameter ({@code org.tensorflow.SparseTensor}) whose values are of {@code type}
+   * (a concrete type or a family): its indices, values and dense shape are three graph inputs. The
+   * values' dtype and the dense shape are the signature, not the number of non-zeros.
+   */
+  <T extends TType> SparseOperand<T> sparse(String name, Class<T> type);
+
+  /**
    * A Java value: returned as is while tracing, so the body can branch on it. Keyed by {@code
    * equals}/{@code hashCode}: an equal value reuses its trace, a new value traces again and is
    * kept for the life of the function. Use it for a few values (flags, modes, sizes); a value that

@@ -25,7 +25,8 @@ record Param(String name, Kind kind, Class<? extends TType> tensorType, Class<?>
     LIST(Wire.KIND_LIST, "a list of tensors"),
     MAP(Wire.KIND_MAP, "a map of tensors"),
     JAVA(Wire.KIND_JAVA, null),
-    VARIABLE(Wire.KIND_VARIABLE, "a Variable");
+    VARIABLE(Wire.KIND_VARIABLE, "a Variable"),
+    NEST(Wire.KIND_NEST, "a list, map or record");
 
     final int wire;
     private final String expected;

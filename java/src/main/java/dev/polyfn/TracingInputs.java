@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
@@ -168,6 +169,63 @@ final class TracingInputs implements Inputs {
   }
 
   @Override
+  public Nest nest(String name) {
+    Param p = new Param(name, Param.Kind.NEST, null, null, null, false, null);
+    long[] spec = declare(p);
+    return nestView(name, Arguments.valueFor(p, args.asMap()), spec);
+  }
+
+  @Override
+  public <R extends Record> RecordInput<R> record(String name, Class<R> type) {
+    Objects.requireNonNull(type, "type");
+    Records.of(type);
+    Param p = new Param(name, Param.Kind.NEST, null, type, null, false, null);
+    Object value = Arguments.valueFor(p, args.asMap());
+    if (value != null && !type.isInstance(value)) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a record " + type.getName() + ", got "
+          + value.getClass().getName());
+    }
+    long[] spec = declare(p);
+    return new RecordInput<>(type, type.cast(value), nestView(name, value, spec));
+  }
+
+  @Override
+  public <B> B composite(String name, CompositeType<?, B> type) {
+    Objects.requireNonNull(type, "type");
+    Param p = new Param(name, Param.Kind.NEST, null, null, null, false, null);
+    Object value = Arguments.valueFor(p, args.asMap());
+    Composites.checkArgument(name, value, type);
+    long[] spec = declare(p);
+    return nestView(name, value, spec).composite(type.viewClass());
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <T extends TType> SparseOperand<T> sparse(String name, Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    SparseOperand<?> s = composite(name, (CompositeType<?, SparseOperand>) Composites.forValue(SparseTensor.class));
+    if (!type.isAssignableFrom(s.values().type())) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a SparseTensor of " + type.getSimpleName()
+          + " values, got " + s.values().type().getSimpleName() + " values");
+    }
+    return (SparseOperand<T>) s;
+  }
+
+  /** The body's view of nested argument {@code value}, its tensors the placeholders of {@code spec}. */
+  private Nest nestView(String name, Object value, long[] spec) {
+    int[] at = {1};
+    int[] left = {(int) spec[0]};
+    return Nest.build(name, value, () -> {
+      if (left[0]-- <= 0) {
+        throw new IllegalStateException("argument '" + name + "' has more tensors than its type has placeholders");
+      }
+      Operand<?> o = placeholder(spec, at[0]);
+      at[0] += 2 + Math.max(0, (int) spec[at[0] + 1]);
+      return o;
+    });
+  }
+
+  @Override
   public <T> T javaInput(String name, Class<T> type) {
     return java(name, type, false, null);
   }
@@ -304,7 +362,7 @@ final class TracingInputs implements Inputs {
       int rank = p.shape() == null ? Wire.SHAPE_UNDECLARED : p.shape().isUnknown() ? Wire.RANK_UNKNOWN : p.shape().numDimensions();
       long[] dims = rank > 0 ? p.shape().asArray() : new long[0];
       int[] dtypes = p.tensorType() == null ? new int[0] : DataTypes.accepted(p.tensorType());
-      String javaClass = p.javaClass() == null ? null : p.javaClass().getName();
+      String javaClass = p.javaClass() == null || p.kind() == Param.Kind.NEST ? null : p.javaClass().getName();
       if (inference != null) {
         inference.infer(p, function.address(), interner);
       }

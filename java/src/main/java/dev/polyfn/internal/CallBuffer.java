@@ -144,6 +144,49 @@ public final class CallBuffer {
     facts[factCount++] = size;
   }
 
+  /**
+   * Starts a record of class {@code classId} (an interned string) with {@code size} components;
+   * each is {@link #key} (its name) then its value, in declaration order.
+   */
+  public void record(int classId, int size) {
+    ensureFacts(3);
+    facts[factCount++] = Wire.TAG_RECORD;
+    facts[factCount++] = classId;
+    facts[factCount++] = size;
+  }
+
+  /**
+   * Starts a composite tensor of kind {@code nameId} with its values dtype, static shape ({@code
+   * dims} null for an unknown rank) and metadata ({@code metadataId} -1 for none); each of its
+   * {@code size} components is {@link #key} (its name) then {@link #tensorAs}.
+   */
+  public void composite(int nameId, int dtype, long[] dims, long metadataId, int size) {
+    int rank = dims == null ? -1 : dims.length;
+    ensureFacts(6 + Math.max(rank, 0));
+    facts[factCount++] = Wire.TAG_COMPOSITE;
+    facts[factCount++] = nameId;
+    facts[factCount++] = dtype;
+    facts[factCount++] = rank;
+    for (int i = 0; i < rank; i++) {
+      facts[factCount++] = dims[i];
+    }
+    facts[factCount++] = metadataId;
+    facts[factCount++] = size;
+  }
+
+  /**
+   * Appends tensor {@code t} typed as the spec {@code (dtype, dims)} rather than by its own shape:
+   * a composite's component, whose spec leaves out what is not part of the signature. The caller
+   * checked that the tensor fits the spec.
+   *
+   * @throws IllegalStateException if the tensor is closed
+   */
+  public void tensorAs(Tensor t, int dtype, long[] dims) {
+    TF_Tensor retained = TensorFlowInternals.retainTensor(t);
+    spec(dtype, dims);
+    pin(retained.address(), retained);
+  }
+
   /** A map key, by its interned id. */
   public void key(int id) {
     ensureFacts(1);

@@ -45,6 +45,8 @@ public final class Wire {
   public static final long TAG_MAP = 3;
   public static final long TAG_LITERAL = 4;
   public static final long TAG_VARIABLE = 5;
+  public static final long TAG_RECORD = 6;
+  public static final long TAG_COMPOSITE = 7;
 
   /** Parameter kinds, as {@code polyfn_core::ParamKind}. */
   public static final int KIND_TENSOR = 0;
@@ -52,6 +54,7 @@ public final class Wire {
   public static final int KIND_MAP = 2;
   public static final int KIND_JAVA = 3;
   public static final int KIND_VARIABLE = 4;
+  public static final int KIND_NEST = 5;
 
   /** A rank that is not known (in facts and placeholder specs). */
   public static final int RANK_UNKNOWN = -1;

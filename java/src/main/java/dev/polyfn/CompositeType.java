@@ -1,0 +1,48 @@
+package dev.polyfn;
+
+import java.util.List;
+import org.tensorflow.Operand;
+import org.tensorflow.Tensor;
+
+/**
+ * The protocol of a composite tensor type: a tensor-like value made of several tensors (a ragged
+ * tensor's values and row splits), which functions take as arguments, see as a symbolic view in
+ * their bodies, and return. Register an implementation once with {@link Composites#register};
+ * Polyfn then handles its values anywhere a tensor may be nested (as a parameter of {@link
+ * Inputs#composite}, in a {@link Inputs#nest}, in a record, as an output), through these methods
+ * only. {@code SparseTensor} is built in this way.
+ *
+ * <p>The type of a value ({@link #spec}) is declarative, so dispatch never runs this code: two
+ * values share a trace when they have the same {@link #name}, values dtype and metadata, and
+ * their static shapes and component specs fit, dim by dim; with reduce-retracing, the static shape
+ * and each component's dims generalize independently (a dim set to -1 in a spec is never part of
+ * the signature).
+ *
+ * @param <V> the class of the eager values (what callers pass and get back)
+ * @param <B> the class of the body's view (built from placeholders, returned as an output)
+ */
+public interface CompositeType<V, B> {
+  /** A name unique among registered types, part of every signature (e.g. {@code "Ragged"}). */
+  String name();
+
+  /** The class of the values this type handles (subclasses included). */
+  Class<V> valueClass();
+
+  /** The class of the body's views (subclasses included): outputs of this class are rebuilt as values. */
+  Class<B> viewClass();
+
+  /** The type of {@code value}: called at every call, so keep it cheap. */
+  CompositeSpec spec(V value);
+
+  /** Component {@code i} of {@code value}, in the order of {@link CompositeSpec#components()}. */
+  Tensor component(V value, int i);
+
+  /** The body's view of a value of type {@code spec}, from one placeholder per component. */
+  B view(CompositeSpec spec, List<Operand<?>> components);
+
+  /** The operands an output view is made of, in component order. */
+  List<Operand<?>> components(B view);
+
+  /** A value from the output tensors of a view's components (the caller owns them). */
+  V fromComponents(List<Tensor> components);
+}
