@@ -69,6 +69,10 @@ class StressTest {
         }));
       }
       Future<?> clearer = pool.submit(() -> {
+        // Clearing starts after a second, so evictions happen first even on a slow machine
+        // (with a clear every 50 ms from the start, a loaded machine may never trace seven
+        // signatures between two clears).
+        Thread.sleep(1_000);
         while (!stop.get()) {
           Thread.sleep(50);
           try {
