@@ -186,9 +186,10 @@ impl<V: Clone> DispatchTable<V> {
         seqs.iter().filter_map(|s| self.entries.get(s)).map(|e| &e.ty).collect()
     }
 
-    /// Adds (or replaces) the function for `ty`. Inexact memo entries are dropped: the new
-    /// entry may be a more specific match for them.
-    pub fn insert(&mut self, ty: FunctionType, v: V) {
+    /// Adds (or replaces) the function for `ty` and returns the one it replaced, so the caller
+    /// can release it after its lock (releasing a concrete function calls into TensorFlow).
+    /// Inexact memo entries are dropped: the new entry may be a more specific match for them.
+    pub fn insert(&mut self, ty: FunctionType, v: V) -> Option<V> {
         self.memo.retain(|_, m| m.hit == Hit::Exact);
         self.clock += 1;
         self.generation += 1;
@@ -197,9 +198,8 @@ impl<V: Clone> DispatchTable<V> {
                 .entries
                 .get_mut(&seq)
                 .expect("by_type and entries agree");
-            e.value = v;
             e.last_used = self.clock;
-            return;
+            return Some(std::mem::replace(&mut e.value, v));
         }
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -218,6 +218,7 @@ impl<V: Clone> DispatchTable<V> {
         }
         self.by_type.insert(ty.clone(), seq);
         self.entries.insert(seq, Entry { ty, value: v, seq, last_used: self.clock, class });
+        None
     }
 
     /// Removes the function for exactly `ty`, and every memo entry that led to it.

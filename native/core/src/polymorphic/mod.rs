@@ -307,6 +307,7 @@ impl<C> Polymorphic<C> {
         // also dropped after it (releasing them calls into TensorFlow).
         let mut messages: Vec<(log::Level, String)> = Vec::new();
         let evicted;
+        let replaced_function;
         {
             let mut st = self.state.lock();
             if self.closed.load(Ordering::Acquire) {
@@ -318,7 +319,7 @@ impl<C> Polymorphic<C> {
                 messages.push((log::Level::Debug, text));
             }
             let replaced = st.table.get(&traced).map(|c| c.id);
-            st.table.insert(traced.clone(), concrete.clone());
+            replaced_function = st.table.insert(traced.clone(), concrete.clone());
             self.published.added(&mut st.token, concrete.clone(), replaced);
             if st.declared.is_none() {
                 st.declared = Some(declared);
@@ -346,6 +347,7 @@ impl<C> Polymorphic<C> {
             }
         }
         drop(evicted);
+        drop(replaced_function);
         for (level, text) in messages {
             log::log!(level, "{text}");
         }

@@ -32,13 +32,14 @@ impl<C> Polymorphic<C> {
         let concrete = Self::build_concrete(id, &traced, output_names, build)?;
         let mut messages = Vec::new();
         let evicted;
+        let replaced_function;
         {
             let mut st = self.state.lock();
             if self.closed.load(Ordering::Acquire) {
                 return Err(PolyError::Closed(self.name.clone()));
             }
             let replaced = st.table.get(&traced).map(|c| c.id);
-            st.table.insert(traced.clone(), concrete.clone());
+            replaced_function = st.table.insert(traced.clone(), concrete.clone());
             self.published.added(&mut st.token, concrete.clone(), replaced);
             if st.declared.is_none() {
                 st.declared = Some(declared);
@@ -48,6 +49,7 @@ impl<C> Polymorphic<C> {
         }
         // As after a trace: released functions and log records (user code) after the lock.
         drop(evicted);
+        drop(replaced_function);
         for (level, text) in messages {
             log::log!(level, "{text}");
         }

@@ -133,3 +133,40 @@ fn hits_racing_with_traces_evictions_and_clears_are_always_right() {
     assert!(st.exact_hits >= served, "{st:?}");
     assert!(f.concrete_functions().len() <= 8);
 }
+
+/// A concrete function that records whether its function's lock was held when it was released
+/// (releasing a real one calls into TensorFlow, which must not happen under that lock).
+struct LockProbe {
+    owner: Arc<std::sync::OnceLock<std::sync::Weak<Polymorphic<LockProbe>>>>,
+    released_under_lock: Arc<AtomicBool>,
+    released: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Drop for LockProbe {
+    fn drop(&mut self) {
+        self.released.fetch_add(1, Ordering::SeqCst);
+        if let Some(f) = self.owner.get().and_then(|w| w.upgrade()) {
+            if f.state.is_locked() {
+                self.released_under_lock.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_concrete_function_replaced_by_a_second_trace_of_its_type_is_released_after_the_lock() {
+    let owner = Arc::new(std::sync::OnceLock::new());
+    let released_under_lock = Arc::new(AtomicBool::new(false));
+    let released = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let f = Arc::new(Polymorphic::<LockProbe>::new("f"));
+    owner.set(Arc::downgrade(&f)).ok().unwrap();
+    for _ in 0..2 {
+        let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, spec(DType::FLOAT, &[2]), Some(spec(DType::FLOAT, &[2])))
+            .unwrap();
+        let probe = LockProbe { owner: owner.clone(), released_under_lock: released_under_lock.clone(), released: released.clone() };
+        f.finish_trace(&s, vec!["y".into()], |_, _| Ok::<_, String>(probe)).unwrap();
+    }
+    assert_eq!(released.load(Ordering::SeqCst), 1, "the second trace replaced the first");
+    assert!(!released_under_lock.load(Ordering::SeqCst), "the replaced function was released under the lock");
+}
