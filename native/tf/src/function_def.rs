@@ -60,43 +60,71 @@ fn def_api(rt: &Runtime) -> Result<&'static DefApi, TfError> {
     })
 }
 
+/// `func` as a serialized `FunctionDef`.
+fn def_of(rt: &Runtime, api: &DefApi, func: *mut TF_Function) -> Result<Vec<u8>, TfError> {
+    let status = Status::new(rt.api());
+    // SAFETY: the buffer is made and deleted here; TF_FunctionToFunctionDef fills it from the live
+    // function (the caller's); its bytes are copied out before the buffer is deleted.
+    unsafe {
+        let buf = (api.new_buffer)();
+        (api.to_def)(func, buf, status.raw());
+        let view = &*(buf as *const BufferView);
+        let bytes = if view.data.is_null() {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(view.data.cast::<u8>(), view.length).to_vec()
+        };
+        (api.delete_buffer)(buf);
+        status.check("exporting the function as a FunctionDef")?;
+        Ok(bytes)
+    }
+}
+
+/// Parses `def` into a new `TF_Function` the caller owns.
+fn import(rt: &Runtime, api: &DefApi, def: &[u8], what: &str) -> Result<*mut TF_Function, TfError> {
+    let status = Status::new(rt.api());
+    // SAFETY: the bytes live for the call; TensorFlow copies what it keeps.
+    let func = unsafe { (api.import)(def.as_ptr().cast(), def.len(), status.raw()) };
+    status
+        .check(what)
+        .map_err(|e| TfError::invalid_argument(format!("not a usable FunctionDef ({what}): {}", e.message)))?;
+    Ok(func)
+}
+
 impl EagerFunction {
-    /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`). A function
-    /// that calls other functions is refused: its definition alone would not run elsewhere.
+    /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`). The functions
+    /// its operations refer to (control-flow branches) are in [`EagerFunction::library_defs`]. A
+    /// function that calls another Polyfn function is refused: that callee is owned elsewhere.
     pub fn to_function_def(&self) -> Result<Vec<u8>, TfError> {
-        if !self.library.is_empty() || !self.keep_alive.is_empty() {
+        if !self.keep_alive.is_empty() {
             return Err(TfError::new(
                 Code::FailedPrecondition,
-                format!("function {} calls other functions; exporting it alone is not supported", self.name()),
+                format!("function {} calls other Polyfn functions; exporting it is not supported", self.name()),
             ));
         }
+        def_of(self.rt, def_api(self.rt)?, self.function)
+    }
+
+    /// Every function of this one's library (the branch functions its `If`/`While` operations
+    /// name, nested ones included) as a serialized `FunctionDefLibrary`; empty when it has none.
+    pub fn library_defs(&self) -> Result<Vec<u8>, TfError> {
         let api = def_api(self.rt)?;
-        let status = Status::new(self.rt.api());
-        // SAFETY: the buffer is made and deleted here; TF_FunctionToFunctionDef fills it from the
-        // function owned by self; its bytes are copied out before the buffer is deleted.
-        unsafe {
-            let buf = (api.new_buffer)();
-            (api.to_def)(self.function, buf, status.raw());
-            let view = &*(buf as *const BufferView);
-            let bytes = if view.data.is_null() {
-                Vec::new()
-            } else {
-                std::slice::from_raw_parts(view.data.cast::<u8>(), view.length).to_vec()
-            };
-            (api.delete_buffer)(buf);
-            status.check("exporting the function as a FunctionDef")?;
-            Ok(bytes)
-        }
+        let defs = self.library.iter().map(|&f| def_of(self.rt, api, f)).collect::<Result<Vec<_>, _>>()?;
+        Ok(proto::library_of(&defs))
     }
 
     /// Registers the function serialized in `def` in `ctx` under `name` (which must be unused
-    /// there, e.g. from [`crate::naming::unused_function_name`]). The bytes are checked before
-    /// TensorFlow parses them: a signature with concrete dtypes must be readable. A function that
-    /// calls other functions needs them registered first; Polyfn does not restore those.
+    /// there, e.g. from [`crate::naming::unused_function_name`]), together with the functions it
+    /// refers to, serialized in `library` (a `FunctionDefLibrary`, possibly empty). Those are
+    /// registered under their own names, which must be unused too (the caller renames them and the
+    /// references to them); this function owns them and removes them when dropped. The bytes are
+    /// checked before TensorFlow parses them: a signature with concrete dtypes must be readable.
+    /// On any error nothing stays registered.
     pub fn from_function_def(
         rt: &'static Runtime,
         ctx: EagerContext,
         def: &[u8],
+        library: &[u8],
         name: &str,
     ) -> Result<Self, TfError> {
         let api = def_api(rt)?;
@@ -106,18 +134,56 @@ impl EagerFunction {
         if EagerFunction::is_registered(rt, ctx, name) {
             return Err(TfError::new(Code::AlreadyExists, format!("a function named {name} is already registered")));
         }
+        let bad_lib = |why: String| TfError::invalid_argument(format!("not a usable function library: {why}"));
+        let entries = proto::library_entries(library).map_err(bad_lib)?;
+        let mut seen = std::collections::HashSet::new();
+        for entry in &entries {
+            let lib_name = proto::name(entry).map_err(bad_lib)?;
+            if lib_name == name || EagerFunction::is_registered(rt, ctx, &lib_name) || !seen.insert(lib_name.clone()) {
+                return Err(bad_lib(format!("function {lib_name} is already registered or listed twice")));
+            }
+        }
         let renamed = proto::rename(def, name).map_err(bad)?;
-        let status = Status::new(rt.api());
-        // SAFETY: the bytes live for the call; TensorFlow copies what it keeps.
-        let func = unsafe { (api.import)(renamed.as_ptr().cast(), renamed.len(), status.raw()) };
-        status.check("importing the FunctionDef")?;
-        // SAFETY: func was just made and is owned by the EagerFunction built from it.
-        unsafe {
+        let mut owned = Vec::with_capacity(entries.len());
+        let delete_all = |owned: &[*mut TF_Function]| {
+            for &f in owned {
+                // SAFETY: made by import below, owned here and not registered.
+                unsafe { (rt.api().TF_DeleteFunction)(f) };
+            }
+        };
+        for entry in &entries {
+            match import(rt, api, entry, "importing a library function") {
+                Ok(f) => owned.push(f),
+                Err(e) => {
+                    delete_all(&owned);
+                    return Err(e);
+                }
+            }
+        }
+        let func = match import(rt, api, &renamed, "importing the FunctionDef") {
+            Ok(f) => f,
+            Err(e) => {
+                delete_all(&owned);
+                return Err(e);
+            }
+        };
+        // SAFETY: live context; every library function was just made and is owned here.
+        let added = match unsafe { crate::branch_library::register_missing(rt, ctx, &owned) } {
+            Ok(added) => added,
+            Err(e) => {
+                delete_all(&owned);
+                delete_all(&[func]);
+                return Err(e);
+            }
+        };
+        // SAFETY: func and the library functions were just made and are owned here; register
+        // deletes them on failure.
+        let mut made = unsafe {
             EagerFunction::register(
                 rt,
                 ctx,
                 func,
-                Vec::new(),
+                owned,
                 cname,
                 input_dtypes,
                 output_dtypes,
@@ -125,7 +191,13 @@ impl EagerFunction {
                 // restored function does not have.
                 Some("restored from a FunctionDef (its graph was not inspected)".into()),
             )
+        };
+        match &mut made {
+            Ok(f) => f.added_library = added,
+            // SAFETY: live context; removing what was just added.
+            Err(_) => unsafe { crate::branch_library::remove(rt, ctx, &added) },
         }
+        made
     }
 }
 
