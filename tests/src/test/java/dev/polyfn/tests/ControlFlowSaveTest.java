@@ -1,5 +1,6 @@
 package dev.polyfn.tests;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,6 +28,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
+import org.tensorflow.Result;
+import org.tensorflow.SavedModelBundle;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.FunctionDefLibrary;
 import org.tensorflow.proto.GraphDef;
@@ -198,12 +201,26 @@ class ControlFlowSaveTest {
   }
 
   @Test
-  void aSavedModelMissingABranchFunctionIsRefusedClearly(@TempDir Path dir) throws Exception {
+  void tensorFlowJavaRunsSavedControlFlowAndAMissingBranchIsRefusedClearly(@TempDir Path dir) throws Exception {
+    float[] y;
+    float[] m;
     try (MapFunction f = Function.define(BODY, FunctionOptions.defaults().withName("flow"));
-         TFloat32 x = TFloat32.vectorOf(1f, 2f);
+         TFloat32 x = TFloat32.vectorOf(-1f, 2f);
          Outputs out = f.call(Map.of("x", x))) {
+      y = SavedModelTest.floats(out.get("y"));
+      m = SavedModelTest.floats(out.get("m"));
       f.save(dir);
     }
+    // x = [-1, 2]: sum 1 > 0, so 2x = [-2, 4]; +1, *2, +1: [-1, 11]; m = x squared
+    assertArrayEquals(new float[] {-1f, 11f}, y);
+    assertArrayEquals(new float[] {1f, 4f}, m);
+    try (SavedModelBundle bundle = SavedModelBundle.load(dir.toString(), "serve");
+         TFloat32 x = TFloat32.vectorOf(-1f, 2f);
+         Result r = bundle.function("flow__float32_2").call(Map.of("x", x))) {
+      assertArrayEquals(y, SavedModelTest.floats(r.get("y").orElseThrow()));
+      assertArrayEquals(m, SavedModelTest.floats(r.get("m").orElseThrow()));
+    }
+
     Path pb = dir.resolve("saved_model.pb");
     SavedModel model = SavedModel.parseFrom(Files.readAllBytes(pb));
     MetaGraphDef meta = model.getMetaGraphs(0);
@@ -220,5 +237,22 @@ class ControlFlowSaveTest {
     assertTrue(e.getMessage().startsWith(pb + ": signature flow__float32_2: function "), e.getMessage());
     assertTrue(e.getMessage().contains("refers to function " + branch.getSignature().getName()
         + ", which the graph's library does not hold"), e.getMessage());
+  }
+
+  @Test
+  void aNestedPolyfnCallIsStillRefusedBySave(@TempDir Path dir) {
+    // The callee belongs to another function (and its body to another class, which a trace cache
+    // key cannot see): nested calls are neither saved nor cached.
+    try (MapFunction inner = Function.define(BODY, FunctionOptions.defaults().withName("inner"));
+         MapFunction outer = Function.define((tf, in) -> Map.of("z",
+             inner.apply(tf, Map.of("x", in.input("x", TFloat32.class))).get("y")),
+             FunctionOptions.defaults().withName("outer"));
+         TFloat32 x = TFloat32.vectorOf(1f, 2f, 3f);
+         Outputs out = outer.call(Map.of("x", x))) {
+      assertArrayEquals(new float[] {7f, 11f, 15f}, SavedModelTest.floats(out.get("z")));
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> outer.save(dir));
+      assertTrue(e.getMessage().startsWith("cannot save 'outer': concrete function "), e.getMessage());
+      assertTrue(e.getMessage().contains("calls other Polyfn functions"), e.getMessage());
+    }
   }
 }
