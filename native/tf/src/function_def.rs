@@ -86,7 +86,7 @@ fn import(rt: &Runtime, api: &DefApi, def: &[u8], what: &str) -> Result<*mut TF_
     // SAFETY: the bytes live for the call; TensorFlow copies what it keeps.
     let func = unsafe { (api.import)(def.as_ptr().cast(), def.len(), status.raw()) };
     status
-        .check(what)
+        .check("")
         .map_err(|e| TfError::invalid_argument(format!("not a usable FunctionDef ({what}): {}", e.message)))?;
     Ok(func)
 }
