@@ -39,15 +39,24 @@ pub fn export_concrete_types<'l>(
 }
 
 /// `Native.exportFunctionDef`: the serialized TensorFlow FunctionDef of concrete function
-/// `concrete_id`. A function that calls other functions cannot be exported alone (TensorFlowException).
+/// `concrete_id`. A function that calls another Polyfn function cannot be exported (TensorFlowException).
 pub fn export_function_def<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, concrete_id: jint) -> Result<JByteArray<'l>> {
     let f = handles::function(env, handle)?;
     let bytes = concrete(f, concrete_id)?.inner.function.to_function_def()?;
     Ok(env.byte_array_from_slice(&bytes)?)
 }
 
+/// `Native.exportLibrary`: the functions concrete function `concrete_id`'s operations may refer
+/// to (control-flow branches, nested ones included), as a serialized `FunctionDefLibrary`.
+pub fn export_library<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, concrete_id: jint) -> Result<JByteArray<'l>> {
+    let f = handles::function(env, handle)?;
+    let bytes = concrete(f, concrete_id)?.inner.function.library_defs()?;
+    Ok(env.byte_array_from_slice(&bytes)?)
+}
+
 /// `Native.restoreConcrete`: adds a concrete function read from a trace cache, registered under a
-/// fresh TensorFlow name, without tracing. Returns its id. Any malformed part is an
+/// fresh TensorFlow name, without tracing, with the functions it refers to (`library`, a
+/// serialized `FunctionDefLibrary` whose functions the caller named freshly). Returns its id. Any malformed part is an
 /// IllegalArgumentException naming it; nothing is registered then.
 #[allow(clippy::too_many_arguments)]
 pub fn restore_concrete<'l>(
@@ -57,6 +66,7 @@ pub fn restore_concrete<'l>(
     declared: JString<'l>,
     traced: JString<'l>,
     def: JByteArray<'l>,
+    library: JByteArray<'l>,
     output_names: JObjectArray<'l, JString<'l>>,
     outputs_key: jint,
 ) -> Result<jint> {
@@ -72,11 +82,12 @@ pub fn restore_concrete<'l>(
         return Err(NativeError::IllegalArgument("the function definition is null".into()));
     }
     let def = env.convert_byte_array(&def)?;
+    let library = if library.is_null() { Vec::new() } else { env.convert_byte_array(&library)? };
     let names = convert::strings(env, &output_names, "output names")?;
     let tf_name = unused_function_name(rt, ctx, f.name());
     let options = f.call_options();
     let concrete = f.restore(declared, traced, names, |_ty, _id| {
-        let function = EagerFunction::from_function_def_with(rt, ctx, &def, &tf_name, options)?;
+        let function = EagerFunction::from_function_def_with(rt, ctx, &def, &library, &tf_name, options)?;
         Ok(Traced { function, outputs_key })
     })?;
     Ok(concrete.id as jint)

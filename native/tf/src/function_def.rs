@@ -61,46 +61,74 @@ fn def_api(rt: &Runtime) -> Result<&'static DefApi, TfError> {
     })
 }
 
+/// `func` as a serialized `FunctionDef`.
+fn def_of(rt: &Runtime, api: &DefApi, func: *mut TF_Function) -> Result<Vec<u8>, TfError> {
+    let status = Status::new(rt.api());
+    // SAFETY: the buffer is made and deleted here; TF_FunctionToFunctionDef fills it from the live
+    // function (the caller's); its bytes are copied out before the buffer is deleted.
+    unsafe {
+        let buf = (api.new_buffer)();
+        (api.to_def)(func, buf, status.raw());
+        let view = &*(buf as *const BufferView);
+        let bytes = if view.data.is_null() {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(view.data.cast::<u8>(), view.length).to_vec()
+        };
+        (api.delete_buffer)(buf);
+        status.check("exporting the function as a FunctionDef")?;
+        Ok(bytes)
+    }
+}
+
+/// Parses `def` into a new `TF_Function` the caller owns.
+fn import(rt: &Runtime, api: &DefApi, def: &[u8], what: &str) -> Result<*mut TF_Function, TfError> {
+    let status = Status::new(rt.api());
+    // SAFETY: the bytes live for the call; TensorFlow copies what it keeps.
+    let func = unsafe { (api.import)(def.as_ptr().cast(), def.len(), status.raw()) };
+    status
+        .check("")
+        .map_err(|e| TfError::invalid_argument(format!("not a usable FunctionDef ({what}): {}", e.message)))?;
+    Ok(func)
+}
+
 impl EagerFunction {
-    /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`). A function
-    /// that calls other functions is refused: its definition alone would not run elsewhere.
+    /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`). The functions
+    /// its operations refer to (control-flow branches) are in [`EagerFunction::library_defs`]. A
+    /// function that calls another Polyfn function is refused: that callee is owned elsewhere.
     pub fn to_function_def(&self) -> Result<Vec<u8>, TfError> {
-        if !self.library.is_empty() || !self.keep_alive.is_empty() {
+        if !self.keep_alive.is_empty() {
             return Err(TfError::new(
                 Code::FailedPrecondition,
-                format!("function {} calls other functions; exporting it alone is not supported", self.name()),
+                format!("function {} calls other Polyfn functions; exporting it is not supported", self.name()),
             ));
         }
+        def_of(self.rt, def_api(self.rt)?, self.function)
+    }
+
+    /// Every function of this one's library (the branch functions its `If`/`While` operations
+    /// name, nested ones included) as a serialized `FunctionDefLibrary`; empty when it has none.
+    pub fn library_defs(&self) -> Result<Vec<u8>, TfError> {
         let api = def_api(self.rt)?;
-        let status = Status::new(self.rt.api());
-        // SAFETY: the buffer is made and deleted here; TF_FunctionToFunctionDef fills it from the
-        // function owned by self; its bytes are copied out before the buffer is deleted.
-        unsafe {
-            let buf = (api.new_buffer)();
-            (api.to_def)(self.function, buf, status.raw());
-            let view = &*(buf as *const BufferView);
-            let bytes = if view.data.is_null() {
-                Vec::new()
-            } else {
-                std::slice::from_raw_parts(view.data.cast::<u8>(), view.length).to_vec()
-            };
-            (api.delete_buffer)(buf);
-            status.check("exporting the function as a FunctionDef")?;
-            Ok(bytes)
-        }
+        let defs = self.library.iter().map(|&f| def_of(self.rt, api, f)).collect::<Result<Vec<_>, _>>()?;
+        Ok(proto::library_of(&defs))
     }
 
     /// Registers the function serialized in `def` in `ctx` under `name` (which must be unused
-    /// there, e.g. from [`crate::naming::unused_function_name`]). The bytes are checked before
-    /// TensorFlow parses them: a signature with concrete dtypes must be readable. A function that
-    /// calls other functions needs them registered first; Polyfn does not restore those.
+    /// there, e.g. from [`crate::naming::unused_function_name`]), together with the functions it
+    /// refers to, serialized in `library` (a `FunctionDefLibrary`, possibly empty). Those are
+    /// registered under their own names, which must be unused too (the caller renames them and the
+    /// references to them); this function owns them and removes them when dropped. The bytes are
+    /// checked before TensorFlow parses them: a signature with concrete dtypes must be readable.
+    /// On any error nothing stays registered.
     pub fn from_function_def(
         rt: &'static Runtime,
         ctx: EagerContext,
         def: &[u8],
+        library: &[u8],
         name: &str,
     ) -> Result<Self, TfError> {
-        Self::from_function_def_with(rt, ctx, def, name, CallOptions::default())
+        Self::from_function_def_with(rt, ctx, def, library, name, CallOptions::default())
     }
 
     /// [`EagerFunction::from_function_def`] with the given options; the definition's nodes are
@@ -109,6 +137,7 @@ impl EagerFunction {
         rt: &'static Runtime,
         ctx: EagerContext,
         def: &[u8],
+        library: &[u8],
         name: &str,
         options: CallOptions,
     ) -> Result<Self, TfError> {
@@ -122,11 +151,41 @@ impl EagerFunction {
         if EagerFunction::is_registered(rt, ctx, name) {
             return Err(TfError::new(Code::AlreadyExists, format!("a function named {name} is already registered")));
         }
+        let bad_lib = |why: String| TfError::invalid_argument(format!("not a usable function library: {why}"));
+        let entries = proto::library_entries(library).map_err(bad_lib)?;
+        let mut seen = std::collections::HashSet::new();
+        for entry in &entries {
+            let lib_name = proto::name(entry).map_err(bad_lib)?;
+            if lib_name == name || EagerFunction::is_registered(rt, ctx, &lib_name) || !seen.insert(lib_name.clone()) {
+                return Err(bad_lib(format!("function {lib_name} is already registered or listed twice")));
+            }
+            // Checked like the main definition: Grappler aborts on some malformed nodes.
+            crate::def_check::check_nodes(rt, entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
+        }
         let renamed = proto::rename(def, name).map_err(bad)?;
-        let status = Status::new(rt.api());
-        // SAFETY: the bytes live for the call; TensorFlow copies what it keeps.
-        let func = unsafe { (api.import)(renamed.as_ptr().cast(), renamed.len(), status.raw()) };
-        status.check("importing the FunctionDef")?;
+        let mut owned = Vec::with_capacity(entries.len());
+        let delete_all = |owned: &[*mut TF_Function]| {
+            for &f in owned {
+                // SAFETY: made by import below, owned here and not registered.
+                unsafe { (rt.api().TF_DeleteFunction)(f) };
+            }
+        };
+        for entry in &entries {
+            match import(rt, api, entry, "importing a library function") {
+                Ok(f) => owned.push(f),
+                Err(e) => {
+                    delete_all(&owned);
+                    return Err(e);
+                }
+            }
+        }
+        let func = match import(rt, api, &renamed, "importing the FunctionDef") {
+            Ok(f) => f,
+            Err(e) => {
+                delete_all(&owned);
+                return Err(e);
+            }
+        };
         // A definition exported from a function compiled with XLA carries `_XlaMustCompile`:
         // the options of this run decide, either way.
         // SAFETY: func was just made, is owned here and not registered.
@@ -142,13 +201,35 @@ impl EagerFunction {
             }
         };
         if let Err(e) = marked {
-            // SAFETY: owned here, deleted once.
-            unsafe { (rt.api().TF_DeleteFunction)(func) };
+            delete_all(&owned);
+            delete_all(&[func]);
             return Err(e);
         }
-        let blocker = crate::fast_path::blocker(&ops, &output_dtypes, effects, &options);
-        // SAFETY: func was just made and is owned by the EagerFunction built from it.
-        unsafe { EagerFunction::register(rt, ctx, func, Vec::new(), cname, input_dtypes, output_dtypes, blocker, options) }
+        let blocker = if owned.is_empty() {
+            crate::fast_path::blocker(&ops, &output_dtypes, effects, &options)
+        } else {
+            Some("it calls other functions".to_owned())
+        };
+        // SAFETY: live context; every library function was just made and is owned here.
+        let added = match unsafe { crate::branch_library::register_missing(rt, ctx, &owned) } {
+            Ok(added) => added,
+            Err(e) => {
+                delete_all(&owned);
+                delete_all(&[func]);
+                return Err(e);
+            }
+        };
+        // SAFETY: func and the library functions were just made and are owned here; register
+        // deletes them on failure.
+        let mut made = unsafe {
+            EagerFunction::register(rt, ctx, func, owned, cname, input_dtypes, output_dtypes, blocker, options)
+        };
+        match &mut made {
+            Ok(f) => f.added_library = added,
+            // SAFETY: live context; removing what was just added.
+            Err(_) => unsafe { crate::branch_library::remove(rt, ctx, &added) },
+        }
+        made
     }
 }
 

@@ -162,7 +162,6 @@ pub(crate) fn has_control_outputs(def: &[u8]) -> Result<bool, String> {
 }
 
 /// The signature's name, if it has one.
-#[cfg(test)]
 pub(crate) fn name(def: &[u8]) -> Result<String, String> {
     let (_, sig) = signature(def)?;
     let sig_bytes = &def[sig.payload.clone()];
@@ -171,6 +170,27 @@ pub(crate) fn name(def: &[u8]) -> Result<String, String> {
         .find(|f| f.number == 1 && f.wire_type == 2)
         .ok_or("a signature without a name")?;
     String::from_utf8(sig_bytes[f.payload].to_vec()).map_err(|_| "a name that is not UTF-8".into())
+}
+
+/// The `FunctionDef`s of a serialized `FunctionDefLibrary` (its `function` field, 1), in order;
+/// other fields (gradients) are ignored.
+pub(crate) fn library_entries(lib: &[u8]) -> Result<Vec<&[u8]>, String> {
+    Ok(fields(lib)?
+        .into_iter()
+        .filter(|f| f.number == 1 && f.wire_type == 2)
+        .map(|f| &lib[f.payload])
+        .collect())
+}
+
+/// A serialized `FunctionDefLibrary` holding `defs` (each a serialized `FunctionDef`).
+pub(crate) fn library_of(defs: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for d in defs {
+        put_varint(&mut out, (1 << 3) | 2);
+        put_varint(&mut out, d.len() as u64);
+        out.extend_from_slice(d);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -221,6 +241,15 @@ mod tests {
         let ops = vec![("AddV2".to_owned(), "add".to_owned()), ("Relu".to_owned(), String::new())];
         assert_eq!(node_ops(&with_node).unwrap(), ops);
         assert!(node_ops(&d).is_err(), "node bytes that are not a NodeDef");
+    }
+
+    #[test]
+    fn a_library_round_trips() {
+        let (a, b) = (def("a"), def("b"));
+        let lib = library_of(&[a.clone(), b.clone()]);
+        assert_eq!(library_entries(&lib).unwrap(), vec![&a[..], &b[..]]);
+        assert!(library_entries(b"").unwrap().is_empty());
+        assert!(library_entries(&lib[..lib.len() - 1]).is_err());
     }
 
     #[test]

@@ -131,7 +131,7 @@ fn functions_with_effects_keep_the_default_path_when_grappler_runs() {
     assert_eq!(plain.fast_path(), polyfn_tf::fast_path_supported(rt));
     // The same decision for the function restored from its definition.
     let def = optimized.to_function_def().unwrap();
-    let restored = EagerFunction::from_function_def(rt, ctx, &def, &naming::function_name("effects")).unwrap();
+    let restored = EagerFunction::from_function_def(rt, ctx, &def, &[], &naming::function_name("effects")).unwrap();
     assert!(!restored.fast_path());
     drop((optimized, plain, restored));
     unsafe { ctx.delete(rt) };
@@ -151,11 +151,11 @@ fn a_definition_exported_with_xla_follows_the_options_it_is_restored_with() {
         d[at..at + 4].to_vec()
     };
     assert_eq!(value(&def), b"\x12\x02\x28\x01", "exported as true");
-    let plain = EagerFunction::from_function_def(rt, ctx, &def, &naming::function_name("restored")).unwrap();
+    let plain = EagerFunction::from_function_def(rt, ctx, &def, &[], &naming::function_name("restored")).unwrap();
     assert!(plain.fast_path(), "restored without XLA: the caller-thread path again");
     let plain_def = plain.to_function_def().unwrap();
     assert_eq!(value(&plain_def), b"\x12\x02\x28\x00", "restored as false");
-    let again = EagerFunction::from_function_def_with(rt, ctx, &def, &naming::function_name("restored"), xla).unwrap();
+    let again = EagerFunction::from_function_def_with(rt, ctx, &def, &[], &naming::function_name("restored"), xla).unwrap();
     assert!(!again.fast_path());
     let input = OwnedTensor::from_f32(rt, &[64], &[1.0; 64]);
     for (a, b) in run(rt, &plain, &input).iter().zip(run(rt, &again, &input)) {

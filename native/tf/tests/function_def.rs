@@ -42,20 +42,20 @@ fn a_function_def_round_trips_under_a_new_name() {
 
     // the same context: a fresh name, both registered side by side
     let name = unused_function_name(rt, ctx, "restored");
-    let restored = EagerFunction::from_function_def(rt, ctx, &def, &name).unwrap();
+    let restored = EagerFunction::from_function_def(rt, ctx, &def, &[], &name).unwrap();
     assert_eq!(restored.name(), name);
     assert_eq!((restored.num_inputs(), restored.output_dtypes()), (1, &[DT_FLOAT][..]));
     assert_eq!(run(&restored, rt, &[1.0, -3.0]), run(&original, rt, &[1.0, -3.0]));
     assert_eq!(run(&restored, rt, &[1.0, -3.0, 0.5]), vec![3.0, 11.0, 2.25]);
     // registering twice under one name is refused before TensorFlow sees it
-    let again = EagerFunction::from_function_def(rt, ctx, &def, &name).unwrap_err();
+    let again = EagerFunction::from_function_def(rt, ctx, &def, &[], &name).unwrap_err();
     assert_eq!(again.code, Code::AlreadyExists);
     // the restored function exports too
     assert!(restored.to_function_def().unwrap().len() > 20);
 
     // another context (as another process would be): the original's name is free there
     let other = EagerContext::new_owned(rt).unwrap();
-    let there = EagerFunction::from_function_def(rt, other, &def, "polyfn_def_original").unwrap();
+    let there = EagerFunction::from_function_def(rt, other, &def, &[], "polyfn_def_original").unwrap();
     assert_eq!(run(&there, rt, &[4.0]), vec![18.0]);
     let live = EagerFunction::live_count();
     drop(there);
@@ -76,23 +76,23 @@ fn damaged_function_defs_are_errors() {
     let def = square_plus_two(rt, ctx, "polyfn_def_damaged").to_function_def().unwrap();
     let live = EagerFunction::live_count();
     for cut in [0, 1, 5, def.len() / 2, def.len() - 1] {
-        let e = EagerFunction::from_function_def(rt, ctx, &def[..cut], &format!("polyfn_cut_{cut}"));
+        let e = EagerFunction::from_function_def(rt, ctx, &def[..cut], &[], &format!("polyfn_cut_{cut}"));
         assert!(e.is_err(), "a def cut at {cut} of {} bytes was accepted", def.len());
     }
-    let e = EagerFunction::from_function_def(rt, ctx, b"not a protocol buffer at all", "polyfn_junk").unwrap_err();
+    let e = EagerFunction::from_function_def(rt, ctx, b"not a protocol buffer at all", &[], "polyfn_junk").unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.starts_with("not a usable FunctionDef: "), "{e}");
     // A Const node without its value: Grappler (on by default) would abort the process on it.
     let at = def.windows(5).position(|w| w == b"value").expect("the Const's value attribute");
     let mut no_value = def.clone();
     no_value[at + 4] = b'f';
-    let e = EagerFunction::from_function_def(rt, ctx, &no_value, "polyfn_no_value").unwrap_err();
+    let e = EagerFunction::from_function_def(rt, ctx, &no_value, &[], "polyfn_no_value").unwrap_err();
     assert!(e.message.contains("lacks its required attribute \"value\""), "{e}");
     // flipped bytes anywhere, each byte: an error or a working function, never a crash
     for i in 0..def.len() {
         let mut d = def.clone();
         d[i] ^= 0x5a;
-        if let Ok(f) = EagerFunction::from_function_def(rt, ctx, &d, &format!("polyfn_flip_{i}")) {
+        if let Ok(f) = EagerFunction::from_function_def(rt, ctx, &d, &[], &format!("polyfn_flip_{i}")) {
             let input = OwnedTensor::from_f32(rt, &[2], &[1.0, 2.0]);
             let _ = unsafe { f.call(&[input.raw()], &mut Vec::new()) };
         }
@@ -102,7 +102,7 @@ fn damaged_function_defs_are_errors() {
 }
 
 #[test]
-fn a_function_that_calls_another_is_not_exported_alone() {
+fn a_function_that_calls_another_restores_with_its_library() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let rt = support::runtime();
     let ctx = EagerContext::new_owned(rt).unwrap();
@@ -115,9 +115,34 @@ fn a_function_that_calls_another_is_not_exported_alone() {
     let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
     let outer = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_def_outer", &sig) }.unwrap();
     assert_eq!(run(&outer, rt, &[3.0]), vec![11.0]);
-    let e = outer.to_function_def().unwrap_err();
-    assert_eq!(e.code, Code::FailedPrecondition);
-    assert!(e.message.contains("calls other functions"), "{e}");
+    let def = outer.to_function_def().unwrap();
+    let library = outer.library_defs().unwrap();
+    assert!(library.windows(16).any(|w| w == b"polyfn_def_inner"), "the library holds the callee");
+
+    // another context: the callee's name is free there, so the library registers as it is
+    let other = EagerContext::new_owned(rt).unwrap();
+    let live = EagerFunction::live_count();
+    // without its library the function registers, but a call is an error, not a crash
+    let alone = EagerFunction::from_function_def(rt, other, &def, &[], "polyfn_def_alone").unwrap();
+    let input = OwnedTensor::from_f32(rt, &[1], &[3.0]);
+    assert!(unsafe { alone.call(&[input.raw()], &mut Vec::new()) }.is_err());
+    drop(alone);
+    // a damaged library is refused and leaves nothing registered
+    let e = EagerFunction::from_function_def(rt, other, &def, &library[..library.len() - 2], "polyfn_def_cut").unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(!EagerFunction::is_registered(rt, other, "polyfn_def_inner"));
+    let restored = EagerFunction::from_function_def(rt, other, &def, &library, "polyfn_def_outer").unwrap();
+    assert_eq!(run(&restored, rt, &[3.0, 1.0]), vec![11.0, 3.0]);
+    assert!(EagerFunction::is_registered(rt, other, "polyfn_def_inner"));
+    // a library function already registered is refused before TensorFlow sees it
+    let e = EagerFunction::from_function_def(rt, other, &def, &library, "polyfn_def_twice").unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    drop(restored);
+    assert!(!EagerFunction::is_registered(rt, other, "polyfn_def_inner"), "the library goes with its owner");
+    assert_eq!(EagerFunction::live_count(), live);
     drop((outer, inner, g));
-    unsafe { ctx.delete(rt) };
+    unsafe {
+        other.delete(rt);
+        ctx.delete(rt);
+    }
 }

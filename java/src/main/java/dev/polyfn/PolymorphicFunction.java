@@ -322,18 +322,19 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /** Adds a concrete function read from the trace cache; the first one fixes the parameter list. */
-  void restoreCached(Param[] ps, String declared, String traced, byte[] def, String[] names) {
+  void restoreCached(Param[] ps, String declared, String traced, FunctionLibrary.Restorable def, String[] names) {
     restoreConcrete(ps, new Capture[0], declared, traced, def, names);
   }
 
   /** Adds a concrete function traced elsewhere (trace cache, SavedModel), with its captures. */
-  void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, byte[] def, String[] names) {
+  void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, FunctionLibrary.Restorable def,
+      String[] names) {
     synchronized (traceLock) {
       if (params != null && !Arrays.equals(params, ps)) {
         throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
       }
       int key = outputNames.record(names);
-      Native.restoreConcrete(handle.address(), declared, traced, def, names, key);
+      Native.restoreConcrete(handle.address(), declared, traced, def.main(), def.library(), names, key);
       if (params == null) {
         captures = cs;
         params = ps;

@@ -92,7 +92,8 @@ final class PythonSavedModel {
       Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
       Param[] params = converted.get(0).params().toArray(new Param[0]);
       for (Converted c : converted) {
-        f.restoreConcrete(params, captures, c.declared(), c.traced(), c.def().toByteArray(), c.outputs());
+        f.restoreConcrete(params, captures, c.declared(), c.traced(),
+            FunctionLibrary.forRestore(c.def(), java.util.List.of()), c.outputs());
       }
       f.markBodyless();
       f.countSavedTraces(converted.size());

@@ -33,7 +33,8 @@ import org.tensorflow.types.family.TType;
 /**
  * Loads a SavedModel Polyfn wrote ({@link SavedModelWriter}) back as a polymorphic function with
  * the saved dispatch: each concrete function's FunctionDef (from {@code saved_model.pb}) is
- * registered under a fresh name and restored with its saved types (from {@code
+ * registered under a fresh name, with the library functions it refers to (renamed too, see
+ * {@link FunctionLibrary}), and restored with its saved types (from {@code
  * assets.extra/polyfn.json}); captured variables come back as new {@link Variable}s holding the
  * checkpoint's values, owned by the function. Everything is read and checked before the function
  * is returned; a failure closes what was built and names the file and the problem.
@@ -88,7 +89,7 @@ final class SavedModelLoader {
       g.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
       g.getGraphDef().getNodeList().forEach(n -> nodes.put(n.getName(), n));
     }
-    List<byte[]> defs = new ArrayList<>();
+    List<FunctionLibrary.Restorable> defs = new ArrayList<>();
     for (SavedFunctionMetadata.Concrete c : meta.concrete) {
       FunctionDef def = library.get(c.function());
       if (def == null) {
@@ -96,7 +97,14 @@ final class SavedModelLoader {
             + " in the graph's library, which signature " + c.signature() + " needs");
       }
       checkArity(root, c, def, meta.variableKeys.size());
-      defs.add(def.toByteArray());
+      List<FunctionDef> referred;
+      try {
+        referred = FunctionLibrary.reachable(def, library, "the graph's library");
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": signature " + c.signature() + ": "
+            + e.getMessage());
+      }
+      defs.add(FunctionLibrary.forRestore(def, referred));
     }
     List<Variable<?>> variables = restoreVariables(root, meta, nodes);
     PolymorphicFunction f;

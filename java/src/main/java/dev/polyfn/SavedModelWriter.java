@@ -37,7 +37,7 @@ import org.tensorflow.proto.TensorInfo;
  *
  * <ul>
  *   <li>{@code saved_model.pb}: the graph (every concrete function's FunctionDef in its library,
- *       one resource variable per captured variable, a V2 saver) and one signature per concrete
+ *       with the functions it refers to, such as control-flow branches; one resource variable per captured variable, a V2 saver) and one signature per concrete
  *       function, whose inputs are placeholders feeding a call of that function;
  *   <li>{@code variables/}: a checkpoint of the variables' current values;
  *   <li>{@code assets.extra/polyfn.json}: Polyfn's own metadata, which TensorFlow ignores (see
@@ -50,9 +50,12 @@ final class SavedModelWriter {
 
   private SavedModelWriter() {}
 
-  /** One concrete function as saved: its signature, types, FunctionDef and flat inputs. */
+  /**
+   * One concrete function as saved: its signature, types, FunctionDef, the library functions that
+   * one refers to, and its flat inputs.
+   */
   record Saved(String signature, ConcreteFunctionInfo info, String declared, String traced, FunctionDef def,
-      List<SavedSignatures.Input> inputs) {}
+      List<FunctionDef> library, List<SavedSignatures.Input> inputs) {}
 
   static void save(PolymorphicFunction f, Path dir, SaveOptions options) {
     Path target = options.servingVersion() < 0 ? dir : dir.resolve(Long.toString(options.servingVersion()));
@@ -105,9 +108,11 @@ final class SavedModelWriter {
     for (ConcreteFunctionInfo c : concrete) {
       String[] types;
       FunctionDef def;
+      List<FunctionDef> library;
       try {
         types = Native.exportConcreteTypes(f.address(), c.id());
         def = FunctionDef.parseFrom(Native.exportFunctionDef(f.address(), c.id()));
+        library = FunctionLibrary.exported(f, c.id(), def);
       } catch (TensorFlowException | InvalidProtocolBufferException e) {
         throw new IllegalStateException("cannot save '" + f.name() + "': concrete function " + c.functionType()
             + " cannot be exported (" + e.getMessage() + ")", e);
@@ -122,7 +127,7 @@ final class SavedModelWriter {
         renamed.add(name);
       }
       SavedSignatures.checkUnique(chosen, inputs);
-      out.add(new Saved(chosen, c, types[1], types[0], def, inputs));
+      out.add(new Saved(chosen, c, types[1], types[0], def, library, inputs));
     }
     for (String asked : options.signatureNames().keySet()) {
       if (!renamed.contains(asked) && !taken.contains(asked)) {
@@ -163,6 +168,11 @@ final class SavedModelWriter {
     }
     Set<String> library = new LinkedHashSet<>();
     for (Saved s : saved) {
+      for (FunctionDef d : s.library()) {
+        if (library.add(d.getSignature().getName())) {
+          g.graph().getLibraryBuilder().addFunction(d);
+        }
+      }
       if (library.add(s.def().getSignature().getName())) {
         g.graph().getLibraryBuilder().addFunction(s.def());
       }

@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.internal.Native;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -22,7 +23,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,13 +34,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.tensorflow.TensorFlow;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.FunctionDefLibrary;
 import org.tensorflow.types.family.TType;
 
 /**
  * The warm-start trace cache of one function ({@link FunctionOptions#withTraceCache}): one file
  * per concrete function, named by a hash of the key and of the traced type, holding the
- * function's parameter list, output names, its declared and traced types (JSON) and its
- * TensorFlow FunctionDef. The key is the function's name, the user's version, TensorFlow's
+ * function's parameter list, output names, its declared and traced types (JSON), its
+ * TensorFlow FunctionDef and the library functions that one refers to (see {@link FunctionLibrary}). The key is the function's name, the user's version, TensorFlow's
  * version and the SHA-256 of the class file that defines the body (for a lambda: the class whose
  * code contains it). A file is written to a temporary file in the same directory and renamed, so
  * a reader never sees half of one; a SHA-256 of its payload, checked on read, catches the rest.
@@ -48,7 +53,8 @@ import org.tensorflow.types.family.TType;
 final class TraceCache {
   private static final System.Logger LOG = System.getLogger("dev.polyfn");
   private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
-  private static final int FORMAT = 1;
+  /** 2: entries hold the function library (control-flow branches) after the FunctionDef. */
+  private static final int FORMAT = 2;
   static final String SUFFIX = ".polyfn-trace";
   private static final ExecutorService WRITER = writer();
 
@@ -148,7 +154,7 @@ final class TraceCache {
     for (Path file : files) {
       try {
         Entry e = read(file);
-        f.restoreCached(e.params, e.declared, e.traced, e.def, e.outputNames);
+        f.restoreCached(e.params, e.declared, e.traced, restorable(e), e.outputNames);
       } catch (IOException | RuntimeException e) {
         LOG.log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
       }
@@ -167,14 +173,18 @@ final class TraceCache {
     }
     String[] types;
     byte[] def;
+    byte[] library;
     try {
       types = Native.exportConcreteTypes(f.address(), id);
       def = Native.exportFunctionDef(f.address(), id);
-    } catch (RuntimeException e) {
+      FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
+          .addAllFunction(FunctionLibrary.exported(f, id, FunctionDef.parseFrom(def)));
+      library = lib.build().toByteArray();
+    } catch (RuntimeException | InvalidProtocolBufferException e) {
       submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
       return;
     }
-    byte[] payload = payload(f.params(), outputNames, types[1], types[0], def);
+    byte[] payload = payload(f.params(), outputNames, types[1], types[0], def, library);
     String file = prefix + "-" + hex(sha256(types[0].getBytes(StandardCharsets.UTF_8))).substring(0, 16) + SUFFIX;
     submit(() -> write(dir.resolve(file), payload));
   }
@@ -230,7 +240,7 @@ final class TraceCache {
     }
   }
 
-  private byte[] payload(Param[] params, String[] names, String declared, String traced, byte[] def) {
+  private byte[] payload(Param[] params, String[] names, String declared, String traced, byte[] def, byte[] library) {
     try {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       DataOutputStream out = new DataOutputStream(bytes);
@@ -256,13 +266,31 @@ final class TraceCache {
       writeBytes(out, declared.getBytes(StandardCharsets.UTF_8));
       writeBytes(out, traced.getBytes(StandardCharsets.UTF_8));
       writeBytes(out, def);
+      writeBytes(out, library);
       return bytes.toByteArray();
     } catch (IOException e) {
       throw new IllegalStateException(e); // a ByteArrayOutputStream does not fail
     }
   }
 
-  private record Entry(Param[] params, String[] outputNames, String declared, String traced, byte[] def) {}
+  private record Entry(Param[] params, String[] outputNames, String declared, String traced, byte[] def,
+      byte[] library) {}
+
+  /**
+   * The entry's function and library, renamed for this process; IllegalArgumentException when
+   * either does not parse or a function the main one refers to is missing.
+   */
+  private static FunctionLibrary.Restorable restorable(Entry e) {
+    FunctionDef main;
+    Map<String, FunctionDef> library = new HashMap<>();
+    try {
+      main = FunctionDef.parseFrom(e.def);
+      FunctionDefLibrary.parseFrom(e.library).getFunctionList().forEach(d -> library.put(d.getSignature().getName(), d));
+    } catch (InvalidProtocolBufferException x) {
+      throw new IllegalArgumentException("its function or function library does not parse: " + x.getMessage());
+    }
+    return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, library, "the entry"));
+  }
 
   /** Reads and checks one entry; any problem is an exception whose message says what is wrong. */
   private Entry read(Path file) throws IOException {
@@ -310,7 +338,8 @@ final class TraceCache {
     }
     String declared = new String(readBytes(in), StandardCharsets.UTF_8);
     String traced = new String(readBytes(in), StandardCharsets.UTF_8);
-    return new Entry(params, names, declared, traced, readBytes(in));
+    byte[] def = readBytes(in);
+    return new Entry(params, names, declared, traced, def, readBytes(in));
   }
 
   private static Class<? extends TType> tensorType(String name) throws IOException {

@@ -196,11 +196,19 @@ public final class Native {
   public static native byte[] exportFunctionDef(long function, int concreteId);
 
   /**
-   * Adds a concrete function read from the trace cache, without tracing; returns its id. Malformed
-   * input is an IllegalArgumentException naming the part; nothing is registered then.
+   * The functions concrete function {@code concreteId}'s operations may refer to (control-flow
+   * branches, nested ones included), as a serialized {@code FunctionDefLibrary}.
    */
-  public static native int restoreConcrete(
-      long function, String declared, String traced, byte[] def, String[] outputNames, int outputsKey);
+  public static native byte[] exportLibrary(long function, int concreteId);
+
+  /**
+   * Adds a concrete function read from the trace cache, without tracing; returns its id. {@code
+   * library} (a serialized {@code FunctionDefLibrary}, possibly empty) holds the functions {@code
+   * def} refers to, under names unused in this process. Malformed input is an
+   * IllegalArgumentException naming the part; nothing is registered then.
+   */
+  public static native int restoreConcrete(long function, String declared, String traced, byte[] def,
+      byte[] library, String[] outputNames, int outputsKey);
 
   /**
    * Why no concrete function accepts the call typed by {@code facts}: the saved signatures and the
