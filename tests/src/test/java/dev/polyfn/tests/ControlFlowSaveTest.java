@@ -30,7 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
 import org.tensorflow.Result;
 import org.tensorflow.SavedModelBundle;
-import org.tensorflow.exceptions.TensorFlowException;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.FunctionDefLibrary;
 import org.tensorflow.proto.GraphDef;
@@ -239,19 +238,18 @@ class ControlFlowSaveTest {
     assertTrue(e.getMessage().contains("refers to function " + branch.getSignature().getName()
         + ", which the graph's library does not hold"), e.getMessage());
 
-    // A branch function that is there but broken (an operation TensorFlow does not know): it loads
-    // (TensorFlow checks a function's body when it first runs it) and its call is an exception
-    // naming the operation, not a crash.
+    // A branch function that is there but broken (an operation TensorFlow does not know) is
+    // refused at load, like a broken main definition: checked against the op registry before
+    // TensorFlow (whose optimizer can abort on a malformed node) sees it.
     FunctionDef.Builder broken = branch.toBuilder();
     broken.getNodeDefBuilder(0).setOp("NoSuchPolyfnOp");
     List<FunctionDef> damaged = functions.stream().map(d -> d == branch ? broken.build() : d).toList();
     GraphDef withBroken = graph.toBuilder()
         .setLibrary(graph.getLibrary().toBuilder().clearFunction().addAllFunction(damaged)).build();
     Files.write(pb, model.toBuilder().setMetaGraphs(0, meta.toBuilder().setGraphDef(withBroken)).build().toByteArray());
-    try (MapFunction f = (MapFunction) Function.load(dir); TFloat32 x = TFloat32.vectorOf(-1f, 2f)) {
-      TensorFlowException failure = assertThrows(TensorFlowException.class, () -> f.call(Map.of("x", x)).close());
-      assertTrue(failure.getMessage().contains("NoSuchPolyfnOp"), failure.getMessage());
-    }
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> Function.load(dir));
+    assertTrue(refused.getMessage().contains("not a usable function library"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("op \"NoSuchPolyfnOp\" is not registered"), refused.getMessage());
   }
 
   @Test
