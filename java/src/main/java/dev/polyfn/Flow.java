@@ -2,8 +2,10 @@ package dev.polyfn;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
@@ -56,20 +58,26 @@ public final class Flow {
    */
   public static List<Operand<?>> condList(Ops tf, Operand<TBool> pred,
       Supplier<? extends List<? extends Operand<?>>> then, Supplier<? extends List<? extends Operand<?>>> otherwise) {
+    return condList(tf, pred, then, otherwise, i -> "output " + i);
+  }
+
+  /** {@link #condList}; {@code label} names output i in errors (by key when the caller flattened a map or record). */
+  static List<Operand<?>> condList(Ops tf, Operand<TBool> pred, Supplier<? extends List<? extends Operand<?>>> then,
+      Supplier<? extends List<? extends Operand<?>>> otherwise, IntFunction<String> label) {
     Objects.requireNonNull(then, "then");
     Objects.requireNonNull(otherwise, "otherwise");
     Graph graph = FlowChecks.graphOf(tf, "cond");
     FlowChecks.scalarBool(graph, pred, "cond", "pred");
-    Regions.Region<List<Output<?>>> t = Regions.trace(graph, () -> exits(tf, "then", then.get(), graph));
+    Regions.Region<List<Output<?>>> t = Regions.trace(graph, () -> exits(tf, "then", then.get(), graph, label));
     Regions.Region<List<Output<?>>> e;
     try {
-      e = Regions.trace(graph, () -> exits(tf, "else", otherwise.get(), graph));
+      e = Regions.trace(graph, () -> exits(tf, "else", otherwise.get(), graph, label));
     } catch (RuntimeException | Error failure) {
       Regions.discard(graph, t.ops());
       throw failure;
     }
     try {
-      FlowChecks.sameStructure(t.result(), e.result());
+      FlowChecks.sameStructure(t.result(), e.result(), label);
     } catch (IllegalArgumentException failure) {
       Regions.discard(graph, t.ops());
       Regions.discard(graph, e.ops());
@@ -124,6 +132,79 @@ public final class Flow {
   public static List<Operand<?>> whileLoop(Ops tf, List<? extends Operand<?>> loopVars, LoopOptions options,
       Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body) {
     return FlowLoops.whileLoop(tf, loopVars, Objects.requireNonNull(options, "options"), cond, body);
+  }
+
+  /**
+   * {@link #whileLoop} over named loop variables: the lambdas see, and the body returns, a map with
+   * the same keys (else an {@code IllegalArgumentException} naming the key and both key sets).
+   * Keys are ordered as sorted strings; {@link LoopOptions#shape} indexes loop variables in that
+   * order.
+   *
+   * @return the loop variables after the last iteration, keys in sorted order (unmodifiable)
+   */
+  public static Map<String, Operand<?>> whileLoop(Ops tf, Map<String, ? extends Operand<?>> loopVars,
+      Function<Map<String, Operand<?>>, Operand<TBool>> cond,
+      Function<Map<String, Operand<?>>, ? extends Map<String, ? extends Operand<?>>> body) {
+    return whileLoop(tf, loopVars, LoopOptions.DEFAULT, cond, body);
+  }
+
+  /** {@link #whileLoop(Ops, Map, Function, Function)} with options. */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Operand<?>> whileLoop(Ops tf, Map<String, ? extends Operand<?>> loopVars,
+      LoopOptions options, Function<Map<String, Operand<?>>, Operand<TBool>> cond,
+      Function<Map<String, Operand<?>>, ? extends Map<String, ? extends Operand<?>>> body) {
+    return (Map<String, Operand<?>>) FlowStructures.whileLoop(tf, loopVars, Objects.requireNonNull(options, "options"),
+        cond == null ? null : v -> cond.apply((Map<String, Operand<?>>) v),
+        body == null ? null : v -> body.apply((Map<String, Operand<?>>) v));
+  }
+
+  /**
+   * {@link #whileLoop} over a record of loop variables, e.g. {@code record State(Operand<TInt32>
+   * i, Operand<TFloat32> acc) {}}: every component must be declared as an {@code Operand} (the
+   * loop rebuilds the record from graph outputs through its canonical constructor) and the record
+   * readable by Polyfn (public, or its package open to {@code dev.polyfn}). Components are loop
+   * variables in declaration order, the order {@link LoopOptions#shape} indexes.
+   *
+   * @return a new record of the loop variables after the last iteration
+   */
+  public static <R extends Record> R whileLoop(Ops tf, R loopVars, Function<? super R, Operand<TBool>> cond,
+      Function<? super R, ? extends R> body) {
+    return whileLoop(tf, loopVars, LoopOptions.DEFAULT, cond, body);
+  }
+
+  /** {@link #whileLoop(Ops, Record, Function, Function)} with options. */
+  @SuppressWarnings("unchecked")
+  public static <R extends Record> R whileLoop(Ops tf, R loopVars, LoopOptions options,
+      Function<? super R, Operand<TBool>> cond, Function<? super R, ? extends R> body) {
+    return (R) FlowStructures.whileLoop(tf, loopVars, Objects.requireNonNull(options, "options"),
+        cond == null ? null : v -> cond.apply((R) v), body == null ? null : v -> body.apply((R) v));
+  }
+
+  /**
+   * {@link #condList} for branches that return maps: both must have the same keys (else an
+   * {@code IllegalArgumentException} naming the key and both key sets), key by key of the same
+   * dtype.
+   *
+   * @return the selected branch's values, keys in sorted order (unmodifiable)
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Operand<?>> condMap(Ops tf, Operand<TBool> pred,
+      Supplier<? extends Map<String, ? extends Operand<?>>> then,
+      Supplier<? extends Map<String, ? extends Operand<?>>> otherwise) {
+    return (Map<String, Operand<?>>) FlowStructures.cond(tf, pred, then, otherwise);
+  }
+
+  /**
+   * {@link #condList} for branches that return a record of operands (the same record class from
+   * both, components declared as {@code Operand}, as for {@link #whileLoop(Ops, Record, Function,
+   * Function)}).
+   *
+   * @return a new record of the selected branch's values
+   */
+  @SuppressWarnings("unchecked")
+  public static <R extends Record> R condRecord(Ops tf, Operand<TBool> pred, Supplier<? extends R> then,
+      Supplier<? extends R> otherwise) {
+    return (R) FlowStructures.cond(tf, pred, then, otherwise);
   }
 
   /**
@@ -191,13 +272,14 @@ public final class Flow {
   }
 
   /** A branch's results, checked and passed through an Identity made in the branch. */
-  private static List<Output<?>> exits(Ops tf, String branch, List<? extends Operand<?>> results, Graph graph) {
+  private static List<Output<?>> exits(Ops tf, String branch, List<? extends Operand<?>> results, Graph graph,
+      IntFunction<String> label) {
     if (results == null) {
       throw new IllegalArgumentException("cond: the " + branch + " branch returned null");
     }
     List<Output<?>> out = new ArrayList<>();
     for (int i = 0; i < results.size(); i++) {
-      Operand<?> o = FlowChecks.operandOf(graph, results.get(i), "cond", branch + " output " + i);
+      Operand<?> o = FlowChecks.operandOf(graph, results.get(i), "cond", branch + " " + label.apply(i));
       out.add(tf.identity(o).asOutput());
     }
     return out;

@@ -50,7 +50,7 @@ final class FlowChecks {
   }
 
   /** Both branches return as many outputs, of the same dtypes. */
-  static void sameStructure(List<Output<?>> then, List<Output<?>> otherwise) {
+  static void sameStructure(List<Output<?>> then, List<Output<?>> otherwise, java.util.function.IntFunction<String> label) {
     if (then.size() != otherwise.size()) {
       throw new IllegalArgumentException("cond: the then branch returns " + then.size()
           + " outputs but the else branch returns " + otherwise.size());
@@ -59,7 +59,7 @@ final class FlowChecks {
       DataType a = then.get(i).dataType();
       DataType b = otherwise.get(i).dataType();
       if (a != b) {
-        throw new IllegalArgumentException("cond: output " + i + " is " + name(a) + " in the then branch but "
+        throw new IllegalArgumentException("cond: " + label.apply(i) + " is " + name(a) + " in the then branch but "
             + name(b) + " in the else branch");
       }
     }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
@@ -22,9 +23,16 @@ import org.tensorflow.types.TInt32;
 final class FlowLoops {
   private FlowLoops() {}
 
-  @SuppressWarnings("unchecked")
   static List<Operand<?>> whileLoop(Ops tf, List<? extends Operand<?>> loopVars, LoopOptions options,
       Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body) {
+    return whileLoop(tf, loopVars, options, cond, body, i -> "loop variable " + i);
+  }
+
+  /** As above; {@code label} names loop variable i in errors (by key when the caller flattened a map or record). */
+  @SuppressWarnings("unchecked")
+  static List<Operand<?>> whileLoop(Ops tf, List<? extends Operand<?>> loopVars, LoopOptions options,
+      Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body,
+      IntFunction<String> label) {
     Graph graph = FlowChecks.graphOf(tf, "whileLoop");
     if (cond == null || body == null) {
       throw new IllegalArgumentException("whileLoop: " + (cond == null ? "cond" : "body") + " is null");
@@ -47,10 +55,10 @@ final class FlowLoops {
       shapes.add(Shape.scalar());
     }
     for (int i = 0; i < loopVars.size(); i++) {
-      Output<?> v = FlowChecks.operandOf(graph, loopVars.get(i), "whileLoop", "loop variable " + i).asOutput();
+      Output<?> v = FlowChecks.operandOf(graph, loopVars.get(i), "whileLoop", label.apply(i)).asOutput();
       Shape declared = options.shapes().getOrDefault(i, v.shape());
       if (!FlowChecks.fits(v.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: loop variable " + i + " has shape " + FlowChecks.show(v.shape())
+        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " has shape " + FlowChecks.show(v.shape())
             + ", which does not fit its declared shape " + FlowChecks.show(declared));
       }
       init.add(v);
@@ -71,7 +79,7 @@ final class FlowLoops {
     try {
       b = Regions.trace(graph, () -> {
         List<? extends Operand<?>> next = body.apply(userView(bodyArgs, skip));
-        checkNext(graph, next, init, shapes, skip);
+        checkNext(graph, next, init, shapes, skip, label);
         List<Output<?>> out = new ArrayList<>();
         if (bounded) {
           out.add(tf.identity(tf.math.add((Operand<TInt32>) bodyArgs.get(0), tf.constant(1))).asOutput());
@@ -143,23 +151,23 @@ final class FlowLoops {
 
   /** The body's results match the loop variables: as many, same dtypes, shapes within the declared ones. */
   private static void checkNext(Graph graph, List<? extends Operand<?>> next, List<Output<?>> init, List<Shape> shapes,
-      int skip) {
+      int skip, IntFunction<String> label) {
     int n = init.size() - skip;
     if (next == null || next.size() != n) {
       throw new IllegalArgumentException("whileLoop: the body must return " + n + " loop variables, returned "
           + (next == null ? "null" : String.valueOf(next.size())));
     }
     for (int i = 0; i < n; i++) {
-      Output<?> o = FlowChecks.operandOf(graph, next.get(i), "whileLoop", "loop variable " + i + " returned by the body")
+      Output<?> o = FlowChecks.operandOf(graph, next.get(i), "whileLoop", label.apply(i) + " returned by the body")
           .asOutput();
       Output<?> v = init.get(i + skip);
       if (o.dataType() != v.dataType()) {
-        throw new IllegalArgumentException("whileLoop: loop variable " + i + " enters as "
+        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " enters as "
             + FlowChecks.name(v.dataType()) + " but the body returns " + FlowChecks.name(o.dataType()));
       }
       Shape declared = shapes.get(i + skip);
       if (!FlowChecks.fits(o.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: loop variable " + i + " has shape " + FlowChecks.show(declared)
+        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " has shape " + FlowChecks.show(declared)
             + " on entry but " + FlowChecks.show(o.shape()) + " after an iteration; declare the shape it keeps with "
             + "Flow.loop().shape(" + i + ", Shape.of(...)) using -1 for the dimensions that change");
       }

@@ -47,6 +47,52 @@ public fun Ops.whileLoop(
 ): List<Operand<*>> = Flow.whileLoop(this, loopVars, options, { cond(it) }, { body(it) })
 
 /**
+ * [whileLoop] over named loop variables ([Flow.whileLoop] with a map): the body returns a map
+ * with the same keys; the result's keys are sorted.
+ *
+ * ```kotlin
+ * val out = tf.whileLoop(mapOf("i" to tf.constant(0), "acc" to tf.constant(0f)), cond = { v -> tf.math.less(v["i"]!!.typed(), n) }) {
+ *     v -> mapOf("i" to tf.math.add(v["i"]!!.typed<TInt32>(), one), "acc" to tf.math.add(v["acc"]!!.typed<TFloat32>(), step))
+ * }
+ * ```
+ */
+public fun Ops.whileLoop(
+    loopVars: Map<String, Operand<*>>,
+    options: LoopOptions = Flow.loop(),
+    cond: (Map<String, Operand<*>>) -> Operand<TBool>,
+    body: (Map<String, Operand<*>>) -> Map<String, Operand<*>>,
+): Map<String, Operand<*>> = Flow.whileLoop(this, loopVars, options, { cond(it) }, { body(it) })
+
+/**
+ * [whileLoop] over a record of loop variables ([Flow.whileLoop] with a record): a `@JvmRecord`
+ * data class whose properties are all `Operand`s, typed, so no casts are needed:
+ *
+ * ```kotlin
+ * @JvmRecord data class State(val i: Operand<TInt32>, val acc: Operand<TFloat32>)
+ * val end = tf.whileLoop(State(tf.constant(0), tf.constant(1f)), cond = { s -> tf.math.less(s.i, n) }) {
+ *     s -> State(tf.math.add(s.i, one), tf.math.mul(s.acc, w))
+ * }
+ * ```
+ */
+public fun <R : Record> Ops.whileLoop(
+    loopVars: R,
+    options: LoopOptions = Flow.loop(),
+    cond: (R) -> Operand<TBool>,
+    body: (R) -> R,
+): R = Flow.whileLoop(this, loopVars, options, { cond(it) }, { body(it) })
+
+/** [cond] for branches returning maps with the same keys ([Flow.condMap]). */
+public fun Ops.condMap(
+    pred: Operand<TBool>,
+    then: () -> Map<String, Operand<*>>,
+    otherwise: () -> Map<String, Operand<*>>,
+): Map<String, Operand<*>> = Flow.condMap(this, pred, Supplier { then() }, Supplier { otherwise() })
+
+/** [cond] for branches returning a record of operands of one class ([Flow.condRecord]). */
+public fun <R : Record> Ops.condRecord(pred: Operand<TBool>, then: () -> R, otherwise: () -> R): R =
+    Flow.condRecord(this, pred, Supplier { then() }, Supplier { otherwise() })
+
+/**
  * TensorFlow's `map_fn` inside a body ([Flow.mapFn]): [fn] applied to each element along the
  * first dimension, results stacked.
  *
