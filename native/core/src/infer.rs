@@ -6,14 +6,16 @@
 //! smallest dtype family holding their dtypes (FLOAT + DOUBLE → floating). Lists and maps
 //! coalesce leaf by leaf when every example has the same structure (length, key set, kinds):
 //! position 0 with position 0, key `a` with key `a`, so `[x: [2, 3], y: [7]]` and
-//! `[x: [5, 3], y: [7]]` give `[[-1, 3], [7]]`, not one element type for both. Java values and
+//! `[x: [5, 3], y: [7]]` give `[[-1, 3], [7]]`, not one element type for both. Records (and
+//! records, lists and maps nested in a nest parameter) coalesce component by component, by name,
+//! when every example is of the same class. Java values and
 //! differing structures are not generalized: each keeps its own trace, and the note says so.
 
 use std::fmt;
 
 use crate::{
-    BindError, DType, DTypeSet, ListConstraint, ListType, Literal, MapConstraint, MapType, Shape, TensorConstraint,
-    TensorSpec, TypeRef,
+    BindError, DType, DTypeSet, ListConstraint, ListType, Literal, MapConstraint, MapType, RecordType, Shape,
+    TensorConstraint, TensorSpec, TypeRef,
 };
 
 /// Where a parameter's constraint came from; shown next to it in errors.
@@ -72,7 +74,10 @@ pub fn coalesce(name: &str, examples: &[TypeRef]) -> Coalesced {
         t.downcast_ref::<ListType>().is_some_and(|l| l.elements.is_empty())
             || t.downcast_ref::<MapType>().is_some_and(|m| m.entries.is_empty())
     };
-    let structured = all::<TensorSpec>(examples).is_some() || all::<ListType>(examples).is_some() || all::<MapType>(examples).is_some();
+    let structured = all::<TensorSpec>(examples).is_some()
+        || all::<ListType>(examples).is_some()
+        || all::<MapType>(examples).is_some()
+        || all::<RecordType>(examples).is_some();
     if structured {
         return match leafwise(name, &refs) {
             Ok(_) if empty(first) => Coalesced::Unchanged,
@@ -127,6 +132,25 @@ fn leafwise(path: &str, examples: &[&TypeRef]) -> Result<TypeRef, String> {
             })
             .collect::<Result<_, String>>()?;
         return Ok(TypeRef::new(MapType::new(entries)));
+    }
+    if let Some(records) = all_of::<RecordType>(examples) {
+        let first = records[0];
+        let same = |r: &RecordType| r.class_name == first.class_name && r.fields.iter().map(|f| &f.0).eq(first.fields.iter().map(|f| &f.0));
+        if !records.iter().all(|r| same(r)) {
+            let mut classes: Vec<&str> = records.iter().map(|r| r.simple_name()).collect();
+            classes.dedup();
+            return Err(format!("{path}: records of classes {} are traced one per class", classes.join(", ")));
+        }
+        let fields = first
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| {
+                let values: Vec<&TypeRef> = records.iter().map(|r| &r.fields[i].1).collect();
+                Ok((n.clone(), leafwise(&format!("{path}.{n}"), &values)?))
+            })
+            .collect::<Result<_, String>>()?;
+        return Ok(TypeRef::new(RecordType::new(first.class_name.clone(), fields)));
     }
     if let Some(literals) = all_of::<Literal>(examples) {
         if literals.iter().all(|l| l.id == literals[0].id) {
@@ -207,6 +231,12 @@ pub fn specialize(value: &TypeRef, constraint: &TypeRef) -> TypeRef {
             return TypeRef::new(MapType::new(entries));
         }
     }
+    if let (Some(v), Some(c)) = (value.downcast_ref::<RecordType>(), constraint.downcast_ref::<RecordType>()) {
+        if v.class_name == c.class_name && v.fields.iter().map(|f| &f.0).eq(c.fields.iter().map(|f| &f.0)) {
+            let fields = v.fields.iter().zip(&c.fields).map(|((n, v), (_, c))| (n.clone(), specialize(v, c))).collect();
+            return TypeRef::new(RecordType::new(v.class_name.clone(), fields));
+        }
+    }
     value.specialize_for_trace(&**constraint)
 }
 
@@ -224,7 +254,8 @@ pub fn merge_declared(name: &str, declared: &TypeRef, inferred: &TypeRef, source
         || inferred.downcast_ref::<ListConstraint>().is_some()
         || inferred.downcast_ref::<MapConstraint>().is_some()
         || inferred.downcast_ref::<ListType>().is_some()
-        || inferred.downcast_ref::<MapType>().is_some();
+        || inferred.downcast_ref::<MapType>().is_some()
+        || inferred.downcast_ref::<RecordType>().is_some();
     if !inferable {
         // Other kinds (Java values, variables) are never inferred: the declaration stands.
         return Ok(declared.clone());
@@ -411,3 +442,7 @@ fn identifier(name: &str) -> String {
 #[cfg(test)]
 #[path = "infer_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "infer_nest_tests.rs"]
+mod nest_tests;

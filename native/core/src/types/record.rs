@@ -174,9 +174,11 @@ pub struct NestConstraint;
 
 impl NestConstraint {
     /// Whether `t` may stand in a nest: a tensor or Java value leaf, or a nest itself.
+    /// A tensor constraint is a leaf too: a structure coalesced from examples (a record whose
+    /// `features` are `[-1, 3]`) holds only tensors there, so it is still narrower than a nest.
     pub(crate) fn admits(t: &TypeRef, nest: &dyn TraceType) -> bool {
         let any = t.as_any();
-        any.is::<TensorSpec>() || any.is::<Literal>() || t.is_subtype_of(nest)
+        any.is::<TensorSpec>() || any.is::<crate::TensorConstraint>() || any.is::<Literal>() || t.is_subtype_of(nest)
     }
 
     /// Whether every value below `bound` (an element or value constraint) may stand in a nest.

@@ -198,6 +198,9 @@ final class TraceCache {
       return "its body creates variables";
     }
     for (Param p : f.params()) {
+      // Nests (records, SparseTensors) are refused too: a Java value in a nest is typed by an id
+      // of this JVM's interner, so a restored trace could serve another value, and a restored
+      // record parameter would lack the record class that binding needs.
       if (p.kind() != Param.Kind.TENSOR && p.kind() != Param.Kind.LIST && p.kind() != Param.Kind.MAP) {
         return "parameter '" + p.name() + "' is " + p.kindName() + ", not a tensor, list or map";
       }

@@ -209,17 +209,29 @@ class NestedValuesTest {
   }
 
   @Test
-  void exampleInputsOfANestParameterAreTracedAtDefinitionOneByOne() {
+  void exampleInputsOfANestParameterCoalesceLeafByLeafIntoOneTrace() {
     TensorSpec two = TensorSpec.of(TFloat32.class, Shape.of(2));
     TensorSpec three = TensorSpec.of(TFloat32.class, Shape.of(3));
-    // Signature inference does not coalesce nests: the declared nest stands and each example is
-    // traced as getConcreteFunction would, at definition.
+    // The examples share one structure (a list of one map with key k): its leaf coalesces to [-1].
     try (MapFunction f = summer(FunctionOptions.defaults().withExampleInputs(List.of(
             Map.of("xs", List.of(Map.of("k", two))), Map.of("xs", List.of(Map.of("k", three))))));
-        TFloat32 x = TFloat32.vectorOf(1, 2, 3)) {
-      assertEquals(2, f.traceCount());
-      assertEquals(6f, call(f, List.of(Map.of("k", x))), 0f);
-      assertEquals(2, f.traceCount(), "the call is served by the example's trace");
+        TFloat32 x = TFloat32.vectorOf(1, 2, 3, 4, 5)) {
+      assertEquals(1, f.traceCount());
+      assertEquals(15f, call(f, List.of(Map.of("k", x))), 0f);
+      assertEquals(1, f.traceCount(), "a new length is served by the coalesced trace");
+    }
+  }
+
+  @Test
+  void exampleInputsOfANestWithDifferentStructuresTraceOncePerStructureAndSaySo() {
+    TensorSpec two = TensorSpec.of(TFloat32.class, Shape.of(2));
+    TensorSpec three = TensorSpec.of(TFloat32.class, Shape.of(3));
+    try (MapFunction f = summer(FunctionOptions.defaults().withExampleInputs(List.of(
+            Map.of("xs", List.of(Map.of("k", two))), Map.of("xs", List.of(Map.of("k", three), Map.of("k", two))),
+            Map.of("xs", List.of(Map.of("k", three))))))) {
+      assertEquals(2, f.traceCount(), "one trace per list length");
+      String report = String.join("\n", f.inferenceReport());
+      assertTrue(report.contains("xs: lists of lengths 1, 2 are traced one per length"), report);
     }
   }
 }

@@ -32,13 +32,45 @@ class RecordValuesTest {
   record Other(TFloat32 features, TInt64 labels, int size) {}
 
   private static MapFunction scaled() {
+    return scaled(FunctionOptions.defaults());
+  }
+
+  private static MapFunction scaled(FunctionOptions options) {
     return Function.define((tf, in) -> {
       RecordInput<Batch> b = in.record("batch", Batch.class);
       Operand<TFloat32> f = b.get(Batch::features);
       Operand<TInt64> l = b.get(Batch::labels);
       int size = b.value(Batch::size);
       return Map.of("y", tf.math.mul(f, tf.constant((float) size)), "n", tf.math.add(l, tf.constant(1L)));
-    });
+    }, options);
+  }
+
+  @Test
+  void exampleRecordsOfDifferentBatchSizesCoalesceIntoOneTrace() {
+    try (TFloat32 x2 = TFloat32.vectorOf(1, 2);
+        TInt64 l2 = TInt64.vectorOf(7, 8);
+        TFloat32 x5 = TFloat32.vectorOf(1, 2, 3, 4, 5);
+        TInt64 l5 = TInt64.vectorOf(1, 2, 3, 4, 5);
+        MapFunction f = scaled(FunctionOptions.defaults().withExampleInputs(
+            Map.of("batch", new Batch(x2, l2, 3)), Map.of("batch", new Batch(x5, l5, 3))));
+        TFloat32 x7 = TFloat32.vectorOf(1, 2, 3, 4, 5, 6, 7);
+        TInt64 l7 = TInt64.vectorOf(1, 2, 3, 4, 5, 6, 7);
+        Outputs out = f.call(Map.of("batch", new Batch(x7, l7, 3)))) {
+      assertEquals(1, f.traceCount(), "a third batch size is served by the coalesced trace");
+      assertEquals(21f, out.get("y", TFloat32.class).getFloat(6), 0f);
+      assertEquals(8L, out.get("n", TInt64.class).getLong(6));
+      String report = String.join("\n", f.inferenceReport());
+      assertTrue(report.contains("batch: Batch(features: TensorSpec(FLOAT, [-1]), labels: TensorSpec(INT64, [-1]), size: Literal(3))"
+          + " (inferred from 2 examples)"), report);
+      // Another Java value in the record is not generalized: it traces, and the report of
+      // examples that differ there names the component.
+      try (MapFunction g = scaled(FunctionOptions.defaults().withExampleInputs(
+          Map.of("batch", new Batch(x2, l2, 3)), Map.of("batch", new Batch(x5, l5, 4))))) {
+        assertEquals(2, g.traceCount());
+        String why = String.join("\n", g.inferenceReport());
+        assertTrue(why.contains("batch.size: Java values 3, 4 are traced one per value"), why);
+      }
+    }
   }
 
   @Test

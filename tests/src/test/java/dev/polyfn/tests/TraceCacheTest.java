@@ -113,8 +113,11 @@ class TraceCacheTest {
     assertEquals(results(first), results(second));
   }
 
+  /** A record holding a Java value: its trace would be typed by this JVM's id of that value. */
+  record Scaled(TFloat32 x, int n) {}
+
   @Test
-  void bodiesWithCapturedValuesJavaParametersOrVariablesAreNotCached(@TempDir Path dir) throws Exception {
+  void bodiesWithCapturedValuesJavaParametersVariablesOrNestsAreNotCached(@TempDir Path dir) throws Exception {
     float scale = 3f; // a captured value: not in any class file, so not in the key
     FunctionOptions options = FunctionOptions.defaults().withTraceCache(dir);
     try (MapFunction captures = Function.define(
@@ -128,12 +131,17 @@ class TraceCacheTest {
             (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),
                 in.variable("v", TFloat32.scalarOf(2f)).read(tf))),
             options.withName("variable"));
+        MapFunction record = Function.define((tf, in) -> {
+              dev.polyfn.RecordInput<Scaled> r = in.record("r", Scaled.class);
+              return Map.of("y", tf.math.mul(r.get(Scaled::x), tf.constant((float) r.value(Scaled::n))));
+            }, options.withName("record"));
         MapFunction plain = Function.define(
             (tf, in) -> Map.of("y", tf.math.neg(in.input("x", TFloat32.class))), options.withName("plain"));
         TFloat32 x = TFloat32.vectorOf(1f)) {
       captures.call(Map.of("x", x)).close();
       javaValue.call(Map.of("x", x, "n", 4)).close();
       variable.call(Map.of("x", x)).close();
+      record.call(Map.of("r", new Scaled(x, 3))).close();
       plain.call(Map.of("x", x)).close();
       // Entries are written in trace order by one thread: once plain's is there, the others' would be.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
