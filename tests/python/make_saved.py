@@ -6,6 +6,8 @@ OUT_DIR/function: a tf.Module whose one tf.function `scale` is traced on two sig
 vector of any length, a float [2, 3] matrix), both capturing the variable w = [1, 2, 3].
 OUT_DIR/module: a tf.Module with three functions: `add` (two float vectors), `mul` (a float
 scalar) and `combine` (a list of two float vectors and a dict of two).
+OUT_DIR/literals: a tf.function `apply(x, training, k, mode, scale, extra=None, flag=False)` traced
+with Python literals (bool, int, str, float; None and a default filled in by Python).
 Prints one line per check, "<name> <values...>": what Python's own restored functions return for
 the inputs the test passes, so the test compares numbers, not hard-coded results.
 """
@@ -41,6 +43,19 @@ class Module(tf.Module):
         return {"z": xs[0] + xs[1] * feats["a"] - feats["b"]}
 
 
+class Literals(tf.Module):
+    @tf.function
+    def apply(self, x, training, k, mode, scale, extra=None, flag=False):
+        y = x * float(k) * scale
+        if training:
+            y = y + 1.0
+        if mode == "neg":
+            y = -y
+        if flag:
+            y = y * 10.0
+        return {"y": y}
+
+
 def show(name, t):
     print(name, " ".join(repr(float(v)) for v in t.numpy().reshape(-1)))
 
@@ -62,6 +77,19 @@ def main(out):
     show("mul", mod.mul(tf.constant(2.5))["product"])
     a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
     show("combine", mod.combine([a, b], {"a": a, "b": b})["z"])
+
+    lit = Literals()
+    v = tf.TensorSpec([None], tf.float32)
+    calls = {"lit_train": (True, 2, "pos", 0.5, False), "lit_infer": (False, 2, "pos", 0.5, False),
+             "lit_neg": (True, 3, "neg", 0.5, False), "lit_flag": (False, 2, "pos", 0.5, True),
+             "lit_scale": (False, 2, "pos", 0.25, False)}
+    for training, k, mode, scale, flag in calls.values():
+        lit.apply.get_concrete_function(v, training, k, mode, scale, flag=flag)
+    tf.saved_model.save(lit, out + "/literals")
+    restored = tf.saved_model.load(out + "/literals")
+    x = tf.constant([1.0, 2.0])
+    for name, (training, k, mode, scale, flag) in calls.items():
+        show(name, restored.apply(x, training, k, mode, scale, flag=flag)["y"])
 
 
 if __name__ == "__main__":

@@ -118,7 +118,8 @@ public final class Function {
    * Loads function {@code name} of a SavedModel that Python's {@code tf.saved_model.save} wrote for
    * a {@code tf.Module} (or any object) with several {@code tf.function}s: its concrete functions
    * with the dispatch rebuilt from their input signatures (tensors, lists, tuples and dicts of
-   * them; concrete functions taking Python literals are left out with a warning), the variables
+   * them; a Python literal, e.g. {@code training=True}, becomes a Java-value parameter matched by
+   * {@code equals}: bool as Boolean, int as Integer or Long, float as Double, str as String), the variables
    * they capture with the checkpoint's values. {@link #load(Path)} loads such a SavedModel too
    * when it holds a single function. Outputs are named by the returned dict's keys ({@code
    * output_0}... for other structures).

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import dev.polyfn.internal.Interner;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.exceptions.TensorFlowException;
@@ -30,8 +31,9 @@ import org.tensorflow.types.family.TType;
  * Imports a {@code tf.function} from a SavedModel written by Python's {@code tf.saved_model.save}:
  * its concrete functions, with the dispatch rebuilt from their input signatures in the saved
  * object graph, and the variables they capture, read from the checkpoint (keys from its object
- * graph). Representable: positional parameters that are tensors, lists or tuples of tensors, or
- * dicts of tensors. A concrete function that takes a Python literal, has another parameter list
+ * graph). Representable: positional parameters that are tensors, lists or tuples of tensors,
+ * dicts of tensors, or Python literals (Java-value parameters, see {@link PythonLiterals}). A
+ * concrete function that takes a None where others take values, has another parameter list
  * or captures other variables than the first, or calls other library functions is left out with a
  * WARNING; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
  */
@@ -64,29 +66,46 @@ final class PythonSavedModel {
     Map<String, FunctionDef> library = new HashMap<>();
     meta.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
     List<String> argNames = argNames(graph.getNodes(node));
-    List<Converted> converted = new ArrayList<>();
-    for (String concrete : graph.getNodes(node).getFunction().getConcreteFunctionsList()) {
-      try {
-        Converted c = convert(concrete, graph.getConcreteFunctionsOrThrow(concrete), library, argNames, graph);
-        Converted first = converted.isEmpty() ? null : converted.get(0);
-        if (first != null && !first.params().equals(c.params())) {
-          throw new IllegalArgumentException("its parameters " + c.params() + " differ from the first's");
-        }
-        if (first != null && !first.bound().equals(c.bound())) {
-          throw new IllegalArgumentException("it captures other variables than the first");
-        }
-        converted.add(c);
-      } catch (IllegalArgumentException e) {
-        LOG.log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
-      }
-    }
-    if (converted.isEmpty()) {
-      throw new IllegalArgumentException(pb + ": no concrete function of '" + fname + "' can be represented (see the warnings)");
-    }
-    List<Variable<?>> variables = variables(root, graph, converted.get(0).bound());
+    List<String> names = graph.getNodes(node).getFunction().getConcreteFunctionsList();
+    List<SavedConcreteFunction> saved = new ArrayList<>();
+    names.forEach(n -> saved.add(graph.getConcreteFunctionsOrThrow(n)));
+    PythonLiterals literals = PythonLiterals.of(graph.getNodes(node), saved, argNames.size());
+    // Created first: literal arguments are interned by the function that will dispatch on them.
     MapFunction f = new MapFunction((tf, in) -> {
       throw new IllegalStateException("a loaded function has no body");
     }, FunctionOptions.defaults().withName(fname));
+    try {
+      List<Converted> converted = new ArrayList<>();
+      for (int i = 0; i < names.size(); i++) {
+        String concrete = names.get(i);
+        try {
+          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, f.interner());
+          Converted first = converted.isEmpty() ? null : converted.get(0);
+          if (first != null && !first.params().equals(c.params())) {
+            throw new IllegalArgumentException("its parameters " + c.params() + " differ from the first's");
+          }
+          if (first != null && !first.bound().equals(c.bound())) {
+            throw new IllegalArgumentException("it captures other variables than the first");
+          }
+          converted.add(c);
+        } catch (IllegalArgumentException e) {
+          LOG.log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
+        }
+      }
+      if (converted.isEmpty()) {
+        throw new IllegalArgumentException(pb + ": no concrete function of '" + fname + "' can be represented (see the warnings)");
+      }
+      restore(f, root, graph, converted);
+      return f;
+    } catch (RuntimeException e) {
+      f.close();
+      throw e;
+    }
+  }
+
+  /** Registers the converted concrete functions and the variables they capture with {@code f}. */
+  private static void restore(MapFunction f, Path root, SavedObjectGraph graph, List<Converted> converted) {
+    List<Variable<?>> variables = variables(root, graph, converted.get(0).bound());
     try {
       variables.forEach(f::adopt);
       Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
@@ -97,10 +116,9 @@ final class PythonSavedModel {
       }
       f.markBodyless();
       f.countSavedTraces(converted.size());
-      return f;
     } catch (RuntimeException e) {
-      f.close();
-      throw new IllegalArgumentException(pb + ": '" + fname + "' cannot be restored: " + e.getMessage(), e);
+      throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": '" + f.name() + "' cannot be restored: "
+          + e.getMessage(), e);
     }
   }
 
@@ -120,7 +138,7 @@ final class PythonSavedModel {
   }
 
   private static Converted convert(String name, SavedConcreteFunction c, Map<String, FunctionDef> library,
-      List<String> argNames, SavedObjectGraph graph) {
+      List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Interner interner) {
     FunctionDef def = library.get(name);
     if (def == null) {
       throw new IllegalArgumentException("it is not in the graph's library");
@@ -133,7 +151,7 @@ final class PythonSavedModel {
       }
     }
     StructuredValue sig = c.getCanonicalizedInputSignature();
-    List<StructuredValue> args = sig.getTupleValue().getValues(0).getTupleValue().getValuesList();
+    List<StructuredValue> args = PythonLiterals.args(c);
     if (sig.getTupleValue().getValues(1).getDictValue().getFieldsCount() > 0 || args.size() > argNames.size()) {
       throw new IllegalArgumentException("keyword-only or extra arguments are not supported");
     }
@@ -143,6 +161,10 @@ final class PythonSavedModel {
     for (int i = 0; i < args.size(); i++) {
       String p = argNames.get(i);
       StructuredValue v = args.get(i);
+      if (PythonLiterals.isLiteral(v)) {
+        literal(p, i, v, literals, interner, params, declared, traced);
+        continue;
+      }
       Param.Kind kind = v.hasTensorSpecValue() ? Param.Kind.TENSOR
           : v.hasListValue() || v.hasTupleValue() ? Param.Kind.LIST : v.hasDictValue() ? Param.Kind.MAP : null;
       if (kind == null) {
@@ -173,11 +195,39 @@ final class PythonSavedModel {
         outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
   }
 
+  /**
+   * Adds Python literal argument {@code i} as a Java-value parameter: the traced type is the
+   * value itself, interned as a call's argument would be, so equal values dispatch here.
+   */
+  private static void literal(String name, int i, StructuredValue v, PythonLiterals literals, Interner interner,
+      List<Param> params, List<Object> declared, List<Object> traced) {
+    if (literals.alwaysNone(i)) {
+      return; // None in every concrete function: no value to pass, no parameter
+    }
+    Param p = literals.param(i, name);
+    Object value = PythonLiterals.value(v, p.javaClass());
+    if (value == null) {
+      throw new IllegalArgumentException("argument '" + name + "' is None, which no Java value stands for");
+    }
+    params.add(p);
+    declared.add(param(name, Param.Kind.JAVA, p.optional(), Map.of("kind", "literal_constraint", "class", p.javaClass().getName())));
+    Map<String, Object> type = new LinkedHashMap<>();
+    type.put("kind", "literal");
+    type.put("id", (long) interner.literal(p.javaClass(), value));
+    type.put("repr", Interner.repr(value));
+    type.put("class", p.javaClass().getName());
+    traced.add(param(name, Param.Kind.JAVA, p.optional(), type));
+  }
+
   private static Map<String, Object> param(String name, Param.Kind kind, Map<String, Object> type) {
+    return param(name, kind, false, type);
+  }
+
+  private static Map<String, Object> param(String name, Param.Kind kind, boolean optional, Map<String, Object> type) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", name);
     m.put("kind", kind.name().toLowerCase(java.util.Locale.ROOT));
-    m.put("optional", false);
+    m.put("optional", optional);
     Map<String, Object> t = new LinkedHashMap<>(type);
     if (t.get("kind").equals("tensor_constraint")) {
       t.put("dtypes", "any");

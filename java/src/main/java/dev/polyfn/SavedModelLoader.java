@@ -9,11 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.tensorflow.EagerSession;
@@ -25,7 +27,6 @@ import org.tensorflow.op.Ops;
 import org.tensorflow.op.train.Restore;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.FunctionDef;
-import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.types.family.TType;
@@ -54,12 +55,15 @@ final class SavedModelLoader {
   /** {@link #load(Path, Object, String)}; {@code name} picks a function of a Python-written SavedModel. */
   static PolymorphicFunction load(Path dir, Object body, String kind, String name) {
     Path root = versionDir(dir);
-    SavedModel model = readModel(root.resolve("saved_model.pb"));
     Path metaFile = root.resolve(SavedModelWriter.METADATA);
-    if (!Files.exists(metaFile) && body == null && (kind == null || kind.equals("map"))
-        && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
-      return PythonSavedModel.load(root, model.getMetaGraphs(0), name);
+    if (!Files.exists(metaFile)) {
+      // Not Polyfn's: the whole SavedModel is parsed, to find Python's object graph.
+      SavedModel model = readModel(root.resolve("saved_model.pb"), SavedModel::parseFrom, SavedModel::getMetaGraphsCount);
+      if (body == null && (kind == null || kind.equals("map")) && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
+        return PythonSavedModel.load(root, model.getMetaGraphs(0), name);
+      }
     }
+    SavedModelParts model = readModel(root.resolve("saved_model.pb"), SavedModelParts::read, SavedModelParts::metaGraphs);
     if (name != null) {
       throw new IllegalArgumentException(metaFile + ": loading by name is for SavedModels written by Python's"
           + " tf.saved_model.save; this one holds one Polyfn function");
@@ -83,28 +87,17 @@ final class SavedModelLoader {
       throw new IllegalArgumentException(metaFile + ": the saved function is a " + meta.kind
           + " function, not a " + kind + " function; load it with the matching method");
     }
-    Map<String, FunctionDef> library = new HashMap<>();
-    Map<String, NodeDef> nodes = new HashMap<>();
-    for (MetaGraphDef g : model.getMetaGraphsList()) {
-      g.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
-      g.getGraphDef().getNodeList().forEach(n -> nodes.put(n.getName(), n));
-    }
+    Map<String, SavedModelParts.Fn> library = model.library();
+    Map<String, byte[]> nodes = model.nodes();
     List<FunctionLibrary.Restorable> defs = new ArrayList<>();
     for (SavedFunctionMetadata.Concrete c : meta.concrete) {
-      FunctionDef def = library.get(c.function());
+      SavedModelParts.Fn def = library.get(c.function());
       if (def == null) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no function " + c.function()
             + " in the graph's library, which signature " + c.signature() + " needs");
       }
       checkArity(root, c, def, meta.variableKeys.size());
-      List<FunctionDef> referred;
-      try {
-        referred = FunctionLibrary.reachable(def, library, "the graph's library");
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": signature " + c.signature() + ": "
-            + e.getMessage());
-      }
-      defs.add(FunctionLibrary.forRestore(def, referred));
+      defs.add(restorable(root, c, def, library));
     }
     List<Variable<?>> variables = restoreVariables(root, meta, nodes);
     PolymorphicFunction f;
@@ -147,10 +140,16 @@ final class SavedModelLoader {
     }
   }
 
-  private static SavedModel readModel(Path file) {
+  /** A parser of {@code saved_model.pb}'s bytes: the whole SavedModel, or only the parts Polyfn needs. */
+  private interface PbParser<T> {
+    T parse(byte[] bytes) throws InvalidProtocolBufferException;
+  }
+
+  /** {@code file} read with {@code parser}; every failure an IllegalArgumentException naming the file. */
+  private static <T> T readModel(Path file, PbParser<T> parser, java.util.function.ToIntFunction<T> metaGraphs) {
     try {
-      SavedModel m = SavedModel.parseFrom(Files.readAllBytes(file));
-      if (m.getMetaGraphsCount() == 0) {
+      T m = parser.parse(Files.readAllBytes(file));
+      if (metaGraphs.applyAsInt(m) == 0) {
         throw new IllegalArgumentException(file + ": holds no MetaGraph (not a SavedModel, or truncated)");
       }
       return m;
@@ -165,7 +164,7 @@ final class SavedModelLoader {
   }
 
   /** The FunctionDef must take the flat inputs of the saved type, then one handle per variable. */
-  private static void checkArity(Path root, SavedFunctionMetadata.Concrete c, FunctionDef def, int variables) {
+  private static void checkArity(Path root, SavedFunctionMetadata.Concrete c, SavedModelParts.Fn def, int variables) {
     int flat;
     try {
       flat = SavedSignatures.inputs(c.traced()).size();
@@ -173,18 +172,79 @@ final class SavedModelLoader {
       throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": signature " + c.signature()
           + ": " + e.getMessage());
     }
-    long handles = def.getSignature().getInputArgList().stream().filter(a -> a.getType() == DataType.DT_RESOURCE).count();
-    if (def.getSignature().getInputArgCount() != flat + variables || handles != variables
-        || def.getSignature().getOutputArgCount() != c.outputs().length) {
+    if (def.inputs() != flat + variables || def.resourceInputs() != variables || def.outputs() != c.outputs().length) {
       throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function() + " takes "
-          + def.getSignature().getInputArgCount() + " inputs and returns " + def.getSignature().getOutputArgCount()
+          + def.inputs() + " inputs and returns " + def.outputs()
           + ", but its saved type has " + flat + " inputs, " + variables + " variables and " + c.outputs().length
           + " outputs");
     }
   }
 
+  /**
+   * The concrete function's definition with the library functions it reaches (control-flow
+   * branches). Parsing FunctionDefs costs the first use of protobuf's message classes (most of a
+   * load's time), so a definition that names no other library function is passed as it is.
+   */
+  private static FunctionLibrary.Restorable restorable(Path root, SavedFunctionMetadata.Concrete c,
+      SavedModelParts.Fn def, Map<String, SavedModelParts.Fn> library) {
+    if (!namesAnyOther(def.bytes(), c.function(), library.keySet())) {
+      return new FunctionLibrary.Restorable(def.bytes(), new byte[0]);
+    }
+    Path pb = root.resolve("saved_model.pb");
+    Map<String, FunctionDef> parsed = new HashMap<>();
+    java.util.function.Function<String, FunctionDef> parse = name -> parsed.computeIfAbsent(name, n -> {
+      try {
+        return FunctionDef.parseFrom(library.get(n).bytes());
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalArgumentException(pb + ": function " + n + " is not a readable FunctionDef: " + e.getMessage());
+      }
+    });
+    Map<String, FunctionDef> available = new AbstractMap<>() {
+      @Override
+      public Set<String> keySet() {
+        return library.keySet();
+      }
+
+      @Override
+      public FunctionDef get(Object name) {
+        return name instanceof String n && library.containsKey(n) ? parse.apply(n) : null;
+      }
+
+      @Override
+      public Set<Map.Entry<String, FunctionDef>> entrySet() {
+        throw new UnsupportedOperationException("looked up by name only");
+      }
+    };
+    try {
+      FunctionDef main = parse.apply(c.function());
+      return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, available, "the graph's library"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(pb + ": signature " + c.signature() + ": " + e.getMessage());
+    }
+  }
+
+  /** Whether {@code bytes} contain the name of a library function other than {@code self}. */
+  private static boolean namesAnyOther(byte[] bytes, String self, Set<String> names) {
+    String text = new String(bytes, StandardCharsets.ISO_8859_1); // one char per byte
+    for (String n : names) {
+      if (!n.equals(self) && text.contains(new String(n.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A node's NodeDef, parsed only now: the loader needs the few variable nodes, not the graph. */
+  private static NodeDef node(Path root, byte[] bytes) {
+    try {
+      return bytes == null ? null : NodeDef.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": a variable node is corrupt: " + e.getMessage());
+    }
+  }
+
   /** New variables holding the checkpoint's values, in capture order (read with an eager RestoreV2). */
-  private static List<Variable<?>> restoreVariables(Path root, SavedFunctionMetadata meta, Map<String, NodeDef> nodes) {
+  private static List<Variable<?>> restoreVariables(Path root, SavedFunctionMetadata meta, Map<String, byte[]> nodes) {
     List<Variable<?>> out = new ArrayList<>();
     if (meta.variableKeys.isEmpty()) {
       return out;
@@ -192,7 +252,7 @@ final class SavedModelLoader {
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
     List<Class<? extends TType>> types = new ArrayList<>();
     for (int i = 0; i < meta.variableKeys.size(); i++) {
-      NodeDef node = nodes.get("variables/" + i);
+      NodeDef node = node(root, nodes.get("variables/" + i));
       if (node == null || !node.getOp().equals("VarHandleOp")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no variable node variables/" + i);
       }

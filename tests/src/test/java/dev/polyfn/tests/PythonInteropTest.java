@@ -163,5 +163,41 @@ class PythonInteropTest {
     e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
         () -> Function.load(dir.resolve("module"), "nope"));
     assertTrue(e.getMessage().contains("no function 'nope'"), e.getMessage());
+    pythonLiteralsDispatchByValue(dir.resolve("literals"), expected);
+  }
+
+  /**
+   * A tf.function traced with Python literals (training=True/False, an int, a str, a float, a
+   * None default and a False default): each literal becomes a Java-value parameter, and a call
+   * with the same values reaches the concrete function Python's restored function picks.
+   */
+  private static void pythonLiteralsDispatchByValue(Path saved, Map<String, float[]> expected) {
+    try (MapFunction f = (MapFunction) Function.load(saved); TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
+      assertEquals(5, f.concreteFunctions().size()); // none left out
+      Map<String, Object[]> calls = new LinkedHashMap<>();
+      calls.put("lit_train", new Object[] {true, 2, "pos", 0.5, false});
+      calls.put("lit_infer", new Object[] {false, 2, "pos", 0.5, false});
+      calls.put("lit_neg", new Object[] {true, 3, "neg", 0.5, false});
+      calls.put("lit_flag", new Object[] {false, 2, "pos", 0.5, true});
+      calls.put("lit_scale", new Object[] {false, 2, "pos", 0.25, false});
+      for (var call : calls.entrySet()) {
+        Object[] v = call.getValue();
+        Map<String, Object> args = new LinkedHashMap<>(Map.of("x", x, "training", v[0], "k", v[1], "mode", v[2], "scale", v[3]));
+        if ((Boolean) v[4]) {
+          args.put("flag", true); // omitted otherwise: Python's default False applies, as in Python
+        }
+        try (Outputs o = f.call(args)) {
+          org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get(call.getKey()), SavedModelTest.floats(o.get("y")),
+              call.getKey());
+        }
+      }
+      assertEquals(5, f.traceCount()); // the saved concrete functions only: no call traced
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("x", x, "training", true, "k", 5, "mode", "pos", "scale", 0.5)).close());
+      assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
+      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("x", x, "training", true, "k", 2L, "mode", "pos", "scale", 0.5)).close());
+      assertTrue(e.getMessage().contains("argument 'k'") && e.getMessage().contains("java.lang.Integer"), e.getMessage());
+    }
   }
 }

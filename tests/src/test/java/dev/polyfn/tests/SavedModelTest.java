@@ -219,6 +219,46 @@ class SavedModelTest {
     assertThrows(IllegalArgumentException.class, () -> Function.loadList(saved, (tf, in) -> List.of()));
   }
 
+  /**
+   * The loader reads saved_model.pb's FunctionDefs and variable nodes from the wire format without
+   * parsing the whole SavedModel: a FunctionDef whose signature disagrees with the saved type, or
+   * a variable node of another op, must still be refused, naming the file.
+   */
+  @Test
+  void signaturesAndVariableNodesAreCheckedFromTheWireFormat(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("m");
+    try (Variable<TFloat32> w = Variable.create(TFloat32.vectorOf(1f, 2f, 3f)); MapFunction f = scale(w);
+         TFloat32 x = TFloat32.vectorOf(1f, 1f, 2f)) {
+      f.call(Map.of("x", x)).close();
+      f.save(saved);
+    }
+    Path pb = saved.resolve("saved_model.pb");
+    byte[] good = Files.readAllBytes(pb);
+    var model = org.tensorflow.proto.SavedModel.parseFrom(good).toBuilder();
+    var library = model.getMetaGraphsBuilder(0).getGraphDefBuilder().getLibraryBuilder();
+    var sig = library.getFunctionBuilder(0).getSignatureBuilder();
+    sig.addInputArg(sig.getInputArg(0).toBuilder().setName("extra"));
+    Files.write(pb, model.build().toByteArray());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertTrue(e.getMessage().contains("saved_model.pb") && e.getMessage().contains("takes 3 inputs"), e.getMessage());
+
+    model = org.tensorflow.proto.SavedModel.parseFrom(good).toBuilder();
+    var graph = model.getMetaGraphsBuilder(0).getGraphDefBuilder();
+    for (var n : graph.getNodeBuilderList()) {
+      if (n.getName().equals("variables/0")) {
+        n.setOp("Const");
+      }
+    }
+    Files.write(pb, model.build().toByteArray());
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertTrue(e.getMessage().contains("no variable node variables/0"), e.getMessage());
+
+    Files.write(pb, good);
+    try (PolymorphicFunction ok = Function.load(saved)) {
+      assertEquals(1, ok.concreteFunctions().size());
+    }
+  }
+
   /** Child JVM: args = "save" or "load", dir. Prints the results and counts. */
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[1]);
