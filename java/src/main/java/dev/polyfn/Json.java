@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * A minimal JSON reader and writer: objects (insertion order), arrays, strings, integers,
- * booleans, null. Enough for Polyfn's own small documents (saved-function metadata); TensorFlow
- * Java brings no JSON library and Polyfn adds no dependency for this.
+ * booleans, null. Enough for Polyfn's own small documents (saved-function metadata, signature
+ * profiles); TensorFlow Java brings no JSON library and Polyfn adds no dependency for this.
  */
 final class Json {
   private final String s;
