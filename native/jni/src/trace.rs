@@ -174,8 +174,9 @@ pub fn free_trace<'l>(_env: &mut Env<'l>, _class: JClass<'l>, trace: jlong) -> R
 }
 
 /// `Native.addCall`: adds a call of concrete function `concrete_id` to `graph` as operation
-/// `op_name`; returns its number of outputs. In a nested call (`outer_trace` non-zero) the traced
-/// function keeps the callee alive.
+/// `op_name`; returns its number of outputs, or -1 (nothing added) when that concrete function
+/// is no longer cached. In a nested call (`outer_trace` non-zero) the traced function keeps the
+/// callee alive.
 pub fn add_call<'l>(
     env: &mut Env<'l>,
     _class: JClass<'l>,
@@ -197,10 +198,11 @@ pub fn add_call<'l>(
         return Err(NativeError::IllegalArgument("input operations and indices differ in length".into()));
     }
     let inputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
-    let concrete = u32::try_from(concrete_id)
-        .ok()
-        .and_then(|id| f.concrete_by_id(id))
-        .ok_or_else(|| NativeError::IllegalState(format!("concrete function {concrete_id} is not cached")))?;
+    // Gone when a clear or eviction on another thread dropped it since Java found it: -1 (nothing
+    // added) tells Java to find it again.
+    let Some(concrete) = u32::try_from(concrete_id).ok().and_then(|id| f.concrete_by_id(id)) else {
+        return Ok(-1);
+    };
     // SAFETY: the graph is live and owned by the calling thread's trace or user code.
     unsafe { concrete.inner.function.add_call(graph, &op_name, &inputs) }?;
     let outputs = concrete.inner.function.num_outputs() as jint;

@@ -32,6 +32,7 @@ final class GraphCall {
           + "traced; to run '" + f.name() + "' eagerly on tensors, use call");
     }
     TracingInputs outer = Tracing.owning(graph);
+    // Found (or traced) first: the first trace fixes the parameter list flatten reads.
     ConcreteFunctionInfo concrete = f.getConcreteFunction(specsOf(args));
     List<Operand<?>> flat = flatten(f, tf, outer, args);
     String[] ops = new String[flat.size()];
@@ -42,8 +43,22 @@ final class GraphCall {
       indices[i] = o.index();
     }
     String opName = tf.scope().makeOpName(Names.opName(f.name()));
-    int n = Native.addCall(f.address(), concrete.id(), outer == null ? 0 : outer.trace(),
-        TensorFlowInternals.graphAddress(graph), opName, ops, indices);
+    int n;
+    // A clearCache or eviction from another thread may drop the concrete function between
+    // finding it and adding its call (addCall then adds nothing and returns -1): find it again.
+    for (int attempt = 0; ; attempt++) {
+      n = Native.addCall(f.address(), concrete.id(), outer == null ? 0 : outer.trace(),
+          TensorFlowInternals.graphAddress(graph), opName, ops, indices);
+      if (n >= 0) {
+        break;
+      }
+      if (attempt == PolymorphicFunction.RETRIES_AFTER_CLEAR) {
+        throw new IllegalStateException("the concrete function of '" + f.name() + "' was dropped "
+            + PolymorphicFunction.RETRIES_AFTER_CLEAR + " times before its call was added (clearCache or evictions "
+            + "running at the same time)");
+      }
+      concrete = f.getConcreteFunction(specsOf(args));
+    }
     GraphOperation op = graph.operation(opName);
     Operand<?>[] outputs = new Operand<?>[n];
     for (int i = 0; i < n; i++) {

@@ -137,7 +137,8 @@ public final class Native {
 
   /**
    * Adds a call of concrete function {@code concreteId} to {@code graph} as operation {@code
-   * opName} over the given inputs; returns its number of outputs. When {@code outerTrace} is the
+   * opName} over the given inputs; returns its number of outputs, or -1 (nothing added) when that
+   * concrete function is no longer cached (a concurrent clear). When {@code outerTrace} is the
    * trace that owns the graph (a nested call), the traced function keeps the callee alive.
    */
   public static native int addCall(long function, int concreteId, long outerTrace, long graph, String opName,
