@@ -9,14 +9,12 @@ import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.ref.Reference;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import org.tensorflow.Graph;
 import org.tensorflow.Operand;
 import org.tensorflow.op.Ops;
@@ -75,81 +73,12 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   /** Calls with named arguments. */
   final Result invoke(Map<String, ?> args) {
-    Objects.requireNonNull(args, "args");
-    try {
-      Param[] ps = params;
-      if (ps != null) {
-        Result r = tryCall(handle.address(), ps, args, true);
-        if (r != null) {
-          return r;
-        }
-      }
-      return traceAndCall(Arguments.Lookup.ofCall(args), args);
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    return Calls.invoke(this, args);
   }
 
   /** Calls a single-parameter function with its one argument. */
   final Result invokeSingle(Object value) {
-    Objects.requireNonNull(value, "argument");
-    Param[] ps = params;
-    if (ps == null) {
-      try {
-        // The first call fixes the parameter list: trace it with the value bound to the one
-        // parameter the body declares, and run it.
-        Result r = traceAndCall(Arguments.Lookup.single(value), null);
-        if (r != null) {
-          return r;
-        }
-      } finally {
-        Reference.reachabilityFence(this);
-      }
-      ps = params;
-    }
-    if (ps.length != 1) {
-      throw new IllegalArgumentException("function '" + name() + "' has " + ps.length + " parameters "
-          + Arrays.stream(ps).map(p -> p.name()).collect(Collectors.joining(", ", "(", ")"))
-          + "; call it with a map of arguments");
-    }
-    return invoke(Collections.singletonMap(ps[0].name(), value));
-  }
-
-  /** The fast path: describe, one native call; null when the call must trace first. */
-  private Result tryCall(long fn, Param[] ps, Map<String, ?> args, boolean count) {
-    CallBuffer buf = CallBuffer.get();
-    try {
-      if (!Arguments.describe(ps, captures, args, buf, interner, true)) {
-        return null;
-      }
-      long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), count);
-      return r == null ? null : result(r);
-    } finally {
-      buf.release(); // the buffer held the arguments until here
-    }
-  }
-
-  /**
-   * Traces the call's signature (unless another thread did while this one waited) and runs the
-   * concrete function it produced. {@code args} is null for a single value before the first trace
-   * (then the bound value is used); returns null if that value does not bind to one parameter.
-   */
-  private Result traceAndCall(Arguments.Lookup lookup, Map<String, ?> args) {
-    synchronized (traceLock) {
-      long fn = handle.address();
-      Param[] ps = params;
-      if (ps != null && args == null) {
-        return null; // a single value, and another thread fixed the parameter list meanwhile
-      }
-      if (ps != null) {
-        // Another thread may have traced this signature while we waited: then it is this call's hit.
-        Result r = tryCall(fn, ps, args, true);
-        if (r != null) {
-          return r;
-        }
-      }
-      return traceLocked(fn, lookup, args == null ? null : describeForTrace(args), true, true);
-    }
+    return Calls.invokeSingle(this, value);
   }
 
   /** The facts of a call for a trace (null when the parameter list is not known yet). */
@@ -205,7 +134,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       if (cache != null) {
         cache.traced(this, id, outs.names());
       }
-      return run ? runTraced(trace, lookup.asMap()) : null;
+      return run ? Calls.runTraced(this, trace, lookup.asMap()) : null;
     } finally {
       if (inputs != null) {
         Tracing.pop(inputs);
@@ -214,19 +143,6 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       Native.freeTrace(trace);
       Regions.forget(traced); // control flow's bookkeeping of the graph (it holds branch lambdas)
       reentry.exit();
-    }
-  }
-
-  /** Runs the concrete function {@code trace} just produced on the call's arguments. */
-  private Result runTraced(long trace, Map<String, ?> args) {
-    CallBuffer buf = CallBuffer.get();
-    try {
-      if (!Arguments.describe(params, captures, args, buf, interner, true)) {
-        return null;
-      }
-      return result(Native.callTraced(trace, buf.tensors(), buf.tensorCount()));
-    } finally {
-      buf.release();
     }
   }
 
@@ -277,7 +193,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     }
   }
 
-  private Result result(long[] r) {
+  /** Adopts a call's output tensors, named by the key the call returned with them. */
+  Result result(long[] r) {
     return outputNames.adopt(r);
   }
 
