@@ -5,7 +5,7 @@
 //! be refused here, not by TensorFlow.
 
 use crate::c_api::{TF_Buffer, TF_Graph, TF_Status};
-use crate::function_def_proto::nested;
+use crate::function_def_proto::{nested, single};
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use std::ffi::{c_char, c_void, CString};
@@ -94,14 +94,17 @@ pub(crate) fn check_nodes(rt: &Runtime, def: &[u8]) -> Result<(), String> {
     let mut known: std::collections::HashMap<Vec<u8>, Vec<Vec<u8>>> = Default::default();
     // FunctionDef.node_def (3) is a NodeDef: name (1), op (2), attr (5, map entries keyed by 1).
     for node in nested(def, &[3])? {
-        let name = String::from_utf8_lossy(nested(node, &[1])?.first().copied().unwrap_or_default()).into_owned();
-        let op = nested(node, &[2])?.first().copied().unwrap_or_default();
+        let name = String::from_utf8_lossy(single(node, 1)?.unwrap_or_default()).into_owned();
+        let op = single(node, 2)?.unwrap_or_default();
         if !known.contains_key(op) {
             let text = std::str::from_utf8(op).map_err(|_| format!("node {name:?}: an op type that is not UTF-8"))?;
             let required = required_attrs(rt, api, graph.1, text).map_err(|e| format!("node {name:?}: {e}"))?;
             known.insert(op.to_vec(), required);
         }
-        let set = nested(node, &[5, 1])?;
+        let mut set = Vec::new();
+        for entry in nested(node, &[5])? {
+            set.extend(single(entry, 1).map_err(|e| format!("node {name:?}: an attribute entry: {e}"))?);
+        }
         for attr in &known[op] {
             if !set.iter().any(|a| a == attr) {
                 return Err(format!(

@@ -75,7 +75,30 @@ fn signature(def: &[u8]) -> Result<(Vec<Field>, Field), String> {
         .position(|f| f.number == 1 && f.wire_type == 2)
         .ok_or("no signature (field 1)")?;
     let sig = top.remove(at);
+    if top.iter().any(|f| f.number == 1) {
+        // TensorFlow would merge the copies; what Polyfn read and renamed would not be what runs.
+        return Err("a second signature (field 1)".into());
+    }
     Ok((top, sig))
+}
+
+/// The payload of `msg`'s length-delimited field `number`, refusing a second copy: for a
+/// single-valued field TensorFlow's parser keeps the last copy, so reading the first of several
+/// would check something other than what TensorFlow runs.
+pub(crate) fn single(msg: &[u8], number: u64) -> Result<Option<&[u8]>, String> {
+    let mut found = None;
+    for f in fields(msg)? {
+        if f.number == number {
+            if found.is_some() {
+                return Err(format!("field {number} appears twice"));
+            }
+            if f.wire_type != 2 {
+                return Err(format!("field {number} is not length-delimited"));
+            }
+            found = Some(&msg[f.payload]);
+        }
+    }
+    Ok(found)
 }
 
 /// The dtypes of the function's inputs and outputs, from its signature. A function whose
@@ -91,7 +114,11 @@ pub(crate) fn arg_dtypes(def: &[u8]) -> Result<(Vec<i32>, Vec<i32>), String> {
             _ => continue,
         };
         let arg = &sig_bytes[f.payload.clone()];
-        let dtype = fields(arg)?
+        let arg_fields = fields(arg)?;
+        if arg_fields.iter().filter(|a| a.number == 3).count() > 1 {
+            return Err("an argument with two dtypes".into());
+        }
+        let dtype = arg_fields
             .into_iter()
             .find(|a| a.number == 3 && a.wire_type == 0)
             .map(|a| {
@@ -149,8 +176,8 @@ pub(crate) fn node_ops(def: &[u8]) -> Result<Vec<(String, String)>, String> {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let mut out = Vec::new();
     for node in nested(def, &[3])? {
-        let op = nested(node, &[2])?.first().map(|b| text(b)).unwrap_or_default();
-        let name = nested(node, &[1])?.first().map(|b| text(b)).unwrap_or_default();
+        let op = single(node, 2)?.map(text).unwrap_or_default();
+        let name = single(node, 1)?.map(text).unwrap_or_default();
         out.push((op, name));
     }
     Ok(out)
@@ -165,11 +192,8 @@ pub(crate) fn has_control_outputs(def: &[u8]) -> Result<bool, String> {
 pub(crate) fn name(def: &[u8]) -> Result<String, String> {
     let (_, sig) = signature(def)?;
     let sig_bytes = &def[sig.payload.clone()];
-    let f = fields(sig_bytes)?
-        .into_iter()
-        .find(|f| f.number == 1 && f.wire_type == 2)
-        .ok_or("a signature without a name")?;
-    String::from_utf8(sig_bytes[f.payload].to_vec()).map_err(|_| "a name that is not UTF-8".into())
+    let name = single(sig_bytes, 1)?.ok_or("a signature without a name")?;
+    String::from_utf8(name.to_vec()).map_err(|_| "a name that is not UTF-8".into())
 }
 
 /// The `FunctionDef`s of a serialized `FunctionDefLibrary` (its `function` field, 1), in order;
@@ -266,5 +290,26 @@ mod tests {
         let mut sig = len_field(1, b"f");
         sig.extend(len_field(2, &len_field(1, b"x"))); // an input with no dtype
         assert_eq!(arg_dtypes(&len_field(1, &sig)), Err("an argument without a concrete dtype".into()));
+    }
+
+    /// TensorFlow keeps the last copy of a single-valued field; reading the first of two would
+    /// check (or rename) something other than what TensorFlow runs, so two copies are refused.
+    #[test]
+    fn a_second_copy_of_a_single_valued_field_is_refused() {
+        let mut node = len_field(1, b"c");
+        node.extend(len_field(2, b"NoOp"));
+        node.extend(len_field(2, b"Const"));
+        let mut twice = len_field(1, &len_field(1, b"f"));
+        twice.extend(len_field(3, &node));
+        assert_eq!(node_ops(&twice).unwrap_err(), "field 2 appears twice");
+
+        let mut two_signatures = def("f");
+        two_signatures.extend(len_field(1, &len_field(1, b"other")));
+        assert_eq!(rename(&two_signatures, "g").unwrap_err(), "a second signature (field 1)");
+        assert_eq!(name(&two_signatures).unwrap_err(), "a second signature (field 1)");
+
+        let mut two_names = len_field(1, b"f");
+        two_names.extend(len_field(1, b"g"));
+        assert_eq!(name(&len_field(1, &two_names)).unwrap_err(), "field 1 appears twice");
     }
 }

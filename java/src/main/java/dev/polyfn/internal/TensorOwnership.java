@@ -89,11 +89,14 @@ final class TensorOwnership {
     } catch (Throwable e) {
       throw new IllegalStateException("registering an output tensor with JavaCPP", e);
     }
+    // Like JavaCPP: attached to the innermost open scope that accepts it, and to that one only
+    // (attached to every scope, an output would live until the outermost one closes).
     Iterator<PointerScope> scopes = PointerScope.getScopeIterator();
     if (scopes != null) {
       while (scopes.hasNext()) {
         try {
           scopes.next().attach(t);
+          break;
         } catch (IllegalArgumentException e) {
           // A scope limited to other pointer classes: JavaCPP skips it the same way.
         }

@@ -65,6 +65,30 @@ class OutputOwnershipTest {
     }
   }
 
+  /**
+   * With scopes nested, an output belongs to the innermost one (as JavaCPP attaches a pointer to
+   * the innermost scope that accepts it): closing the inner scope frees it while the outer one
+   * stays open, so a loop of inner scopes inside a long-lived outer one does not pile outputs up.
+   */
+  @Test
+  void anOutputBelongsToTheInnermostOpenScope() throws InterruptedException {
+    try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(4f)) {
+      f.call(x).close();
+      long before = Pointer.totalCount();
+      try (PointerScope outer = new PointerScope()) {
+        for (int round = 0; round < 20; round++) {
+          try (PointerScope inner = new PointerScope()) {
+            for (int i = 0; i < 5; i++) {
+              assertEquals(8f, ((TFloat32) f.call(x)).getFloat(0), 0f);
+            }
+          }
+        }
+        assertTrue(settledCount(before) <= before,
+            "outputs outlived their inner scope: " + (Pointer.totalCount() - before) + " still registered");
+      }
+    }
+  }
+
   @Test
   void anOpenPointerScopeOwnsOutputsAsItOwnsTensorFlowJavasTensors() throws InterruptedException {
     try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(4f)) {
