@@ -11,8 +11,11 @@ import java.util.Map;
  * profiles); TensorFlow Java brings no JSON library and Polyfn adds no dependency for this.
  */
 final class Json {
+  /** Deeper nesting is refused: Polyfn's documents are shallow; a recursive reader would overflow. */
+  static final int MAX_DEPTH = 64;
   private final String s;
   private int at;
+  private int depth;
 
   Json(String s) {
     this.s = s;
@@ -33,10 +36,15 @@ final class Json {
       throw error("unexpected end");
     }
     char c = s.charAt(at);
+    if ((c == '{' || c == '[') && depth == MAX_DEPTH) {
+      throw error("nested deeper than " + MAX_DEPTH + " levels");
+    }
     if (c == '{') {
       at++;
+      depth++;
       Map<String, Object> m = new LinkedHashMap<>();
       if (peek('}')) {
+        depth--;
         return m;
       }
       do {
@@ -46,18 +54,22 @@ final class Json {
         m.put(k, value());
       } while (peek(','));
       expect('}');
+      depth--;
       return m;
     }
     if (c == '[') {
       at++;
+      depth++;
       List<Object> l = new ArrayList<>();
       if (peek(']')) {
+        depth--;
         return l;
       }
       do {
         l.add(value());
       } while (peek(','));
       expect(']');
+      depth--;
       return l;
     }
     if (c == '"') {

@@ -170,5 +170,11 @@ class SignatureInferenceTest {
     Path missing = dir.resolve("missing.json");
     e = assertThrows(IllegalArgumentException.class, () -> rowSum(FunctionOptions.defaults().withSignatureProfile(missing)));
     assertTrue(e.getMessage().startsWith("signature profile " + missing + ": cannot be read"), e.getMessage());
+    // Nested deeper than any profile is: refused with the file named, not a StackOverflowError.
+    Path deep = dir.resolve("deep.json");
+    Files.writeString(deep, "[".repeat(100_000));
+    e = assertThrows(IllegalArgumentException.class, () -> rowSum(FunctionOptions.defaults().withSignatureProfile(deep)));
+    assertTrue(e.getMessage().startsWith("signature profile " + deep + ": "), e.getMessage());
+    assertTrue(e.getMessage().contains("nested deeper than 64 levels"), e.getMessage());
   }
 }
