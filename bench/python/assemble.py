@@ -523,6 +523,7 @@ def startup_markdown(st):
                      "%.2fx" % r["cold_over_this_all"] if "cold_over_this_all" in r else "", "" if r.get("traces") is None else r["traces"],
                      r["runs"], r["in_process_ms"]))
     L.append("")
+    return L
 
 def fast_paths(res, summary):
     """The call-path rows (bench/run.sh's "Call paths" block): caller-thread C API floors, the

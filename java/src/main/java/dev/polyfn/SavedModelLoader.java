@@ -60,7 +60,13 @@ final class SavedModelLoader {
       // Not Polyfn's: the whole SavedModel is parsed, to find Python's object graph.
       SavedModel model = readModel(root.resolve("saved_model.pb"), SavedModel::parseFrom, SavedModel::getMetaGraphsCount);
       if (body == null && (kind == null || kind.equals("map")) && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
-        return PythonSavedModel.load(root, model.getMetaGraphs(0), name);
+        try {
+          return PythonSavedModel.load(root, model.getMetaGraphs(0), name);
+        } catch (IndexOutOfBoundsException e) {
+          // An object graph whose references point past its node, function or value lists.
+          throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": a malformed object graph ("
+              + e.getMessage() + ")", e);
+        }
       }
     }
     SavedModelParts model = readModel(root.resolve("saved_model.pb"), SavedModelParts::read, SavedModelParts::metaGraphs);

@@ -1,6 +1,8 @@
 package dev.polyfn.tests;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
@@ -20,6 +22,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.ndarray.StdArrays;
+import org.tensorflow.proto.MetaGraphDef;
+import org.tensorflow.proto.SavedModel;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.types.TFloat32;
 
 /**
@@ -129,18 +134,18 @@ class PythonInteropTest {
          TFloat32 wrong = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f}}))) {
       assertEquals(2, f.concreteFunctions().size());
       try (Outputs o = f.call(Map.of("x", v))) {
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("vector"), SavedModelTest.floats(o.get("y")));
+        assertArrayEquals(expected.get("vector"), SavedModelTest.floats(o.get("y")));
       }
       try (Outputs o = f.call(Map.of("x", m))) {
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("matrix"), SavedModelTest.floats(o.get("y")));
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("total"), SavedModelTest.floats(o.get("total")));
+        assertArrayEquals(expected.get("matrix"), SavedModelTest.floats(o.get("y")));
+        assertArrayEquals(expected.get("total"), SavedModelTest.floats(o.get("total")));
       }
       assertEquals(2, f.traceCount()); // the two saved concrete functions; the calls traced nothing
-      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> f.call(Map.of("x", wrong)).close());
       assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
     }
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Function.load(dir.resolve("module")));
     assertTrue(e.getMessage().contains("[add, combine, mul]"), e.getMessage());
     try (MapFunction add = Function.load(dir.resolve("module"), "add");
@@ -150,20 +155,30 @@ class PythonInteropTest {
          TFloat32 b = TFloat32.vectorOf(3f, 4f);
          TFloat32 s = TFloat32.scalarOf(2.5f)) {
       try (Outputs o = add.call(Map.of("a", a, "b", b))) {
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("add"), SavedModelTest.floats(o.get("sum")));
+        assertArrayEquals(expected.get("add"), SavedModelTest.floats(o.get("sum")));
       }
       try (Outputs o = mul.call(Map.of("a", s))) {
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("mul"), SavedModelTest.floats(o.get("product")));
+        assertArrayEquals(expected.get("mul"), SavedModelTest.floats(o.get("product")));
       }
       try (Outputs o = combine.call(Map.of("xs", List.of(a, b), "feats", Map.of("a", a, "b", b)))) {
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get("combine"), SavedModelTest.floats(o.get("z")));
+        assertArrayEquals(expected.get("combine"), SavedModelTest.floats(o.get("z")));
       }
       assertEquals(3, add.traceCount() + mul.traceCount() + combine.traceCount());
     }
-    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+    e = assertThrows(IllegalArgumentException.class,
         () -> Function.load(dir.resolve("module"), "nope"));
     assertTrue(e.getMessage().contains("no function 'nope'"), e.getMessage());
     pythonLiteralsDispatchByValue(dir.resolve("literals"), expected);
+
+    // An object graph whose root names a child node that does not exist: refused naming the file.
+    Path pb = dir.resolve("function").resolve("saved_model.pb");
+    SavedModel model = SavedModel.parseFrom(Files.readAllBytes(pb));
+    MetaGraphDef meta = model.getMetaGraphs(0);
+    SavedObjectGraph.Builder graph = meta.getObjectGraphDef().toBuilder();
+    graph.getNodesBuilder(0).getChildrenBuilder(0).setNodeId(99_999);
+    Files.write(pb, model.toBuilder().setMetaGraphs(0, meta.toBuilder().setObjectGraphDef(graph)).build().toByteArray());
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("function")));
+    assertTrue(e.getMessage().startsWith(pb + ": a malformed object graph"), e.getMessage());
   }
 
   /**
@@ -187,15 +202,15 @@ class PythonInteropTest {
           args.put("flag", true); // omitted otherwise: Python's default False applies, as in Python
         }
         try (Outputs o = f.call(args)) {
-          org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get(call.getKey()), SavedModelTest.floats(o.get("y")),
+          assertArrayEquals(expected.get(call.getKey()), SavedModelTest.floats(o.get("y")),
               call.getKey());
         }
       }
       assertEquals(5, f.traceCount()); // the saved concrete functions only: no call traced
-      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> f.call(Map.of("x", x, "training", true, "k", 5, "mode", "pos", "scale", 0.5)).close());
       assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
-      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+      e = assertThrows(IllegalArgumentException.class,
           () -> f.call(Map.of("x", x, "training", true, "k", 2L, "mode", "pos", "scale", 0.5)).close());
       assertTrue(e.getMessage().contains("argument 'k'") && e.getMessage().contains("java.lang.Integer"), e.getMessage());
     }
