@@ -101,6 +101,7 @@ public final class Flow {
     b.setAttr("then_branch", FlowChecks.func(tb.name()));
     b.setAttr("else_branch", FlowChecks.func(eb.name()));
     b.setAttr("output_shapes", shapes);
+    FlowChecks.lowerLikePython(graph, b);
     GraphOperation op = (GraphOperation) tf.scope().apply(b).build();
     FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise));
     List<Operand<?>> out = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.polyfn;
 import java.util.List;
 import org.tensorflow.Graph;
 import org.tensorflow.Operand;
+import org.tensorflow.OperationBuilder;
 import org.tensorflow.Output;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
@@ -96,6 +97,19 @@ final class FlowChecks {
   /** A shape as TensorFlow prints it: [2, -1], or "unknown" for an unknown rank. */
   static String show(Shape s) {
     return s == null || s.isUnknown() ? "unknown" : s.toString();
+  }
+
+  /**
+   * Marks an If/While for lowering to TensorFlow's Switch/Merge graph form when the function is
+   * instantiated, as Python's tf.function marks its own (loops then run in the function's executor
+   * instead of calling a body function per iteration, several times faster); not under XLA, which
+   * compiles the functional form (Python does not mark them there either).
+   */
+  static void lowerLikePython(Graph graph, OperationBuilder op) {
+    TracingInputs trace = Tracing.owning(graph);
+    if (trace == null || !trace.function().options().jitCompile()) {
+      op.setAttr("_lower_using_switch_merge", true);
+    }
   }
 
   static AttrValue func(String name) {

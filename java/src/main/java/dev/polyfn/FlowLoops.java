@@ -125,6 +125,7 @@ final class FlowLoops {
     w.setAttr("body", FlowChecks.func(bb.name()));
     w.setAttr("output_shapes", allShapes.toArray(new Shape[0]));
     w.setAttr("parallel_iterations", options.parallel());
+    FlowChecks.lowerLikePython(graph, w);
     GraphOperation op = (GraphOperation) tf.scope().apply(w).build();
     FlowFunctions.record(graph, op, new FlowFunctions.LoopInfo(cond, body, options, skip, init.size() - skip,
         List.copyOf(shapes.subList(skip, shapes.size()))));

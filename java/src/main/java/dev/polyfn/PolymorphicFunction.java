@@ -162,6 +162,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     namedVariables.put(name, v);
   }
 
+  /** The options the function was defined with. */
+  FunctionOptions options() {
+    return options;
+  }
+
   /** The parameters fixed by the first trace (null before it). */
   Param[] params() {
     return params;

@@ -445,4 +445,9 @@ final class TracingInputs implements Inputs {
           + ": declare parameters and captures only inside the body, on the thread that runs it");
     }
   }
+
+  /** The function this trace belongs to. */
+  PolymorphicFunction function() {
+    return function;
+  }
 }
