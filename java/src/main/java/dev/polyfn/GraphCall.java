@@ -32,32 +32,27 @@ final class GraphCall {
           + "traced; to run '" + f.name() + "' eagerly on tensors, use call");
     }
     TracingInputs outer = Tracing.owning(graph);
-    // Found (or traced) first: the first trace fixes the parameter list flatten reads.
-    ConcreteFunctionInfo concrete = f.getConcreteFunction(specsOf(args));
-    List<Operand<?>> flat = flatten(f, tf, outer, args);
-    String[] ops = new String[flat.size()];
-    int[] indices = new int[flat.size()];
-    for (int i = 0; i < ops.length; i++) {
-      Output<?> o = flat.get(i).asOutput();
-      ops[i] = o.op().name();
-      indices[i] = o.index();
-    }
-    String opName = tf.scope().makeOpName(Names.opName(f.name()));
+    ConcreteFunctionInfo concrete;
     int n;
-    // A clearCache or eviction from another thread may drop the concrete function between
-    // finding it and adding its call (addCall then adds nothing and returns -1): find it again.
-    for (int attempt = 0; ; attempt++) {
+    String opName = tf.scope().makeOpName(Names.opName(f.name()));
+    // Under the callee's trace lock, which clearCache takes too (and evictions happen only in
+    // traces): the concrete function found stays cached until its call is added.
+    synchronized (f.traceLock) {
+      concrete = f.getConcreteFunction(specsOf(args));
+      List<Operand<?>> flat = flatten(f, tf, outer, args);
+      String[] ops = new String[flat.size()];
+      int[] indices = new int[flat.size()];
+      for (int i = 0; i < ops.length; i++) {
+        Output<?> o = flat.get(i).asOutput();
+        ops[i] = o.op().name();
+        indices[i] = o.index();
+      }
       n = Native.addCall(f.address(), concrete.id(), outer == null ? 0 : outer.trace(),
           TensorFlowInternals.graphAddress(graph), opName, ops, indices);
-      if (n >= 0) {
-        break;
+      if (n < 0) {
+        throw new IllegalStateException("the concrete function of '" + f.name() + "' was dropped before its call "
+            + "was added");
       }
-      if (attempt == PolymorphicFunction.RETRIES_AFTER_CLEAR) {
-        throw new IllegalStateException("the concrete function of '" + f.name() + "' was dropped "
-            + PolymorphicFunction.RETRIES_AFTER_CLEAR + " times before its call was added (clearCache or evictions "
-            + "running at the same time)");
-      }
-      concrete = f.getConcreteFunction(specsOf(args));
     }
     GraphOperation op = graph.operation(opName);
     Operand<?>[] outputs = new Operand<?>[n];

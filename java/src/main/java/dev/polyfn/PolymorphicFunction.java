@@ -34,8 +34,6 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final FunctionOptions options;
   private final FunctionHandle handle;
   private final Interner interner;
-  /** How often a lookup dropped by a concurrent clear or eviction is tried again. */
-  static final int RETRIES_AFTER_CLEAR = 8;
   /** Held while tracing: one trace of this function at a time. */
   final Object traceLock = new Object();
   /** Output names by the key a call returns with its outputs (recorded before publication). */
@@ -222,25 +220,16 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     try {
       synchronized (traceLock) {
         long fn = handle.address();
-        // A clearCache or eviction from another thread may drop the function between finding
-        // it and reading it: then look (and trace) again.
-        for (int attempt = 0; ; attempt++) {
-          int id = find(fn, argsOrSpecs);
-          if (id < 0) {
-            traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false, false);
-            id = find(fn, argsOrSpecs);
-          }
-          final int found = id;
-          ConcreteFunctionInfo info = concreteFunctions().stream().filter(c -> c.id() == found).findFirst().orElse(null);
-          if (info != null) {
-            return info;
-          }
-          if (attempt == RETRIES_AFTER_CLEAR) {
-            throw new IllegalStateException("the concrete function of '" + name() + "' for these arguments was "
-                + "dropped " + RETRIES_AFTER_CLEAR + " times while it was looked up (clearCache or evictions "
-                + "running at the same time)");
-          }
+        // clearCache takes the trace lock too, and evictions happen only in traces: the function
+        // found here stays cached until this returns.
+        int id = find(fn, argsOrSpecs);
+        if (id < 0) {
+          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false, false);
+          id = find(fn, argsOrSpecs);
         }
+        final int found = id;
+        return concreteFunctions().stream().filter(c -> c.id() == found).findFirst()
+            .orElseThrow(() -> new IllegalStateException("the trace of '" + name() + "' does not accept its arguments"));
       }
     } finally {
       Reference.reachabilityFence(this);
@@ -399,10 +388,14 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * signature traces again. ({@code tf.function} has no such method.)
    */
   public void clearCache() {
-    native_(() -> {
-      Native.clearCache(handle.address());
-      return null;
-    });
+    // Under the trace lock: a trace, getConcreteFunction or nested call in progress keeps the
+    // concrete function it found until it is done with it.
+    synchronized (traceLock) {
+      native_(() -> {
+        Native.clearCache(handle.address());
+        return null;
+      });
+    }
   }
 
   /**
