@@ -2,6 +2,7 @@ package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,10 +12,13 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.UnaryFunction;
 import dev.polyfn.Variable;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
@@ -63,6 +67,33 @@ class ControlFlowTest {
       try (TFloat32 x = TFloat32.vectorOf(-1f, -3f); TFloat32 y = f.call(x)) {
         assertArrayEquals(new float[] {0.25f, 0.75f}, new float[] {y.getFloat(0), y.getFloat(1)});
       }
+    }
+  }
+
+  /**
+   * A stateful operation built only from the branch's own values (here a file write of constants)
+   * runs only when its branch is taken, as with tf.cond: the branch's original operations are not
+   * the traced function's effects (control outputs), so TensorFlow prunes them from its body.
+   */
+  @Test
+  void anUntakenBranchDoesNotRunItsStatefulOperations(@TempDir Path dir) {
+    Path file = dir.resolve("written");
+    try (MapFunction f = Function.define((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      Operand<TFloat32> y = Flow.cond(tf, tf.math.greater(x, tf.constant(0f)),
+          () -> tf.withControlDependencies(List.of(tf.io.writeFile(tf.constant(file.toString()), tf.constant("ran"))))
+              .identity(x),
+          () -> tf.math.neg(x));
+      return Map.of("y", y);
+    })) {
+      try (TFloat32 negative = TFloat32.scalarOf(-1f); Outputs out = f.call(Map.of("x", negative))) {
+        assertEquals(1f, out.get("y", TFloat32.class).getFloat(), 0f);
+      }
+      assertFalse(Files.exists(file), "the untaken branch wrote its file");
+      try (TFloat32 positive = TFloat32.scalarOf(2f); Outputs out = f.call(Map.of("x", positive))) {
+        assertEquals(2f, out.get("y", TFloat32.class).getFloat(), 0f);
+      }
+      assertTrue(Files.exists(file), "the taken branch did not write its file");
     }
   }
 
