@@ -24,16 +24,23 @@ pub enum ParamKind {
     Nest,
 }
 
-impl fmt::Display for ParamKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl ParamKind {
+    /// The kind's name, as printed and as written in the serialized form.
+    pub fn as_str(self) -> &'static str {
+        match self {
             ParamKind::Tensor => "tensor",
             ParamKind::List => "list",
             ParamKind::Map => "map",
             ParamKind::Java => "java",
             ParamKind::Variable => "variable",
             ParamKind::Nest => "nest",
-        })
+        }
+    }
+}
+
+impl fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -56,8 +56,8 @@ pub fn export_library<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, 
 
 /// `Native.restoreConcrete`: adds a concrete function read from a trace cache, registered under a
 /// fresh TensorFlow name, without tracing, with the functions it refers to (`library`, a
-/// serialized `FunctionDefLibrary` whose functions the caller named freshly). Returns its id. Any malformed part is an
-/// IllegalArgumentException naming it; nothing is registered then.
+/// serialized `FunctionDefLibrary` whose functions the caller named freshly). Returns its id.
+/// Any malformed part is an IllegalArgumentException naming it; nothing is registered then.
 #[allow(clippy::too_many_arguments)]
 pub fn restore_concrete<'l>(
     env: &mut Env<'l>,

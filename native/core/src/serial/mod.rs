@@ -132,27 +132,17 @@ impl SerialError {
     }
 }
 
-fn kind_name(k: ParamKind) -> &'static str {
-    match k {
-        ParamKind::Tensor => "tensor",
-        ParamKind::List => "list",
-        ParamKind::Map => "map",
-        ParamKind::Java => "java",
-        ParamKind::Variable => "variable",
-        ParamKind::Nest => "nest",
-    }
-}
 
 fn kind_from(name: &str) -> Option<ParamKind> {
     [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable, ParamKind::Nest]
         .into_iter()
-        .find(|k| kind_name(*k) == name)
+        .find(|k| k.as_str() == name)
 }
 
 /// A parameter's JSON object.
 pub fn encode_parameter(p: &Parameter) -> Result<Value, SerialError> {
     let ty = p.type_constraint.as_ref().map(|t| encode_type(&**t)).transpose()?;
-    Ok(json!({"name": p.name, "kind": kind_name(p.kind), "optional": p.optional, "type": ty}))
+    Ok(json!({"name": p.name, "kind": p.kind.as_str(), "optional": p.optional, "type": ty}))
 }
 
 /// A function type's JSON object (without the document envelope).
