@@ -60,13 +60,16 @@ impl CallFlags {
     pub const FAST_PATH: u32 = 1;
     pub const GRAPPLER: u32 = 2;
     pub const JIT_COMPILE: u32 = 4;
-    const DEFAULT: u32 = Self::FAST_PATH | Self::GRAPPLER;
+    /// The bits above this shift hold `CallOptions::session_after`.
+    pub const SESSION_AFTER_SHIFT: u32 = 8;
+    const DEFAULT: u32 = Self::FAST_PATH | Self::GRAPPLER | (polyfn_tf::PROMOTE_AFTER << Self::SESSION_AFTER_SHIFT);
 
     pub fn decode(flags: u32) -> CallOptions {
         CallOptions {
             fast_path: flags & Self::FAST_PATH != 0,
             grappler: flags & Self::GRAPPLER != 0,
             jit_compile: flags & Self::JIT_COMPILE != 0,
+            session_after: flags >> Self::SESSION_AFTER_SHIFT,
         }
     }
 }

@@ -18,9 +18,42 @@ impl EagerFunction {
         self.check_input_count(inputs.len())?;
         let api = self.rt.api();
         crate::status::with_call_status(api, |status| {
+            let fast = self.fast_path();
+            if let Some(session) = self.session.ready().filter(|_| fast) {
+                // SAFETY: the caller's contract; one input per parameter, checked above.
+                return unsafe { session.run(inputs, out, status) };
+            }
+            let start = out.len();
             // SAFETY: the caller's contract, passed on.
-            unsafe { self.call_with(inputs, out, status) }
+            let result = unsafe { self.call_with(inputs, out, status) };
+            if result.is_ok() && fast && self.session.count_call() {
+                // SAFETY: as above; the outputs were just made and are live.
+                unsafe { self.promote(inputs, &out[start..]) };
+            }
+            result
         })
+    }
+
+    /// Moves the function to its session path (this thread won the count): builds the session
+    /// and publishes it if its first run returns what the eager call just did; otherwise the
+    /// function stays on the eager path for good.
+    ///
+    /// # Safety
+    /// Every input and output must be a live `TF_Tensor`.
+    unsafe fn promote(&self, inputs: &[*mut TF_Tensor], outputs: &[*mut TF_Tensor]) {
+        // SAFETY: the caller's contract, passed on.
+        match unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) } {
+            Ok(session) => self.session.finish(Some(session)),
+            Err(e) => {
+                log::debug!("function {} stays on the eager call path: {e}", self.name());
+                self.session.finish(None);
+            }
+        }
+    }
+
+    /// Whether calls now run through the function's session (see `session_path`).
+    pub fn on_session_path(&self) -> bool {
+        self.fast_path() && self.session.is_ready()
     }
 
     /// [`EagerFunction::call`] with the status to use.

@@ -18,8 +18,8 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::OnceLock;
 
 /// How calls of one function run. The default is Python `tf.function`'s behaviour with
-/// Polyfn's fastest path: caller-thread calls where they give the same results, Grappler on,
-/// no XLA.
+/// Polyfn's fastest path: caller-thread calls where they give the same results (a session after
+/// [`crate::session_path::PROMOTE_AFTER`] calls where that does too), Grappler on, no XLA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallOptions {
     /// Take the caller-thread path when the function allows it (see `fast_path`); false keeps
@@ -29,11 +29,14 @@ pub struct CallOptions {
     pub grappler: bool,
     /// Compile the function with XLA (`tf.function(jit_compile=True)`).
     pub jit_compile: bool,
+    /// Calls of a concrete function on the caller-thread path before it moves to its own
+    /// session (see `session_path`); 0 keeps it on the eager path.
+    pub session_after: u32,
 }
 
 impl Default for CallOptions {
     fn default() -> Self {
-        CallOptions { fast_path: true, grappler: true, jit_compile: false }
+        CallOptions { fast_path: true, grappler: true, jit_compile: false, session_after: crate::session_path::PROMOTE_AFTER }
     }
 }
 

@@ -90,6 +90,8 @@ pub struct EagerFunction {
     pub(crate) config_proto: &'static [u8],
     /// The options it was registered with.
     pub(crate) options: CallOptions,
+    /// Its session path: the call count until promotion, then the session.
+    pub(crate) session: crate::session_path::SessionTier,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -260,6 +262,10 @@ impl EagerFunction {
             num_inputs: input_dtypes.len(),
             input_dtypes,
             output_dtypes,
+            session: crate::session_path::SessionTier::new(
+                fast_path_blocker.is_some() || !options.fast_path,
+                options.session_after,
+            ),
             fast_path_blocker,
             fast_path: Default::default(),
             config_proto: options.config_proto(),

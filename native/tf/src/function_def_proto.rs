@@ -1,6 +1,6 @@
-//! The two things Polyfn reads or changes in a serialized `FunctionDef` protocol buffer, without a
-//! protobuf library: its signature's argument dtypes, and its name (a restored function must be
-//! registered under a name unused in this process). Only the fields on that path are decoded;
+//! What Polyfn reads or changes in a serialized `FunctionDef` protocol buffer, without a
+//! protobuf library: its signature's argument dtypes and flags, and its name (a restored function
+//! must be registered under a name unused in this process). Only the fields on that path are decoded;
 //! everything else is copied byte for byte.
 //!
 //! Path: `FunctionDef.signature` (1) is an `OpDef`, whose `name` is field 1 and whose
@@ -96,6 +96,22 @@ pub(crate) fn single(msg: &[u8], number: u64) -> Result<Option<&[u8]>, String> {
                 return Err(format!("field {number} is not length-delimited"));
             }
             found = Some(&msg[f.payload]);
+        }
+    }
+    Ok(found)
+}
+
+/// The value of `msg`'s varint field `number` (the last copy, as TensorFlow's parser keeps it).
+pub(crate) fn varint_field(msg: &[u8], number: u64) -> Result<Option<u64>, String> {
+    let mut found = None;
+    for f in fields(msg)? {
+        if f.number == number {
+            if f.wire_type != 0 {
+                return Err(format!("field {number} is not a varint"));
+            }
+            let mut i = f.whole.start;
+            varint(msg, &mut i)?;
+            found = Some(varint(msg, &mut i)?);
         }
     }
     Ok(found)

@@ -20,10 +20,12 @@ pub mod handle_data;
 pub mod naming;
 pub mod op_cache;
 pub mod runtime;
+mod session_path;
 pub mod status;
 pub mod tensor;
 
 pub use call_options::CallOptions;
+pub use session_path::PROMOTE_AFTER;
 pub use fast_path::fast_path_supported;
 pub use function::{EagerContext, EagerFunction, GraphSignature};
 pub use graph_ops::{graph_operation, graph_output};

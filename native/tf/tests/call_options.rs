@@ -46,7 +46,7 @@ fn grappler_runs_by_default_and_can_be_turned_off_on_both_paths() {
     for fast_path in [false, true] {
         for grappler in [true, false] {
             let (g, x, y) = add_twice(rt);
-            let f = function(rt, ctx, &g, &[x], &[y], CallOptions { fast_path, grappler, jit_compile: false }).unwrap();
+            let f = function(rt, ctx, &g, &[x], &[y], CallOptions { fast_path, grappler, jit_compile: false, ..CallOptions::default() }).unwrap();
             assert_eq!(f.fast_path(), fast_path && polyfn_tf::fast_path_supported(rt));
             let got: Vec<u32> = run(rt, &f, &input).iter().map(|v| v.to_bits()).collect();
             let want = if grappler { &folded } else { &unoptimized };

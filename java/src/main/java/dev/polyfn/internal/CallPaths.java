@@ -12,9 +12,22 @@ public final class CallPaths {
    */
   public static final String FAST_PATH_PROPERTY = "dev.polyfn.fastPath";
 
+  /**
+   * The system property giving how many calls a concrete function makes on the caller-thread
+   * eager path before it moves to its own TensorFlow session (default {@value #SESSION_AFTER_DEFAULT};
+   * 0 never moves). Tests set it low to run every function on the session path.
+   */
+  public static final String SESSION_AFTER_PROPERTY = "dev.polyfn.sessionPathAfter";
+
+  /** The default of {@link #SESSION_AFTER_PROPERTY} (the JNI crate's {@code PROMOTE_AFTER}). */
+  public static final int SESSION_AFTER_DEFAULT = 64;
+
   private static final int FAST_PATH = 1;
   private static final int GRAPPLER = 2;
   private static final int JIT_COMPILE = 4;
+  /** The count of {@link #SESSION_AFTER_PROPERTY} sits above these bits. */
+  private static final int SESSION_AFTER_SHIFT = 8;
+  private static final int SESSION_AFTER_MAX = (1 << (Integer.SIZE - 1 - SESSION_AFTER_SHIFT)) - 1;
 
   private CallPaths() {}
 
@@ -23,9 +36,31 @@ public final class CallPaths {
     return !"false".equalsIgnoreCase(System.getProperty(FAST_PATH_PROPERTY, "true").trim());
   }
 
+  /**
+   * Calls before a concrete function moves to its session, from {@link #SESSION_AFTER_PROPERTY}
+   * (read at each definition); a value that is not a count in range is refused.
+   */
+  public static int sessionAfter() {
+    String value = System.getProperty(SESSION_AFTER_PROPERTY);
+    if (value == null) {
+      return SESSION_AFTER_DEFAULT;
+    }
+    try {
+      int n = Integer.parseInt(value.trim());
+      if (n >= 0 && n <= SESSION_AFTER_MAX) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "system property " + SESSION_AFTER_PROPERTY + " is '" + value + "'; expected a count of calls from 0 to " + SESSION_AFTER_MAX);
+  }
+
   /** Sets the call options of a new function, before its first trace. */
   public static void apply(FunctionHandle handle, boolean fastPath, boolean grappler, boolean jitCompile) {
-    int flags = (fastPath && fastPathAllowed() ? FAST_PATH : 0) | (grappler ? GRAPPLER : 0) | (jitCompile ? JIT_COMPILE : 0);
+    int flags = (fastPath && fastPathAllowed() ? FAST_PATH : 0) | (grappler ? GRAPPLER : 0) | (jitCompile ? JIT_COMPILE : 0)
+        | (sessionAfter() << SESSION_AFTER_SHIFT);
     Native.setCallOptions(handle.address(), flags);
   }
 }

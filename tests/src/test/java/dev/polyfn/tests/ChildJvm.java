@@ -21,10 +21,13 @@ final class ChildJvm {
         Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
     cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
     cmd.add("-Xcheck:jni");
-    // The suite's second run (fast path forced off) reaches child JVMs too.
-    String fastPath = System.getProperty("dev.polyfn.fastPath");
-    if (fastPath != null) {
-      cmd.add("-Ddev.polyfn.fastPath=" + fastPath);
+    // The suite's call-path settings (session path early, or fast path forced off) reach
+    // child JVMs too.
+    for (String property : List.of("dev.polyfn.fastPath", "dev.polyfn.sessionPathAfter")) {
+      String value = System.getProperty(property);
+      if (value != null) {
+        cmd.add("-D" + property + "=" + value);
+      }
     }
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
