@@ -50,11 +50,15 @@ pub fn call<'l>(
     let f = handles::function(env, handle)?;
     with_scratch(|s| {
         convert::longs_into(env, &facts, fact_count, &mut s.facts)?;
-        let found = if count { f.lookup::<TfError>(&s.facts)? } else { f.find::<TfError>(&s.facts)? };
-        let Some(concrete) = found else {
-            return Ok(JLongArray::default());
-        };
-        execute(env, &concrete, &tensors, tensor_count, s)
+        if !count {
+            let Some(concrete) = f.find::<TfError>(&s.facts)? else { return Ok(JLongArray::default()) };
+            return execute(env, &concrete, &tensors, tensor_count, s);
+        }
+        // Taken out for the call so that the scratch buffers stay borrowable; put back after.
+        let facts = std::mem::take(&mut s.facts);
+        let result = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, concrete, &tensors, tensor_count, s));
+        s.facts = facts;
+        result?.unwrap_or_else(|| Ok(JLongArray::default()))
     })
 }
 

@@ -34,16 +34,19 @@ impl EagerFunction {
         })
     }
 
-    /// Moves the function to its session path (this thread won the count): builds the session
-    /// and publishes it if its first run returns what the eager call just did; otherwise the
+    /// Moves the function to its session path (this thread won the count): builds its sessions
+    /// and publishes them if their first runs return what the eager call just did; otherwise the
     /// function stays on the eager path for good.
     ///
     /// # Safety
     /// Every input and output must be a live `TF_Tensor`.
     unsafe fn promote(&self, inputs: &[*mut TF_Tensor], outputs: &[*mut TF_Tensor]) {
-        // SAFETY: the caller's contract, passed on.
-        match unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) } {
-            Ok(session) => self.session.finish(Some(session)),
+        let built: Result<Vec<_>, _> = (0..self.session.count())
+            // SAFETY: the caller's contract, passed on.
+            .map(|_| unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) })
+            .collect();
+        match built {
+            Ok(sessions) => self.session.finish(Some(sessions.into_boxed_slice())),
             Err(e) => {
                 log::debug!("function {} stays on the eager call path: {e}", self.name());
                 self.session.finish(None);

@@ -11,6 +11,8 @@
 //! creation), so a function moves to it only after [`PROMOTE_AFTER`] calls ("promotion"): the
 //! call that reaches the count builds it, on its own thread, while other callers keep using the
 //! eager path; the session is published only once it has run that call's inputs correctly.
+//! A function gets one session per core (up to 4), and each calling thread keeps to one of them:
+//! TensorFlow locks a session's graph on every run, which would make threads wait for each other.
 //!
 //! Only functions whose results cannot depend on where they run take it: those the eager fast
 //! path takes (no control flow, no nested calls), with no effects (control outputs), no
@@ -25,7 +27,7 @@ use crate::status::{Code, Status, TfError};
 use crate::tensor::{DT_RESOURCE, DT_VARIANT};
 use std::ffi::{c_int, c_void, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Calls on the eager path before a function moves to its session, by default
@@ -54,13 +56,31 @@ const BUILDING: u8 = 1;
 const READY: u8 = 2;
 const NEVER: u8 = 3;
 
-/// A function's session path: its call count until promotion, then the session.
+/// How many sessions a promoted function gets: one per core (at most 4). Threads calling one
+/// session contend on its locks (TensorFlow takes its graph's and session's mutexes on every
+/// run); threads spread over separate sessions do not.
+fn session_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4))
+}
+
+/// This thread's index among the threads that called a promoted function (round robin), which
+/// picks its session.
+fn thread_slot() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SLOT: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    SLOT.try_with(|s| *s).unwrap_or(0)
+}
+
+/// A function's session path: its call count until promotion, then its sessions.
 #[derive(Debug)]
 pub(crate) struct SessionTier {
     state: AtomicU8,
     calls: AtomicU32,
     after: u32,
-    session: OnceLock<SessionCall>,
+    sessions: OnceLock<Box<[SessionCall]>>,
 }
 
 impl SessionTier {
@@ -68,12 +88,18 @@ impl SessionTier {
     /// function cannot take the path (`blocked`).
     pub(crate) fn new(blocked: bool, after: u32) -> Self {
         let state = if blocked || after == 0 { NEVER } else { COUNTING };
-        SessionTier { state: AtomicU8::new(state), calls: AtomicU32::new(0), after, session: OnceLock::new() }
+        SessionTier { state: AtomicU8::new(state), calls: AtomicU32::new(0), after, sessions: OnceLock::new() }
     }
 
-    /// The session, once published (a single atomic load).
+    /// This thread's session, once published (an atomic load and a thread-local read).
     pub(crate) fn ready(&self) -> Option<&SessionCall> {
-        self.session.get()
+        let sessions = self.sessions.get()?;
+        sessions.get(thread_slot() % sessions.len())
+    }
+
+    /// How many sessions to build.
+    pub(crate) fn count(&self) -> usize {
+        session_count()
     }
 
     /// Counts an eager call; true for exactly one caller, the one that should build the session.
@@ -87,15 +113,15 @@ impl SessionTier {
         self.state.compare_exchange(COUNTING, BUILDING, Ordering::AcqRel, Ordering::Relaxed).is_ok()
     }
 
-    /// Publishes the built session, or records that the function stays on the eager path.
-    pub(crate) fn finish(&self, built: Option<SessionCall>) {
+    /// Publishes the built sessions, or records that the function stays on the eager path.
+    pub(crate) fn finish(&self, built: Option<Box<[SessionCall]>>) {
         match built {
-            Some(s) => {
+            Some(s) if !s.is_empty() => {
                 // Only the builder gets here, once: the slot is empty.
-                let _ = self.session.set(s);
+                let _ = self.sessions.set(s);
                 self.state.store(READY, Ordering::Release);
             }
-            None => self.state.store(NEVER, Ordering::Release),
+            _ => self.state.store(NEVER, Ordering::Release),
         }
     }
 

@@ -2,8 +2,10 @@
 //! memo of facts buffers already served (facts → concrete function) and the concrete functions
 //! by id, published as one immutable [`Snapshot`], plus hit counters and recency as atomics.
 //!
-//! A call whose facts are in the memo takes no lock: it loads the current snapshot, bumps two
-//! atomics and returns. Everything that changes the cache (a trace, an eviction, a new memo
+//! A call whose facts are in the memo takes no lock: it loads the current snapshot, bumps its
+//! counters and returns. The hit counters are striped (one cache line per thread slot) and the
+//! recency stamp is rewritten only when another function was used in between, so threads calling
+//! one function do not write the same memory on every call (which would make them take turns). Everything that changes the cache (a trace, an eviction, a new memo
 //! entry, clearing) builds the next snapshot from the current one and publishes it whole while
 //! holding the function's lock, so writers are serialized ([`WriteToken`] lives in the locked
 //! state) and a reader sees either the old snapshot or the new one, each complete: a concrete
@@ -68,13 +70,45 @@ impl WriteToken {
     }
 }
 
+/// A counter split over cache lines, one per thread slot: threads counting at once write
+/// different memory. Read by summing.
+struct Striped([Padded; STRIPES]);
+
+const STRIPES: usize = 4;
+
+#[repr(align(128))]
+#[derive(Default)]
+struct Padded(AtomicU64);
+
+impl Striped {
+    fn new() -> Self {
+        Striped(Default::default())
+    }
+
+    fn add(&self, n: u64) {
+        thread_local! {
+            static SLOT: usize = {
+                static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+                NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES
+            };
+        }
+        let slot = SLOT.try_with(|s| *s).unwrap_or(0);
+        self.0[slot].0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn sum(&self) -> u64 {
+        self.0.iter().map(|p| p.0.load(Ordering::Relaxed)).sum()
+    }
+}
+
 /// The lock-free side of the cache.
 pub(super) struct Published<C> {
     snapshot: ArcSwap<Snapshot<C>>,
-    /// Logical time for least-recently-used eviction: every use of a concrete function stamps it.
+    /// Logical time for least-recently-used eviction: a concrete function used after another
+    /// gets a new stamp; its stamp equals the clock while nothing else has been used since.
     clock: AtomicU64,
-    exact_hits: AtomicU64,
-    inexact_hits: AtomicU64,
+    exact_hits: Striped,
+    inexact_hits: Striped,
     /// The call profile: a counter per facts buffer seen. Only writers (who hold the function's
     /// lock) touch the map; cached calls bump the counter their memo entry shares.
     counters: Mutex<HashMap<Arc<[i64]>, Counter>>,
@@ -84,22 +118,29 @@ impl<C> Published<C> {
     pub(super) fn new() -> Self {
         Published {
             snapshot: ArcSwap::from_pointee(Snapshot::default()),
-            clock: AtomicU64::new(0),
-            exact_hits: AtomicU64::new(0),
-            inexact_hits: AtomicU64::new(0),
+            // Above every new function's stamp (0), so a new function's first use stamps it.
+            clock: AtomicU64::new(1),
+            exact_hits: Striped::new(),
+            inexact_hits: Striped::new(),
             counters: Mutex::new(HashMap::new()),
         }
     }
 
     /// The memoized concrete function for `facts`, counted as a hit when `count`. Lock-free.
     pub(super) fn find(&self, facts: &[i64], count: bool) -> Option<Arc<Concrete<C>>> {
+        self.find_with(facts, count, Arc::clone)
+    }
+
+    /// [`Published::find`], running `run` on the function borrowed from the snapshot, which
+    /// stays alive until `run` returns: no reference count is taken.
+    pub(super) fn find_with<R>(&self, facts: &[i64], count: bool, run: impl FnOnce(&Arc<Concrete<C>>) -> R) -> Option<R> {
         let snapshot = self.snapshot.load();
         let (c, hit, calls) = snapshot.memo.get(facts).or_else(|| snapshot.inexact.get(facts))?;
         if count {
             self.count(c, *hit);
             calls.fetch_add(1, Ordering::Relaxed);
         }
-        Some(c.clone())
+        Some(run(c))
     }
 
     /// Counts a call served by `c` and marks `c` as just used.
@@ -108,18 +149,22 @@ impl<C> Published<C> {
             Hit::Exact => &self.exact_hits,
             Hit::Inexact => &self.inexact_hits,
         };
-        counter.fetch_add(1, Ordering::Relaxed);
+        counter.add(1);
         self.touch(c);
     }
 
     fn touch(&self, c: &Concrete<C>) {
-        // Relaxed: recency only orders evictions; it guards no other memory.
-        c.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
+        // Relaxed: recency only orders evictions; it guards no other memory. A function whose
+        // stamp is the clock is already the most recent: stamping it again changes no order.
+        let now = self.clock.load(Ordering::Relaxed);
+        if c.last_used.load(Ordering::Relaxed) != now {
+            c.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        }
     }
 
     /// `(exact, inexact)` hits so far.
     pub(super) fn hits(&self) -> (u64, u64) {
-        (self.exact_hits.load(Ordering::Relaxed), self.inexact_hits.load(Ordering::Relaxed))
+        (self.exact_hits.sum(), self.inexact_hits.sum())
     }
 
     /// Memoized facts buffers now published.

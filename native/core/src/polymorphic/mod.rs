@@ -161,6 +161,21 @@ impl<C> Polymorphic<C> {
         self.search(facts, true)
     }
 
+    /// [`Polymorphic::lookup`] that runs `run` on the concrete function found and returns its
+    /// result. A call seen before borrows the function from the published cache instead of
+    /// taking a reference count, so threads calling one function write no shared count.
+    pub fn lookup_with<E, R>(&self, facts: &[i64], run: impl FnOnce(&Concrete<C>) -> R) -> Result<Option<R>, PolyError<E>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
+        let mut run = Some(run);
+        let mut call = |c: &Concrete<C>| (run.take().expect("run at most once"))(c);
+        if let Some(r) = self.published.find_with(facts, true, |c| call(c)) {
+            return Ok(Some(r));
+        }
+        Ok(self.search(facts, true)?.map(|c| call(&c)))
+    }
+
     /// Like [`Polymorphic::lookup`], for introspection: not counted as a call.
     pub fn find<E>(&self, facts: &[i64]) -> Result<Option<Arc<Concrete<C>>>, PolyError<E>> {
         self.search(facts, false)

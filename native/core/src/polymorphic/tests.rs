@@ -45,6 +45,28 @@ fn nothing_is_found_before_the_first_trace() {
     assert_eq!(f.trace_count(), 0);
 }
 
+/// `lookup_with` runs its closure once on the function `lookup` finds, on the slow path (first
+/// lookup, memoized then) and on the lock-free path alike, and counts each as a hit.
+#[test]
+fn lookup_with_runs_on_the_function_found_and_counts_the_hit() {
+    let f = Fn::new("with");
+    let id = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = tensor_facts(DType::FLOAT, &[2]);
+    let hits = f.stats().exact_hits;
+    for n in 1..=3 {
+        let mut runs = 0;
+        let got = f.lookup_with::<String, _>(&facts, |c| {
+            runs += 1;
+            c.id
+        });
+        assert_eq!((got.unwrap(), runs), (Some(id), 1));
+        assert_eq!(f.stats().exact_hits, hits + n);
+    }
+    let mut ran = false;
+    assert_eq!(f.lookup_with::<String, _>(&tensor_facts(DType::FLOAT, &[3]), |_| ran = true).unwrap(), None);
+    assert!(!ran);
+}
+
 #[test]
 fn a_trace_is_found_by_the_same_facts_and_not_by_others() {
     let f = Fn::new("f");
@@ -260,6 +282,28 @@ fn the_cache_bound_evicts_the_least_recently_used() {
     call(&f, &[2]); // evicted: traces again, evicting [1]
     assert_eq!(f.trace_count(), 4);
     assert_eq!(traced(&f), ["(x: TensorSpec(FLOAT, [3]))", "(x: TensorSpec(FLOAT, [2]))"]);
+}
+
+/// Repeated calls of one function do not restamp it (threads calling it write nothing shared),
+/// which must not change which function is least recently used.
+#[test]
+fn repeated_calls_keep_the_least_recently_used_order() {
+    let f = Fn::with_options("repeated", Options { max_concrete_functions: Some(2), ..Options::default() });
+    call(&f, &[1]);
+    call(&f, &[2]);
+    for _ in 0..3 {
+        call(&f, &[2]);
+    }
+    call(&f, &[1]);
+    call(&f, &[1]); // [2] is the least recently used, though called more often
+    call(&f, &[3]);
+    assert_eq!(traced(&f), ["(x: TensorSpec(FLOAT, [1]))", "(x: TensorSpec(FLOAT, [3]))"]);
+    for _ in 0..3 {
+        call(&f, &[3]);
+    }
+    call(&f, &[2]); // evicts [1], last used before [3]'s calls
+    assert_eq!(traced(&f), ["(x: TensorSpec(FLOAT, [3]))", "(x: TensorSpec(FLOAT, [2]))"]);
+    assert_eq!(f.trace_count(), 4);
 }
 
 #[test]
