@@ -565,6 +565,8 @@ def fast_paths(res, summary):
         "polyfn_mlp_us": us("mlp", "polyfn_default"),
         "polyfn_mlp_nograppler_us": us("mlp", "polyfn_nograppler"),
         "polyfn_mlp_pooled_us": us("mlp", "polyfn_pooled"),
+        "polyfn_add2_eager_us": us("add2", "polyfn_eager"),
+        "polyfn_add2_session_us": us("add2", "polyfn_default"),
         "polyfn_mlp_xla_us": us("mlp", "polyfn_xla"),
         "polyfn_matmul512_us": us("matmul512", "polyfn_default"),
         "polyfn_matmul512_nograppler_us": us("matmul512", "polyfn_nograppler"),
@@ -596,7 +598,8 @@ def fast_paths(res, summary):
         return []
     fmt = lambda v: "–" if v is None else ("%.4g" % v)
     L = ["## Call paths: caller-thread floors, Grappler, XLA (µs, median)\n"]
-    cols = [("polyfn_default", "Polyfn (default: caller thread where safe, Grappler)"), ("polyfn_pooled", "Polyfn, thread pool"),
+    cols = [("polyfn_default", "Polyfn (default: session path after 64 calls, else eager caller thread where safe; Grappler)"),
+            ("polyfn_eager", "Polyfn, eager caller thread (no session)"), ("polyfn_pooled", "Polyfn, thread pool"),
             ("polyfn_nograppler", "Polyfn, no Grappler"), ("polyfn_xla", "Polyfn, XLA"),
             ("floor_inline_session", "floor: TF_Session on the caller thread"), ("floor_eager_inline", "floor: eager function on the caller thread"),
             ("polyfn_tf_fast", "polyfn-tf EagerFunction::call (Rust)"),

@@ -19,9 +19,18 @@ impl EagerFunction {
         let api = self.rt.api();
         crate::status::with_call_status(api, |status| {
             let fast = self.fast_path();
-            if let Some(session) = self.session.ready().filter(|_| fast) {
+            if let Some(chosen) = self.session.ready().filter(|_| fast) {
+                let start = out.len();
                 // SAFETY: the caller's contract; one input per parameter, checked above.
-                return unsafe { session.run(inputs, out, status) };
+                let result = unsafe { chosen.session.run(inputs, out, status) };
+                if let (Ok(()), Some(own)) = (&result, chosen.build_own) {
+                    // SAFETY: as above; the outputs were just made and are live.
+                    match unsafe { crate::session_path::SessionCall::build(self, inputs, &out[start..]) } {
+                        Ok(session) => drop(own.set(session)),
+                        Err(e) => log::debug!("function {}: this thread keeps to its first session: {e}", self.name()),
+                    }
+                }
+                return result;
             }
             let start = out.len();
             // SAFETY: the caller's contract, passed on.
@@ -34,19 +43,16 @@ impl EagerFunction {
         })
     }
 
-    /// Moves the function to its session path (this thread won the count): builds its sessions
-    /// and publishes them if their first runs return what the eager call just did; otherwise the
-    /// function stays on the eager path for good.
+    /// Moves the function to its session path (this thread won the count): builds its first
+    /// session and publishes it if its first run returns what the eager call just did; otherwise
+    /// the function stays on the eager path for good.
     ///
     /// # Safety
     /// Every input and output must be a live `TF_Tensor`.
     unsafe fn promote(&self, inputs: &[*mut TF_Tensor], outputs: &[*mut TF_Tensor]) {
-        let built: Result<Vec<_>, _> = (0..self.session.count())
-            // SAFETY: the caller's contract, passed on.
-            .map(|_| unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) })
-            .collect();
-        match built {
-            Ok(sessions) => self.session.finish(Some(sessions.into_boxed_slice())),
+        // SAFETY: the caller's contract, passed on.
+        match unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) } {
+            Ok(session) => self.session.finish(Some(session)),
             Err(e) => {
                 log::debug!("function {} stays on the eager call path: {e}", self.name());
                 self.session.finish(None);

@@ -11,21 +11,25 @@
 //! creation), so a function moves to it only after [`PROMOTE_AFTER`] calls ("promotion"): the
 //! call that reaches the count builds it, on its own thread, while other callers keep using the
 //! eager path; the session is published only once it has run that call's inputs correctly.
-//! A function gets one session per core (up to 4), and each calling thread keeps to one of them:
-//! TensorFlow locks a session's graph on every run, which would make threads wait for each other.
+//! A function can have one session per core (up to 4), and each calling thread keeps to one of
+//! them, so threads calling one function share no lock of TensorFlow's: the promoting call builds
+//! the first, and a thread whose own is missing builds it on one of its calls (checked against
+//! the first session's results), using the first until then.
 //!
 //! Only functions whose results cannot depend on where they run take it: those the eager fast
 //! path takes (no control flow, no nested calls), with no effects (control outputs), no
 //! resource or variant values (variables and other state live in the eager context, which a
-//! session cannot see) and no stateful op (a random op's state would restart in the session,
-//! repeating values the eager kernel already returned).
+//! session cannot see), no stateful op (a random op's state would restart in the session,
+//! repeating values the eager kernel already returned; checked in the function's signature and
+//! in TensorFlow's op registry), and only while the eager context has no device but CPUs (a
+//! session makes its own devices, and would place the function on a GPU the context may not use).
 
-use crate::c_api::{TF_Graph, TF_Output, TF_Session, TF_SessionOptions, TF_Status, TF_Tensor};
-use crate::function::EagerFunction;
+use crate::c_api::{TFE_Context, TF_Buffer, TF_Graph, TF_Output, TF_Session, TF_SessionOptions, TF_Status, TF_Tensor};
+use crate::function::{EagerContext, EagerFunction};
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use crate::tensor::{DT_RESOURCE, DT_VARIANT};
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -49,6 +53,111 @@ const SIGNATURE: u64 = 1;
 const IS_STATEFUL: u64 = 17;
 
 type SetConfig = unsafe extern "C" fn(*mut TF_SessionOptions, *const c_void, usize, *mut TF_Status);
+type ExtendSession = unsafe extern "C" fn(*mut TF_Session, *mut TF_Status);
+type GetAllOpList = unsafe extern "C" fn() -> *mut TF_Buffer;
+type DeleteBuffer = unsafe extern "C" fn(*mut TF_Buffer);
+type ListDevices = unsafe extern "C" fn(*mut TFE_Context, *mut TF_Status) -> *mut c_void;
+type DeviceListCount = unsafe extern "C" fn(*const c_void) -> c_int;
+type DeviceListType = unsafe extern "C" fn(*const c_void, c_int, *mut TF_Status) -> *const c_char;
+type DeleteDeviceList = unsafe extern "C" fn(*mut c_void);
+
+/// The C API functions only the session path needs, resolved once: a TensorFlow without one of
+/// them keeps every function on the eager path.
+struct SessionApi {
+    set_config: SetConfig,
+    extend_session: ExtendSession,
+    list_devices: ListDevices,
+    device_count: DeviceListCount,
+    device_type: DeviceListType,
+    delete_devices: DeleteDeviceList,
+    /// The names of the ops TensorFlow's registry marks stateful.
+    stateful_ops: std::collections::HashSet<String>,
+}
+
+fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
+    static API: OnceLock<Result<SessionApi, String>> = OnceLock::new();
+    API.get_or_init(|| {
+        let sym = |name: &'static std::ffi::CStr| {
+            rt.optional_symbol(name).ok_or_else(|| format!("the loaded TensorFlow has no {}", name.to_string_lossy()))
+        };
+        // SAFETY: each symbol is the C function of that name, declared as in tensorflow/c/c_api.h,
+        // tensorflow/c/tf_buffer.h and tensorflow/c/eager/c_api.h (a TF_DeviceList is opaque here).
+        unsafe {
+            let op_list = std::mem::transmute::<*mut c_void, GetAllOpList>(sym(c"TF_GetAllOpList")?);
+            let delete_buffer = std::mem::transmute::<*mut c_void, DeleteBuffer>(sym(c"TF_DeleteBuffer")?);
+            Ok(SessionApi {
+                set_config: std::mem::transmute::<*mut c_void, SetConfig>(sym(c"TF_SetConfig")?),
+                extend_session: std::mem::transmute::<*mut c_void, ExtendSession>(sym(c"TF_ExtendSession")?),
+                list_devices: std::mem::transmute::<*mut c_void, ListDevices>(sym(c"TFE_ContextListDevices")?),
+                device_count: std::mem::transmute::<*mut c_void, DeviceListCount>(sym(c"TF_DeviceListCount")?),
+                device_type: std::mem::transmute::<*mut c_void, DeviceListType>(sym(c"TF_DeviceListType")?),
+                delete_devices: std::mem::transmute::<*mut c_void, DeleteDeviceList>(sym(c"TF_DeleteDeviceList")?),
+                stateful_ops: stateful_ops(op_list, delete_buffer)?,
+            })
+        }
+    })
+    .as_ref()
+    .map_err(|why| TfError::new(Code::Unimplemented, why.clone()))
+}
+
+/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h).
+#[repr(C)]
+struct BufferView {
+    data: *const u8,
+    length: usize,
+}
+
+/// The names of the stateful ops in TensorFlow's registry (`OpList.op` is field 1, an `OpDef`
+/// whose name is field 1).
+///
+/// # Safety
+/// The functions must be TensorFlow's `TF_GetAllOpList` and `TF_DeleteBuffer`.
+unsafe fn stateful_ops(op_list: GetAllOpList, delete_buffer: DeleteBuffer) -> Result<std::collections::HashSet<String>, String> {
+    // SAFETY: a new buffer owned here, read, then deleted.
+    unsafe {
+        let buf = op_list();
+        let view = &*(buf as *const BufferView);
+        let bytes = if view.data.is_null() { &[][..] } else { std::slice::from_raw_parts(view.data, view.length) };
+        let names = crate::function_def_proto::nested(bytes, &[1]).and_then(|ops| {
+            let mut out = std::collections::HashSet::new();
+            for op in ops {
+                if crate::function_def_proto::varint_field(op, IS_STATEFUL)?.unwrap_or(0) != 0 {
+                    let name = crate::function_def_proto::single(op, 1)?.unwrap_or_default();
+                    out.insert(String::from_utf8_lossy(name).into_owned());
+                }
+            }
+            Ok(out)
+        });
+        delete_buffer(buf);
+        names.map_err(|e| format!("TensorFlow's op list could not be read: {e}"))
+    }
+}
+
+/// Why the eager context's devices keep functions off the session path: any device that is not
+/// a CPU (a session would make and use its own).
+fn device_blocker(api: &SessionApi, ctx: EagerContext, status: &Status<'_>) -> Result<Option<String>, TfError> {
+    // SAFETY: live context; the list is owned here and deleted once; the type strings belong
+    // to the list and are copied before it is deleted.
+    unsafe {
+        let list = (api.list_devices)(ctx.0, status.raw());
+        status.check("listing the eager context's devices")?;
+        let mut other = None;
+        for i in 0..(api.device_count)(list) {
+            let ty = (api.device_type)(list, i, status.raw());
+            if status.check("").is_err() || ty.is_null() {
+                other = Some("?".to_owned());
+                break;
+            }
+            let ty = std::ffi::CStr::from_ptr(ty).to_string_lossy();
+            if ty != "CPU" {
+                other = Some(ty.into_owned());
+                break;
+            }
+        }
+        (api.delete_devices)(list);
+        Ok(other.map(|ty| format!("the eager context has a {ty} device, which a session would not share")))
+    }
+}
 
 /// Where a function stands on the way to its session.
 const COUNTING: u8 = 0;
@@ -74,13 +183,28 @@ fn thread_slot() -> usize {
     SLOT.try_with(|s| *s).unwrap_or(0)
 }
 
-/// A function's session path: its call count until promotion, then its sessions.
+/// A function's session path: its call count until promotion, then its sessions, one slot per
+/// core; slot 0 is built at promotion, the others by the first thread that needs them.
 #[derive(Debug)]
 pub(crate) struct SessionTier {
     state: AtomicU8,
     calls: AtomicU32,
     after: u32,
-    sessions: OnceLock<Box<[SessionCall]>>,
+    slots: Box<[Slot]>,
+}
+
+/// One session of a function, and whether a thread has taken on building it.
+#[derive(Debug, Default)]
+struct Slot {
+    session: OnceLock<SessionCall>,
+    claimed: std::sync::atomic::AtomicBool,
+}
+
+/// The session a call should use: its thread's own, or the first one while its own is missing
+/// (`build_own` then says whether this call should build it).
+pub(crate) struct Chosen<'a> {
+    pub(crate) session: &'a SessionCall,
+    pub(crate) build_own: Option<&'a OnceLock<SessionCall>>,
 }
 
 impl SessionTier {
@@ -88,18 +212,21 @@ impl SessionTier {
     /// function cannot take the path (`blocked`).
     pub(crate) fn new(blocked: bool, after: u32) -> Self {
         let state = if blocked || after == 0 { NEVER } else { COUNTING };
-        SessionTier { state: AtomicU8::new(state), calls: AtomicU32::new(0), after, sessions: OnceLock::new() }
+        let slots = (0..session_count()).map(|_| Slot::default()).collect();
+        SessionTier { state: AtomicU8::new(state), calls: AtomicU32::new(0), after, slots }
     }
 
-    /// This thread's session, once published (an atomic load and a thread-local read).
-    pub(crate) fn ready(&self) -> Option<&SessionCall> {
-        let sessions = self.sessions.get()?;
-        sessions.get(thread_slot() % sessions.len())
-    }
-
-    /// How many sessions to build.
-    pub(crate) fn count(&self) -> usize {
-        session_count()
+    /// The session this thread's call should use, once the function is promoted (atomic loads
+    /// and a thread-local read).
+    pub(crate) fn ready(&self) -> Option<Chosen<'_>> {
+        let first = self.slots[0].session.get()?;
+        let own = &self.slots[thread_slot() % self.slots.len()];
+        if let Some(session) = own.session.get() {
+            return Some(Chosen { session, build_own: None });
+        }
+        // One thread builds each slot; a slot whose build failed stays claimed (and empty).
+        let build_own = (!own.claimed.load(Ordering::Relaxed) && !own.claimed.swap(true, Ordering::AcqRel)).then_some(&own.session);
+        Some(Chosen { session: first, build_own })
     }
 
     /// Counts an eager call; true for exactly one caller, the one that should build the session.
@@ -113,15 +240,16 @@ impl SessionTier {
         self.state.compare_exchange(COUNTING, BUILDING, Ordering::AcqRel, Ordering::Relaxed).is_ok()
     }
 
-    /// Publishes the built sessions, or records that the function stays on the eager path.
-    pub(crate) fn finish(&self, built: Option<Box<[SessionCall]>>) {
+    /// Publishes the first session, or records that the function stays on the eager path.
+    pub(crate) fn finish(&self, built: Option<SessionCall>) {
         match built {
-            Some(s) if !s.is_empty() => {
+            Some(s) => {
+                self.slots[0].claimed.store(true, Ordering::Relaxed);
                 // Only the builder gets here, once: the slot is empty.
-                let _ = self.sessions.set(s);
+                let _ = self.slots[0].session.set(s);
                 self.state.store(READY, Ordering::Release);
             }
-            _ => self.state.store(NEVER, Ordering::Release),
+            None => self.state.store(NEVER, Ordering::Release),
         }
     }
 
@@ -132,8 +260,9 @@ impl SessionTier {
 }
 
 /// Why a function must stay off the session path even though the eager fast path takes it:
-/// effects, state kept in the eager context, or stateful ops. `def` is its `FunctionDef`.
-pub(crate) fn blocker(def: &[u8], input_dtypes: &[i32], output_dtypes: &[i32]) -> Option<String> {
+/// effects, state kept in the eager context, or stateful ops (by the signature's flag, or by
+/// any node whose op the registry calls stateful). `def` is its `FunctionDef`.
+fn blocker(def: &[u8], input_dtypes: &[i32], output_dtypes: &[i32], stateful_ops: &std::collections::HashSet<String>) -> Option<String> {
     if input_dtypes.iter().chain(output_dtypes).any(|&d| d == DT_RESOURCE || d == DT_VARIANT) {
         return Some("it takes or returns a resource or variant (state of the eager context)".to_owned());
     }
@@ -146,9 +275,12 @@ pub(crate) fn blocker(def: &[u8], input_dtypes: &[i32], output_dtypes: &[i32]) -
         .ok()
         .and_then(|sig| sig.first().map(|s| crate::function_def_proto::varint_field(s, IS_STATEFUL)))
         .unwrap_or(Ok(Some(1)));
-    match stateful {
-        Ok(None | Some(0)) => None,
-        _ => Some("it has stateful ops".to_owned()),
+    if !matches!(stateful, Ok(None | Some(0))) {
+        return Some("it has stateful ops".to_owned());
+    }
+    match crate::function_def_proto::node_ops(def) {
+        Ok(ops) => ops.iter().find(|(op, _)| stateful_ops.contains(op)).map(|(op, node)| format!("its op {node} ({op}) is stateful")),
+        Err(e) => Some(format!("its definition could not be read: {e}")),
     }
 }
 
@@ -178,16 +310,13 @@ impl SessionCall {
     pub(crate) unsafe fn build(f: &EagerFunction, inputs: &[*mut TF_Tensor], expected: &[*mut TF_Tensor]) -> Result<Self, TfError> {
         let rt = f.rt;
         let api = rt.api();
+        let session_api = session_api(rt)?;
+        let status = Status::new(api);
         let def = f.to_function_def()?;
-        if let Some(why) = blocker(&def, &f.input_dtypes, &f.output_dtypes) {
+        let why = blocker(&def, &f.input_dtypes, &f.output_dtypes, &session_api.stateful_ops);
+        if let Some(why) = why.or(device_blocker(session_api, f.ctx, &status)?) {
             return Err(TfError::new(Code::FailedPrecondition, why));
         }
-        let set_config = rt
-            .optional_symbol(c"TF_SetConfig")
-            .ok_or_else(|| TfError::new(Code::Unimplemented, "the loaded TensorFlow has no TF_SetConfig"))?;
-        // SAFETY: the symbol is TF_SetConfig, declared as in tensorflow/c/c_api.h.
-        let set_config = unsafe { std::mem::transmute::<*mut c_void, SetConfig>(set_config) };
-        let status = Status::new(api);
         // SAFETY: a new graph, owned by `call` from here on (deleted by its drop).
         let graph = unsafe { (api.TF_NewGraph)() };
         let mut call = SessionCall { rt, graph, session: ptr::null_mut(), feeds: Vec::new(), fetches: Vec::new() };
@@ -221,13 +350,18 @@ impl SessionCall {
         // is owned by `call` from here on.
         unsafe {
             let opts = (api.TF_NewSessionOptions)();
-            set_config(opts, config.as_ptr().cast(), config.len(), status.raw());
+            (session_api.set_config)(opts, config.as_ptr().cast(), config.len(), status.raw());
             if status.check("").is_ok() {
                 call.session = (api.TF_NewSession)(graph, opts, status.raw());
             }
             (api.TF_DeleteSessionOptions)(opts);
         }
         status.check("making the function's session")?;
+        // Hands the graph to the session now, once: otherwise every run takes the graph's and
+        // the session's mutexes to check whether the graph grew (it never does here).
+        // SAFETY: live session.
+        unsafe { (session_api.extend_session)(call.session, status.raw()) };
+        status.check("extending the function's session")?;
         let mut out = Vec::with_capacity(expected.len());
         // SAFETY: live inputs (caller's contract).
         unsafe { call.run(inputs, &mut out, &status) }?;
@@ -306,5 +440,45 @@ impl Drop for SessionCall {
             }
             (api.TF_DeleteGraph)(self.graph);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(number: u64, payload: &[u8]) -> Vec<u8> {
+        let mut out = vec![(number << 3 | 2) as u8, payload.len() as u8];
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// A `FunctionDef` with one node of `op`, its signature flagged stateful or not.
+    fn def(op: &str, flagged: bool, control_output: bool) -> Vec<u8> {
+        let mut sig = field(1, b"f");
+        if flagged {
+            sig.extend([(IS_STATEFUL << 3) as u8 | 0x80, (IS_STATEFUL >> 4) as u8, 1]);
+        }
+        let mut out = field(1, &sig);
+        let mut node = field(1, b"n");
+        node.extend(field(2, op.as_bytes()));
+        out.extend(field(3, &node));
+        if control_output {
+            out.extend(field(6, &[]));
+        }
+        out
+    }
+
+    #[test]
+    fn the_blocker_refuses_state_effects_and_stateful_ops_even_unflagged() {
+        let stateful: std::collections::HashSet<String> = ["RandomUniform".to_owned()].into();
+        let float = [1];
+        assert_eq!(blocker(&def("AddV2", false, false), &float, &float, &stateful), None);
+        assert!(blocker(&def("AddV2", true, false), &float, &float, &stateful).unwrap().contains("stateful"));
+        // A definition whose signature lacks the flag is caught by the registry's.
+        assert_eq!(blocker(&def("RandomUniform", false, false), &float, &float, &stateful).unwrap(), "its op n (RandomUniform) is stateful");
+        assert!(blocker(&def("AddV2", false, true), &float, &float, &stateful).unwrap().contains("effects"));
+        assert!(blocker(&def("AddV2", false, false), &[DT_RESOURCE], &float, &stateful).unwrap().contains("resource"));
+        assert!(blocker(b"\xff", &float, &float, &stateful).unwrap().contains("could not be read"));
     }
 }

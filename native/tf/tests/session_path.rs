@@ -129,6 +129,8 @@ fn stateful_functions_and_turned_off_options_stay_on_the_eager_path() {
     f.set_fast_path(false).unwrap();
     assert!(!f.on_session_path());
     assert_eq!(run(rt, &f, &[&x]), vec![vec![-0.0; 4]]);
+    // Functions go before their context.
+    drop((f, random));
     unsafe { ctx.delete(rt) };
 }
 

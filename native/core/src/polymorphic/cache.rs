@@ -158,7 +158,8 @@ impl<C> Published<C> {
         // stamp is the clock is already the most recent: stamping it again changes no order.
         let now = self.clock.load(Ordering::Relaxed);
         if c.last_used.load(Ordering::Relaxed) != now {
-            c.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+            // fetch_max: a racing older stamp never overwrites a newer one.
+            c.last_used.fetch_max(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
         }
     }
 

@@ -31,8 +31,10 @@ import org.tensorflow.types.TFloat32;
 
 /**
  * The call paths and options of issue "calls at TensorFlow's floor": each workload on the default
- * path (caller-thread where safe, Grappler on), on TensorFlow's thread pool, without Grappler, and
- * with XLA; the 20-op element-wise chain; and two threads calling one cached function.
+ * path (the session path after 64 calls, else the eager caller-thread path where safe; Grappler
+ * on), on the eager caller-thread path only (no session), on TensorFlow's thread pool, without
+ * Grappler, and with XLA; the 20-op element-wise chain; and two threads calling one cached
+ * function.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -58,6 +60,7 @@ public class FastPathBench {
     FunctionOptions o = FunctionOptions.defaults();
     switch (variant) {
       case "default":
+      case "eager": // the session path is kept off by the property set around the definition
         return o;
       case "pooled":
         return o.withFastPath(false);
@@ -76,7 +79,7 @@ public class FastPathBench {
     @Param({"add2", "mlp", "matmul512", "args16", "list100", "ew20"})
     public String workload;
 
-    @Param({"default", "pooled", "nograppler", "xla"})
+    @Param({"default", "eager", "pooled", "nograppler", "xla"})
     public String variant;
 
     MapFunction fn;
@@ -85,6 +88,20 @@ public class FastPathBench {
 
     @Setup(Level.Trial)
     public void setUp() {
+      // Read when a function is defined: 0 keeps its concrete functions off the session path.
+      String property = "dev.polyfn.sessionPathAfter";
+      if (variant.equals("eager")) {
+        System.setProperty(property, "0");
+      }
+      try {
+        define();
+      } finally {
+        System.clearProperty(property);
+      }
+      fn.call(callArgs).close();
+    }
+
+    private void define() {
       if (workload.equals("ew20")) {
         fn = Function.define((tf, in) -> Map.of("y", ew20(tf, in.input("x", TFloat32.class))), options(variant));
         float[] ones = new float[1 << 20];
@@ -107,7 +124,6 @@ public class FastPathBench {
         args = w.newInputs();
         callArgs = w.polyfnArgs(args);
       }
-      fn.call(callArgs).close();
     }
 
     @TearDown(Level.Trial)
