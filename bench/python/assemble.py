@@ -532,9 +532,13 @@ def fast_paths(res, summary):
     floor = load("fast-floor.json") or {"workloads": {}}
     py = load("python-fast.json") or {"workloads": {}}
     jmh = load("jmh-fast.json") or []
+    promotion = {}
     for wl, cs in floor["workloads"].items():
         for c, v in cs.items():
-            res.setdefault(wl, {})[c] = dict(v, source="native/tf/examples/floors_inline.rs")
+            if isinstance(v, dict):
+                res.setdefault(wl, {})[c] = dict(v, source="native/tf/examples/floors_inline.rs")
+            elif c == "promotion_ms":
+                promotion[wl] = v
     for wl, cs in py["workloads"].items():
         for c, v in cs.items():
             res.setdefault(wl, {})[c] = dict(v, source="bench/python/bench_fast.py")
@@ -577,6 +581,7 @@ def fast_paths(res, summary):
         "python_ew20_us": us("ew20", "python_tf_function"),
         "python_ew20_xla_us": us("ew20", "python_tf_function_xla"),
     }
+    keys.update({"polyfn_tf_promotion_ms_" + wl: v for wl, v in promotion.items()})
     summary.update(keys)
     fastest = lambda wl: min([v for v in (us(wl, "floor_inline_session"), us(wl, "floor_eager_inline"),
                                           us(wl, "floor_tfe"), us(wl, "floor_session")) if v is not None], default=None)
@@ -611,6 +616,10 @@ def fast_paths(res, summary):
     L.append("\n`ew20`: 20 element-wise ops (Mul, AddV2, Tanh, Sub, Abs, four times) on 1,048,576 floats. "
              "Two threads calling one cached `add2`: %s× one thread's throughput (%s vs %s calls/ms).\n"
              % (fmt(speedup), fmt(throughput.get("hit2Threads")), fmt(throughput.get("hit1Thread"))))
+    if promotion:
+        L.append("The call that moves a function to its session path (the 64th; it builds the session and runs it "
+                 "the first time), in ms (`polyfn_tf_promotion_ms_*`, Rust): "
+                 + ", ".join("`%s` %s" % (wl, fmt(v)) for wl, v in promotion.items()) + ".\n")
     return L
 
 

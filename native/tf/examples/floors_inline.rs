@@ -9,7 +9,10 @@
 //!   `StatefulPartitionedCall` op (`Tin`, `Tout`, `f` only) per call, one `TFE_NewTensorHandle`
 //!   per input, `TFE_Execute`, `TFE_TensorHandleResolve` (what Polyfn's fast path does, minus its
 //!   op reuse and its `config_proto`);
-//! * `polyfn_tf_fast`: `polyfn_tf::EagerFunction::call` with the default options (the fast path).
+//! * `polyfn_tf_fast`: `polyfn_tf::EagerFunction::call` with the default options (the session
+//!   path once warm, after the eager caller-thread path for its first calls);
+//! * `promotion_ms`: the one call that moves the function to its session (it builds the session
+//!   and runs it the first time), and `eager_call_us`, the median of the calls before it.
 //!
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example floors_inline -- [--quick]`
 //! Prints one JSON object on stdout.
@@ -191,6 +194,21 @@ fn main() {
         });
 
         let mut outs = Vec::with_capacity(1);
+        // The calls up to the promotion, each timed: the last one builds the session.
+        let mut before: Vec<f64> = (0..polyfn_tf::PROMOTE_AFTER)
+            .map(|_| {
+                let t = Instant::now();
+                unsafe { f.call(&raw, &mut outs) }.unwrap();
+                let us = t.elapsed().as_secs_f64() * 1e6;
+                for o in outs.drain(..) {
+                    unsafe { (api.TF_DeleteTensor)(o) };
+                }
+                us
+            })
+            .collect();
+        let promotion_ms = before.pop().unwrap_or(0.0) / 1e3;
+        before.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let eager_call_us = before.get(before.len() / 2).copied().unwrap_or(0.0);
         let polyfn_us = measure(rounds, batch_ms, || unsafe {
             f.call(&raw, &mut outs).unwrap();
             for o in outs.drain(..) {
@@ -206,8 +224,9 @@ fn main() {
             w.name, session_us.0, eager_us.0, f.fast_path(), polyfn_us.0
         );
         let e = |(median, min): (f64, f64)| format!("{{\"us\": {median:.4}, \"min_us\": {min:.4}, \"rounds\": {rounds}}}");
+        eprintln!("inline {:<10} promotion (64th call) {promotion_ms:.2} ms; eager calls before it {eager_call_us:.2} us", w.name);
         results.push(format!(
-            "    \"{}\": {{\"floor_inline_session\": {}, \"floor_eager_inline\": {}, \"polyfn_tf_fast\": {}}}",
+            "    \"{}\": {{\"floor_inline_session\": {}, \"floor_eager_inline\": {}, \"polyfn_tf_fast\": {}, \"promotion_ms\": {promotion_ms:.3}, \"eager_call_us\": {eager_call_us:.3}}}",
             w.name,
             e(session_us),
             e(eager_us),

@@ -40,12 +40,15 @@ final class Arguments {
       Interner interner, boolean forCall) {
     int given = 0;
     for (Param p : params) {
-      Object v = valueFor(p, args);
-      if (v == null) {
-        return false;
-      }
-      if (args.containsKey(p.name())) {
+      // One map lookup for a given argument (the call path); defaults and nulls take the rest.
+      Object v = args.get(p.name());
+      if (v != null) {
         given++;
+      } else {
+        v = valueFor(p, args);
+        if (v == null) {
+          return false;
+        }
       }
       write(p, v, buf, interner, forCall);
     }
