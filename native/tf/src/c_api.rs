@@ -158,3 +158,33 @@ c_api! {
     fn TFE_OpAddInput(op: *mut TFE_Op, input: *mut TFE_TensorHandle, s: *mut TF_Status);
     fn TFE_Execute(op: *mut TFE_Op, retvals: *mut *mut TFE_TensorHandle, num_retvals: *mut c_int, s: *mut TF_Status);
 }
+
+/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h): the C API hands protocol buffers over
+/// in it, and Polyfn reads them in place.
+#[repr(C)]
+struct BufferView {
+    data: *const std::ffi::c_void,
+    length: usize,
+    data_deallocator: Option<unsafe extern "C" fn(*mut std::ffi::c_void, usize)>,
+}
+
+/// The bytes a `TF_Buffer` holds, borrowed from it.
+///
+/// # Safety
+/// `buf` must be a live buffer that outlives the returned slice and is not written meanwhile.
+pub(crate) unsafe fn buffer_bytes<'a>(buf: *const TF_Buffer) -> &'a [u8] {
+    // SAFETY: the caller's contract; the layout is tensorflow/c/tf_buffer.h's.
+    unsafe {
+        let view = &*(buf as *const BufferView);
+        if view.data.is_null() { &[] } else { std::slice::from_raw_parts(view.data.cast::<u8>(), view.length) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn buffer_layout_matches_tf_buffer() {
+        // data pointer, length, deallocator: three words
+        assert_eq!(std::mem::size_of::<super::BufferView>(), 3 * std::mem::size_of::<usize>());
+    }
+}

@@ -106,14 +106,6 @@ pub(crate) fn options_api(rt: &Runtime) -> Result<&'static OptionsApi, TfError> 
     })
 }
 
-/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h).
-#[repr(C)]
-struct BufferView {
-    data: *const c_void,
-    length: usize,
-    data_deallocator: Option<unsafe extern "C" fn(*mut c_void, usize)>,
-}
-
 /// The XLA device TensorFlow compiles CPU functions for.
 const XLA_CPU: &str = "XLA_CPU_JIT";
 
@@ -141,8 +133,7 @@ fn has_xla_kernel(api: &OptionsApi, status: &Status<'_>, op: &str) -> Result<boo
     unsafe {
         let buf = (api.kernels_for_op)(cop.as_ptr(), status.raw());
         status.check("listing the op's kernels")?;
-        let view = &*(buf as *const BufferView);
-        let bytes = if view.data.is_null() { &[][..] } else { std::slice::from_raw_parts(view.data.cast::<u8>(), view.length) };
+        let bytes = crate::c_api::buffer_bytes(buf);
         // KernelList.kernel (1) is a KernelDef, whose device_type is field 2.
         let found = crate::function_def_proto::nested(bytes, &[1, 2]).map(|d| d.iter().any(|d| *d == XLA_CPU.as_bytes()));
         (api.delete_buffer)(buf);

@@ -44,14 +44,6 @@ fn check_api(rt: &Runtime) -> Result<&'static CheckApi, TfError> {
     .ok_or_else(|| TfError::new(Code::Unimplemented, format!("the loaded TensorFlow {} cannot list op definitions", rt.version())))
 }
 
-/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h).
-#[repr(C)]
-struct BufferView {
-    data: *const c_void,
-    length: usize,
-    data_deallocator: Option<unsafe extern "C" fn(*mut c_void, usize)>,
-}
-
 /// The attributes `op` requires (those without a default value), or an error if it is not a
 /// registered op.
 fn required_attrs(rt: &Runtime, api: &CheckApi, graph: *mut TF_Graph, op: &str) -> Result<Vec<Vec<u8>>, String> {
@@ -62,9 +54,7 @@ fn required_attrs(rt: &Runtime, api: &CheckApi, graph: *mut TF_Graph, op: &str) 
     let def = unsafe {
         let buf = (api.new_buffer)();
         (api.get_op_def)(graph, c.as_ptr(), buf, status.raw());
-        let view = &*(buf as *const BufferView);
-        let bytes =
-            if view.data.is_null() { Vec::new() } else { std::slice::from_raw_parts(view.data.cast::<u8>(), view.length).to_vec() };
+        let bytes = crate::c_api::buffer_bytes(buf).to_vec();
         (api.delete_buffer)(buf);
         bytes
     };

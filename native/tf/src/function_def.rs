@@ -14,14 +14,6 @@ use crate::status::{Code, Status, TfError};
 use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 
-/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h).
-#[repr(C)]
-struct BufferView {
-    data: *const c_void,
-    length: usize,
-    data_deallocator: Option<unsafe extern "C" fn(*mut c_void, usize)>,
-}
-
 type ToDef = unsafe extern "C" fn(*mut TF_Function, *mut TF_Buffer, *mut TF_Status);
 type ImportDef = unsafe extern "C" fn(*const c_void, usize, *mut TF_Status) -> *mut TF_Function;
 type NewBuffer = unsafe extern "C" fn() -> *mut TF_Buffer;
@@ -69,12 +61,7 @@ fn def_of(rt: &Runtime, api: &DefApi, func: *mut TF_Function) -> Result<Vec<u8>,
     unsafe {
         let buf = (api.new_buffer)();
         (api.to_def)(func, buf, status.raw());
-        let view = &*(buf as *const BufferView);
-        let bytes = if view.data.is_null() {
-            Vec::new()
-        } else {
-            std::slice::from_raw_parts(view.data.cast::<u8>(), view.length).to_vec()
-        };
+        let bytes = crate::c_api::buffer_bytes(buf).to_vec();
         (api.delete_buffer)(buf);
         status.check("exporting the function as a FunctionDef")?;
         Ok(bytes)
@@ -233,11 +220,3 @@ impl EagerFunction {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn buffer_layout_matches_tf_buffer() {
-        // data pointer, length, deallocator: three words
-        assert_eq!(std::mem::size_of::<super::BufferView>(), 3 * std::mem::size_of::<usize>());
-    }
-}

@@ -100,13 +100,6 @@ fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
     .map_err(|why| TfError::new(Code::Unimplemented, why.clone()))
 }
 
-/// `TF_Buffer`'s public layout (tensorflow/c/tf_buffer.h).
-#[repr(C)]
-struct BufferView {
-    data: *const u8,
-    length: usize,
-}
-
 /// The names of the stateful ops in TensorFlow's registry (`OpList.op` is field 1, an `OpDef`
 /// whose name is field 1).
 ///
@@ -116,8 +109,7 @@ unsafe fn stateful_ops(op_list: GetAllOpList, delete_buffer: DeleteBuffer) -> Re
     // SAFETY: a new buffer owned here, read, then deleted.
     unsafe {
         let buf = op_list();
-        let view = &*(buf as *const BufferView);
-        let bytes = if view.data.is_null() { &[][..] } else { std::slice::from_raw_parts(view.data, view.length) };
+        let bytes = crate::c_api::buffer_bytes(buf);
         let names = crate::function_def_proto::nested(bytes, &[1]).and_then(|ops| {
             let mut out = std::collections::HashSet::new();
             for op in ops {
