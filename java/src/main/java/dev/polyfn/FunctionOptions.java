@@ -221,8 +221,16 @@ public final class FunctionOptions {
    * concrete function when it is traced and runs it on the calling thread, with no hand-off to
    * TensorFlow's inter-op thread pool, unless the function contains control flow, calls other
    * functions, returns an int32 computed next to a {@code Shape} op, or is compiled with XLA;
-   * results are the same on both paths. {@code false} keeps every call on the thread pool. The
-   * system property {@code dev.polyfn.fastPath=false} turns the path off for every function.
+   * results are the same on both paths. A concrete function that is also free of effects,
+   * stateful ops and variables moves, after 64 calls, to a TensorFlow session of its own on the
+   * calling thread, the fastest path (that call pays a few milliseconds to build it; the system
+   * property {@code dev.polyfn.sessionPathAfter} changes the count, 0 never moves).
+   * {@code false} keeps every call on the thread pool. The system property {@code
+   * dev.polyfn.fastPath=false} turns the caller-thread paths off for every function.
+   *
+   * <pre>{@code
+   * Function.define(body, FunctionOptions.defaults().withFastPath(false));
+   * }</pre>
    */
   public FunctionOptions withFastPath(boolean fastPath) {
     return withCalls(new CallSettings(fastPath, calls.grappler(), calls.jitCompile()));
