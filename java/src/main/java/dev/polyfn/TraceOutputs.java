@@ -43,6 +43,12 @@ final class TraceOutputs {
             + "variable's handle), which cannot be returned as a tensor: return the variable's value "
             + "(variable.read(tf)) instead");
       }
+      if (o.dataType() == DataType.DT_VARIANT) {
+        // TensorFlow Java has no tensor type for a variant: checked here, before any call runs.
+        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a variant (a TensorList "
+            + "or another opaque value), which TensorFlow Java cannot hold as a tensor: return its contents "
+            + "(for a TensorList, tf.tensorListStack) instead");
+      }
       ops[i] = o.op().name();
       indices[i] = o.index();
     }

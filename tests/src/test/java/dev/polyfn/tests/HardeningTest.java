@@ -173,6 +173,24 @@ class HardeningTest {
     }
   }
 
+  /**
+   * A variant (a TensorList here) has no TensorFlow Java tensor type: returned from a body, its
+   * output was executed and then failed to be wrapped, leaving the native tensor unfreed. Now
+   * refused at trace time, naming the output.
+   */
+  @Test
+  void aBodyReturningAVariantFailsAtTraceTimeNamingTheOutput() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          return Map.of("list", tf.tensorListFromTensor(x, tf.constant(new int[0])), "y", x);
+        });
+        TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.call(Map.of("x", x)));
+      assertTrue(e.getMessage().contains("output 'list'") && e.getMessage().contains("variant"), e.getMessage());
+      assertEquals(0, f.traceCount());
+    }
+  }
+
   @Test
   void everyCallCountsOnceInTheStatistics() {
     try (SingleFunction f = Function.defineSingle((tf, in) -> tf.math.neg(in.input("x", TFloat32.class)));
