@@ -52,11 +52,8 @@ impl EagerFunction {
     unsafe fn promote(&self, inputs: &[*mut TF_Tensor], outputs: &[*mut TF_Tensor]) {
         // SAFETY: the caller's contract, passed on.
         match unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) } {
-            Ok(session) => self.session.finish(Some(session)),
-            Err(e) => {
-                log::debug!("function {} stays on the eager call path: {e}", self.name());
-                self.session.finish(None);
-            }
+            Ok(session) => self.session.publish(session),
+            Err(e) => log::debug!("function {} stays on the eager call path: {e}", self.name()),
         }
     }
 

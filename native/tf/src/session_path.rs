@@ -31,7 +31,7 @@ use crate::status::{Code, Status, TfError};
 use crate::tensor::{DT_RESOURCE, DT_VARIANT};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Calls on the eager path before a function moves to its session, by default
@@ -151,15 +151,8 @@ fn device_blocker(api: &SessionApi, ctx: EagerContext, status: &Status<'_>) -> R
     }
 }
 
-/// Where a function stands on the way to its session.
-const COUNTING: u8 = 0;
-const BUILDING: u8 = 1;
-const READY: u8 = 2;
-const NEVER: u8 = 3;
-
-/// How many sessions a promoted function gets: one per core (at most 4). Threads calling one
-/// session contend on its locks (TensorFlow takes its graph's and session's mutexes on every
-/// run); threads spread over separate sessions do not.
+/// How many sessions a promoted function gets: one per core (at most 4). Threads running one
+/// session share its executor lock and counters; threads spread over separate sessions do not.
 fn session_count() -> usize {
     static COUNT: OnceLock<usize> = OnceLock::new();
     *COUNT.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4))
@@ -179,7 +172,9 @@ fn thread_slot() -> usize {
 /// core; slot 0 is built at promotion, the others by the first thread that needs them.
 #[derive(Debug)]
 pub(crate) struct SessionTier {
-    state: AtomicU8,
+    /// Still counting eager calls (cleared by the call that reaches the count, or at once when
+    /// the function cannot take the path).
+    counting: AtomicBool,
     calls: AtomicU32,
     after: u32,
     slots: Box<[Slot]>,
@@ -189,7 +184,7 @@ pub(crate) struct SessionTier {
 #[derive(Debug, Default)]
 struct Slot {
     session: OnceLock<SessionCall>,
-    claimed: std::sync::atomic::AtomicBool,
+    claimed: AtomicBool,
 }
 
 /// The session a call should use: its thread's own, or the first one while its own is missing
@@ -203,9 +198,8 @@ impl SessionTier {
     /// A tier that promotes after `after` eager calls, or never when `after` is 0 or the
     /// function cannot take the path (`blocked`).
     pub(crate) fn new(blocked: bool, after: u32) -> Self {
-        let state = if blocked || after == 0 { NEVER } else { COUNTING };
         let slots = (0..session_count()).map(|_| Slot::default()).collect();
-        SessionTier { state: AtomicU8::new(state), calls: AtomicU32::new(0), after, slots }
+        SessionTier { counting: AtomicBool::new(!blocked && after > 0), calls: AtomicU32::new(0), after, slots }
     }
 
     /// The session this thread's call should use, once the function is promoted (atomic loads
@@ -223,31 +217,25 @@ impl SessionTier {
 
     /// Counts an eager call; true for exactly one caller, the one that should build the session.
     pub(crate) fn count_call(&self) -> bool {
-        if self.state.load(Ordering::Relaxed) != COUNTING {
+        if !self.counting.load(Ordering::Relaxed) {
             return false;
         }
         if self.calls.fetch_add(1, Ordering::Relaxed) + 1 < self.after {
             return false;
         }
-        self.state.compare_exchange(COUNTING, BUILDING, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+        self.counting.swap(false, Ordering::AcqRel)
     }
 
-    /// Publishes the first session, or records that the function stays on the eager path.
-    pub(crate) fn finish(&self, built: Option<SessionCall>) {
-        match built {
-            Some(s) => {
-                self.slots[0].claimed.store(true, Ordering::Relaxed);
-                // Only the builder gets here, once: the slot is empty.
-                let _ = self.slots[0].session.set(s);
-                self.state.store(READY, Ordering::Release);
-            }
-            None => self.state.store(NEVER, Ordering::Release),
-        }
+    /// Publishes the first session (the builder's; a failed build publishes nothing and the
+    /// function stays on the eager path, counting no more).
+    pub(crate) fn publish(&self, built: SessionCall) {
+        // Only the builder gets here, once: the slot is empty.
+        let _ = self.slots[0].session.set(built);
     }
 
     /// Whether calls run through the session.
     pub(crate) fn is_ready(&self) -> bool {
-        self.state.load(Ordering::Acquire) == READY
+        self.slots[0].session.get().is_some()
     }
 }
 
