@@ -222,7 +222,7 @@ public final class FunctionOptions {
    * TensorFlow's inter-op thread pool, unless the function contains control flow, calls other
    * functions, returns an int32 computed next to a {@code Shape} op, or is compiled with XLA;
    * results are the same on both paths. A concrete function that is also free of effects,
-   * stateful ops and variables moves, after 64 calls, to a TensorFlow session of its own on the
+   * stateful ops and variables moves, after 64 calls (by default), to a TensorFlow session of its own on the
    * calling thread, the fastest path (that call pays a few milliseconds to build it; the system
    * property {@code dev.polyfn.sessionPathAfter} changes the count, 0 never moves).
    * {@code false} keeps every call on the thread pool. The system property {@code

@@ -1,9 +1,10 @@
 package dev.polyfn.internal;
 
 /**
- * How a function's calls run, as flags for the native side: the caller-thread path, Grappler, XLA
- * (bits of {@code CallFlags} in the JNI crate). The native side chooses the path per concrete
- * function by inspecting it; these flags only allow or forbid.
+ * How a function's calls run, as flags for the native side: the caller-thread paths, Grappler,
+ * XLA, and in the bits above them the count of calls before the session path (bits of {@code
+ * CallFlags} in the JNI crate). The native side chooses the path per concrete function by
+ * inspecting it; these flags only allow or forbid, and set the count.
  */
 public final class CallPaths {
   /**

@@ -19,11 +19,12 @@ import org.tensorflow.internal.c_api.TF_Tensor;
  * which, under one process-wide lock, measures the process's physical memory (a read of {@code
  * /proc}, several microseconds) to decide whether to run the garbage collector before
  * registering the pointer. That check exists for pointers the program may leak; Polyfn's outputs
- * are freed when their {@code Outputs} is closed. Everything else is done exactly as JavaCPP
+ * are freed when the outputs object holding them ({@code Outputs}, {@code ListOutputs},
+ * {@code NestOutputs}) is closed. Everything else is done exactly as JavaCPP
  * does it: the same deallocator object (TensorFlow Java's {@code TF_DeleteTensor} wrapper), the
  * same phantom reference (so an output the program forgets is still freed after garbage
- * collection), the same registration in JavaCPP's list (under its own lock) and in every open
- * {@link PointerScope} of the thread. Releasing the tensor stays TensorFlow Java's business
+ * collection), the same registration in JavaCPP's list (under its own lock) and in the innermost
+ * open {@link PointerScope} of the thread that accepts it. Releasing the tensor stays TensorFlow Java's business
  * ({@code close()} releases the reference count to zero, which deallocates once).
  *
  * <p>If any of JavaCPP's or TensorFlow Java's members moved (another version), the lookups
@@ -37,7 +38,7 @@ final class TensorOwnership {
   /** Whether JavaCPP tracks pointers for garbage collection (its reference queue exists). */
   private static final boolean QUEUED;
   /** Whether every member was found; otherwise withDeallocator() is used. */
-  static final boolean DIRECT;
+  private static final boolean DIRECT;
 
   static {
     MethodHandle newDeleter = null;
