@@ -2,12 +2,14 @@
 //! argument tensors; Rust dispatches, executes and returns the output tensors.
 
 use crate::convert;
-use crate::errors::{NativeError, Result};
+use crate::errors::{NativeError, Result, ThrowJava};
 use crate::handles::{self, ConcreteFn};
+use crate::raw_env::RawEnv;
 use crate::runtime::runtime;
 use jni::objects::{JClass, JLongArray};
-use jni::sys::{jboolean, jint, jlong};
-use jni::Env;
+use jni::sys::{jint, jlong};
+use jni::{Env, EnvUnowned};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use polyfn_tf::c_api::TF_Tensor;
 use polyfn_tf::TfError;
 use std::cell::RefCell;
@@ -35,30 +37,51 @@ struct Scratch {
 }
 
 /// `Native.call`: dispatches on `facts` and runs the concrete function found on `tensors`.
-/// Returns `[outputsKey, output addresses...]`, or null when the call must be traced first.
-/// `count` counts a hit in the statistics (the retry after a call's own trace passes false).
+/// Returns `[outputsKey, output addresses...]` in `result` (the caller's reused array) or in a
+/// new array if it is too short, or null when the call must be traced first.
+///
+/// The one raw entry point (see [`RawEnv`]): a cached call is measured in microseconds, and
+/// jni-rs's per-call bookkeeping was a tenth of it. Errors and panics are thrown by `ThrowJava`
+/// as for every other method.
+#[allow(clippy::too_many_arguments)] // the Java method's parameters, as JNI passes them
 pub fn call<'l>(
-    env: &mut Env<'l>,
+    mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     facts: JLongArray<'l>,
     fact_count: jint,
     tensors: JLongArray<'l>,
     tensor_count: jint,
-    count: jboolean,
+    result: JLongArray<'l>,
+) -> JLongArray<'l> {
+    // SAFETY: this native call's env, on entry: no exception is pending.
+    let raw = unsafe { RawEnv::new(env.as_raw()) };
+    let outcome = catch_unwind(AssertUnwindSafe(|| cached_call(&raw, handle, &facts, fact_count, &tensors, tensor_count, result)));
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(e)) => env.with_env(|_| Err::<JLongArray<'l>, _>(e)).resolve::<ThrowJava>(),
+        // Re-raised inside jni-rs's wrapper, whose policy turns it into an exception.
+        Err(panic) => env.with_env(|_| -> Result<JLongArray<'l>> { resume_unwind(panic) }).resolve::<ThrowJava>(),
+    }
+}
+
+fn cached_call<'l>(
+    env: &RawEnv,
+    handle: jlong,
+    facts: &JLongArray<'l>,
+    fact_count: jint,
+    tensors: &JLongArray<'l>,
+    tensor_count: jint,
+    result: JLongArray<'l>,
 ) -> Result<JLongArray<'l>> {
-    let f = handles::function(env, handle)?;
     with_scratch(|s| {
-        convert::longs_into(env, &facts, fact_count, &mut s.facts)?;
-        if !count {
-            let Some(concrete) = f.find::<TfError>(&s.facts)? else { return Ok(JLongArray::default()) };
-            return execute(env, &concrete, &tensors, tensor_count, s);
-        }
+        env.longs_into(facts, fact_count, "facts", &mut s.facts)?;
+        let f = handles::function_in(env, handle)?;
         // Taken out for the call so that the scratch buffers stay borrowable; put back after.
         let facts = std::mem::take(&mut s.facts);
-        let result = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, concrete, &tensors, tensor_count, s));
+        let found = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, concrete, tensors, tensor_count, s, result));
         s.facts = facts;
-        result?.unwrap_or_else(|| Ok(JLongArray::default()))
+        found?.unwrap_or_else(|| Ok(JLongArray::default()))
     })
 }
 
@@ -76,18 +99,22 @@ pub fn call_traced<'l>(
         .traced
         .clone()
         .ok_or_else(|| NativeError::IllegalState("the trace has not produced a concrete function".into()))?;
-    with_scratch(|s| execute(env, &concrete, &tensors, tensor_count, s))
+    // SAFETY: this native call's env; jni-rs leaves no exception pending between its calls.
+    let raw = unsafe { RawEnv::new(env.get_raw()) };
+    with_scratch(|s| execute(&raw, &concrete, &tensors, tensor_count, s, JLongArray::default()))
 }
 
-/// Executes `concrete` on the first `tensor_count` addresses of `tensors` and packs the result.
+/// Executes `concrete` on the first `tensor_count` addresses of `tensors` and packs the result
+/// into `into` (or a new array: see `RawEnv::write_longs`).
 fn execute<'l>(
-    env: &mut Env<'l>,
+    env: &RawEnv,
     concrete: &ConcreteFn,
     tensors: &JLongArray<'l>,
     tensor_count: jint,
     s: &mut Scratch,
+    into: JLongArray<'l>,
 ) -> Result<JLongArray<'l>> {
-    convert::longs_into(env, tensors, tensor_count, &mut s.tensors)?;
+    env.longs_into(tensors, tensor_count, "tensors", &mut s.tensors)?;
     // SAFETY: i64 and *mut TF_Tensor have the same size; Java passed live TF_Tensor addresses and
     // holds a reference to each buffer until this call returns.
     let inputs: &[*mut TF_Tensor] = unsafe { std::slice::from_raw_parts(s.tensors.as_ptr().cast(), s.tensors.len()) };
@@ -97,7 +124,7 @@ fn execute<'l>(
     s.result.clear();
     s.result.push(concrete.inner.outputs_key as i64);
     s.result.extend(s.outputs.iter().map(|&t| t as i64));
-    match convert::new_longs(env, &s.result) {
+    match env.write_longs(into, &s.result) {
         Ok(array) => Ok(array),
         Err(e) => {
             let (rt, _) = runtime()?;

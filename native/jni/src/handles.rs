@@ -8,6 +8,7 @@
 //! outlive it.
 
 use crate::errors::{NativeError, Result};
+use crate::raw_env::RawEnv;
 use jni::sys::jlong;
 use jni::Env;
 use polyfn_core::{Polymorphic, TraceSession};
@@ -106,6 +107,19 @@ pub unsafe fn free_handle<T>(handle: jlong) {
 
 /// Borrows the function behind `handle` for the current native call.
 pub fn function<'local>(_frame: &Env<'local>, handle: jlong) -> Result<&'local Function> {
+    // SAFETY: as `function_at`'s contract; the borrow is tied to the call's frame.
+    unsafe { function_at(handle) }
+}
+
+/// [`function`], for the raw call path (see `raw_env`).
+pub fn function_in(_frame: &RawEnv, handle: jlong) -> Result<&Function> {
+    // SAFETY: as `function_at`'s contract; the borrow is tied to the call's env.
+    unsafe { function_at(handle) }
+}
+
+/// # Safety
+/// The returned borrow must not outlive the native call in progress.
+unsafe fn function_at<'a>(handle: jlong) -> Result<&'a Function> {
     if handle == 0 {
         return Err(NativeError::IllegalState("null function handle".into()));
     }

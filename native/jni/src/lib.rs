@@ -18,6 +18,7 @@ mod handles;
 mod infer;
 mod introspection;
 mod logging;
+mod raw_env;
 mod registry;
 mod runtime;
 mod saved;

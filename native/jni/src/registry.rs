@@ -25,7 +25,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn free_function(handle: jlong), fn = function::free_function, error_policy = ThrowJava },
     native_method! { static fn trace_count(handle: jlong) -> jint, fn = function::trace_count, error_policy = ThrowJava },
     native_method! { static fn clear_cache(handle: jlong), fn = function::clear_cache, error_policy = ThrowJava },
-    native_method! { static fn call(handle: jlong, facts: jlong[], fact_count: jint, tensors: jlong[], tensor_count: jint, count: jboolean) -> jlong[], fn = call::call, error_policy = ThrowJava },
+    native_method! { static raw fn call(handle: jlong, facts: jlong[], fact_count: jint, tensors: jlong[], tensor_count: jint, result: jlong[]) -> jlong[], fn = call::call },
     native_method! { static fn call_traced(trace: jlong, tensors: jlong[], tensor_count: jint) -> jlong[], fn = call::call_traced, error_policy = ThrowJava },
     native_method! { static fn find(handle: jlong, facts: jlong[], fact_count: jint) -> jint, fn = call::find, error_policy = ThrowJava },
     native_method! { static fn begin_trace(handle: jlong, arg_names: java.lang.String[], facts: jlong[], fact_count: jint, for_call: jboolean) -> jlong, fn = trace::begin_trace, error_policy = ThrowJava },

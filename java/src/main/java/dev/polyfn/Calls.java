@@ -67,8 +67,12 @@ final class Calls {
       if (!Arguments.describe(ps, f.captures(), args, buf, f.interner(), true)) {
         return null;
       }
-      long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), true);
-      return r == null ? null : f.result(r);
+      long[] r = Native.call(fn, buf.facts(), buf.factCount(), buf.tensors(), buf.tensorCount(), buf.result());
+      if (r == null) {
+        return null;
+      }
+      buf.keepResult(r);
+      return f.result(r);
     } finally {
       buf.release(); // the buffer held the arguments until here
     }

@@ -30,10 +30,14 @@ final class OutputNames {
   /**
    * A call's outputs from the native result {@code [outputsKey, output addresses...]}: the names
    * recorded under the key, and the tensors, adopted as TensorFlow Java tensors the caller owns.
+   * There is one output per name; {@code r} may be longer (a reused array).
    */
   PolymorphicFunction.Result adopt(long[] r) {
     String[] names = get((int) r[0]);
-    TType[] tensors = new TType[r.length - 1];
+    if (names == null || names.length >= r.length) {
+      throw new IllegalStateException("a call returned outputs under an unknown key " + r[0]);
+    }
+    TType[] tensors = new TType[names.length];
     for (int i = 0; i < tensors.length; i++) {
       tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
     }

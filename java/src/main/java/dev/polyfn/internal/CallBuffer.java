@@ -30,6 +30,8 @@ public final class CallBuffer {
    */
   private Object[] pins = new Object[16];
   private int tensorCount;
+  /** Where the native call writes its outputs, reused from call to call (see {@link #result()}). */
+  private long[] result = new long[16];
   private final List<Tensor> temporaries = new ArrayList<>();
   private Aliases aliases = new Aliases();
   /** Whether this thread's buffer describes a call now (between {@link #get} and {@link #release}). */
@@ -254,6 +256,21 @@ public final class CallBuffer {
 
   public int tensorCount() {
     return tensorCount;
+  }
+
+  /**
+   * The array the native call writes {@code [outputsKey, outputs...]} into, so that a call
+   * allocates none. Read it before {@link #release}: the next call on this thread overwrites it.
+   */
+  public long[] result() {
+    return result;
+  }
+
+  /** Keeps {@code r} as the result array if the native call needed a longer one. */
+  public void keepResult(long[] r) {
+    if (r.length > result.length) {
+      result = r;
+    }
   }
 
   private void ensureFacts(int more) {

@@ -57,11 +57,13 @@ public final class Native {
   /**
    * The call path: types the call from {@code facts}, dispatches, executes on the {@code
    * TF_Tensor} addresses in {@code tensors}. Returns {@code [outputsKey, output addresses...]},
-   * whose tensors the caller then owns, or {@code null} when no cached concrete function fits
-   * (trace, then call again). {@code count} counts a hit in the statistics.
+   * whose tensors the caller then owns, written into {@code result} when it is long enough
+   * (elements after the outputs are left as they were) or into a new array; or {@code null} when
+   * no cached concrete function fits (trace, then call again). A found function counts a hit in
+   * the statistics.
    */
   public static native long[] call(
-      long function, long[] facts, int factCount, long[] tensors, int tensorCount, boolean count);
+      long function, long[] facts, int factCount, long[] tensors, int tensorCount, long[] result);
 
   /** Runs the concrete function that {@code trace} produced, like {@link #call} but without a lookup. */
   public static native long[] callTraced(long trace, long[] tensors, int tensorCount);

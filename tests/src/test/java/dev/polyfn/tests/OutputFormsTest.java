@@ -44,6 +44,42 @@ class OutputFormsTest {
   }
 
   @Test
+  void manyOutputsAndFewInterleavedOnOneThreadEachGetTheirOwn() {
+    // A call writes its output addresses into an array the thread reuses; a function with more
+    // outputs than it holds gets a longer one. Calls of both, interleaved, must each see exactly
+    // their own outputs, on every path (the first call, cached calls, the session path).
+    try (ListFunction many = Function.defineList((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          List<Operand<?>> outs = new java.util.ArrayList<>();
+          for (int i = 0; i < 40; i++) {
+            outs.add(tf.math.add(x, tf.constant((float) i)));
+          }
+          return outs;
+        });
+        ListFunction two = Function.defineList((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          return List.of(tf.math.neg(x), tf.math.square(x));
+        });
+        TFloat32 x = TFloat32.scalarOf(3f)) {
+      for (int call = 0; call < 80; call++) {
+        try (ListOutputs out = two.call(Map.of("x", x))) {
+          assertEquals(2, out.size());
+          assertEquals(-3f, out.get(0, TFloat32.class).getFloat(), 0f);
+          assertEquals(9f, out.get(1, TFloat32.class).getFloat(), 0f);
+        }
+        try (ListOutputs out = many.call(Map.of("x", x))) {
+          assertEquals(40, out.size());
+          for (int i = 0; i < 40; i++) {
+            assertEquals(3f + i, out.get(i, TFloat32.class).getFloat(), 0f, "output " + i + " of call " + call);
+          }
+        }
+      }
+      assertEquals(1, many.traceCount());
+      assertEquals(1, two.traceCount());
+    }
+  }
+
+  @Test
   void aSingleFunctionReturnsOneTensorAndTakesABareTensor() {
     try (SingleFunction norm = Function.defineSingle((tf, in) -> {
           Operand<TFloat32> v = in.input("v", TFloat32.class, Shape.of(-1));

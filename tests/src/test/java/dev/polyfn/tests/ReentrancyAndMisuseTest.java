@@ -10,6 +10,7 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.SingleFunction;
 import dev.polyfn.Variable;
+import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,22 @@ import org.tensorflow.types.TFloat32;
 
 /** Odd callers: code that keeps or shares what it should not, or calls back from inside a call. */
 class ReentrancyAndMisuseTest {
+
+  @Test
+  void theRawCallEntryPointRefusesBadCountsAndNullsWithExceptions() {
+    // Native.call reads its arrays with raw JNI calls (no jni-rs checks): counts outside an array
+    // and null arrays must be refused before any read, as exceptions, with the JVM unharmed.
+    IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
+        () -> Native.call(0, new long[1], 5, new long[0], 0, new long[4]));
+    assertTrue(tooMany.getMessage().contains("facts: 5 elements asked of 1"), tooMany.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> Native.call(0, new long[1], -1, new long[0], 0, new long[4]));
+    IllegalArgumentException nullFacts = assertThrows(IllegalArgumentException.class,
+        () -> Native.call(0, null, 0, new long[0], 0, new long[4]));
+    assertTrue(nullFacts.getMessage().contains("facts is null"), nullFacts.getMessage());
+    IllegalStateException noFunction = assertThrows(IllegalStateException.class,
+        () -> Native.call(0, new long[0], 0, new long[0], 0, new long[4]));
+    assertTrue(noFunction.getMessage().contains("null function handle"), noFunction.getMessage());
+  }
 
   @Test
   void inputsKeptPastTheTraceOrUsedFromAnotherThreadAreRefused() throws Exception {
