@@ -161,6 +161,9 @@ step "call paths: Python tf.function with and without jit_compile"
 step "call paths: JMH FastPathBench (paths, Grappler, XLA, two threads)"
 if [ "$MODE" = quick ]; then JMH_FAST=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms); else JMH_FAST=(-f 1 -wi 3 -w 1s -i 5 -r 1s); fi
 "${JMH[@]}" '^dev.polyfn.bench.FastPathBench\.' "${JMH_FAST[@]}" -rf json -rff "$OUT/jmh-fast.json" > "$OUT/jmh-fast.log" 2>&1
+step "call paths: two threads against one, alternating in one process (ThreadScalingMain)"
+if [ "$MODE" = quick ]; then TS_ARGS=(5 200); else TS_ARGS=(21 400); fi
+java -cp "$CP" dev.polyfn.bench.ThreadScalingMain "${TS_ARGS[@]}" 2> "$OUT/thread-scaling.log" | grep '^{' > "$OUT/thread-scaling.json"
 step "call paths: assembling results again with the call-path rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 

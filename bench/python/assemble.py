@@ -558,7 +558,14 @@ def fast_paths(res, summary):
     def ratio(x, y):
         return None if x is None or y is None or y == 0 else x / y
 
-    speedup = ratio(throughput.get("hit2Threads"), throughput.get("hit1Thread"))
+    jmh_speedup = ratio(throughput.get("hit2Threads"), throughput.get("hit1Thread"))
+    # The alternating in-process measurement (ThreadScalingMain) when it ran: its phases see the
+    # same machine load; JMH's two forks run minutes apart.
+    try:
+        scaling = load("thread-scaling.json")
+    except ValueError:  # the run printed nothing (see thread-scaling.log)
+        scaling = None
+    speedup = scaling["speedup_median"] if scaling else jmh_speedup
     keys = {
         "floor_inline_session_add2_us": us("add2", "floor_inline_session"),
         "floor_eager_inline_add2_us": us("add2", "floor_eager_inline"),
@@ -566,6 +573,7 @@ def fast_paths(res, summary):
         "floor_inline_session_list100_us": us("list100", "floor_inline_session"),
         "polyfn_args16_us": us("args16", "polyfn"),
         "polyfn_hit_2threads_speedup": None if speedup is None else round(speedup, 3),
+        "polyfn_hit_2threads_speedup_jmh": None if jmh_speedup is None else round(jmh_speedup, 3),
         "polyfn_mlp_us": us("mlp", "polyfn_default"),
         "polyfn_mlp_nograppler_us": us("mlp", "polyfn_nograppler"),
         "polyfn_mlp_pooled_us": us("mlp", "polyfn_pooled"),
@@ -613,9 +621,18 @@ def fast_paths(res, summary):
     L.append("|---" * (len(cols) + 1) + "|")
     for wl in ("add2", "mlp", "matmul512", "args16", "list100", "ew20"):
         L.append("| `%s` | " % wl + " | ".join(fmt(us(wl, c)) for c, _ in cols) + " |")
-    L.append("\n`ew20`: 20 element-wise ops (Mul, AddV2, Tanh, Sub, Abs, four times) on 1,048,576 floats. "
-             "Two threads calling one cached `add2`: %s× one thread's throughput (%s vs %s calls/ms).\n"
-             % (fmt(speedup), fmt(throughput.get("hit2Threads")), fmt(throughput.get("hit1Thread"))))
+    L.append("\n`ew20`: 20 element-wise ops (Mul, AddV2, Tanh, Sub, Abs, four times) on 1,048,576 floats.\n")
+    if scaling:
+        L.append("Two threads calling one cached `add2` (`ThreadScalingMain`: one thread, then two, alternating "
+                 "for %d rounds of %d ms in one process; the median of the rounds' ratios): %s× one thread's "
+                 "throughput (%s vs %s calls/ms). JMH's separate forks (`FastPathBench.hit2Threads` / `hit1Thread`), "
+                 "minutes apart: %s× (%s vs %s calls/ms).\n"
+                 % (scaling["rounds"], scaling["phase_ms"], fmt(speedup), fmt(scaling["two_threads_calls_per_ms"]),
+                    fmt(scaling["one_thread_calls_per_ms"]), fmt(jmh_speedup), fmt(throughput.get("hit2Threads")),
+                    fmt(throughput.get("hit1Thread"))))
+    else:
+        L.append("Two threads calling one cached `add2`: %s× one thread's throughput (%s vs %s calls/ms).\n"
+                 % (fmt(speedup), fmt(throughput.get("hit2Threads")), fmt(throughput.get("hit1Thread"))))
     if promotion:
         L.append("The call that moves a function to its session path (the 64th; it builds the session and runs it "
                  "the first time), in ms (`polyfn_tf_promotion_ms_*`, Rust): "
