@@ -47,6 +47,12 @@ impl Default for CallOptions {
 /// `pluggable_device_options { experimental {} }`. Grappler runs with its defaults.
 pub const PYTHON_CONFIG_PROTO: &[u8] = b"\x32\x02\x4a\x00\x38\x01\x82\x01\x00\x92\x01\x02\x4a\x00";
 
+/// Python's configuration plus `graph_options { rewrite_options { disable_tfg_optimizer: true } }`
+/// (RewriterConfig field 32), for functions the TFG optimizer cannot change (see
+/// [`tfg_can_change`]): Grappler runs as for Python, without the round trip through MLIR.
+pub const PYTHON_CONFIG_PROTO_NO_TFG: &[u8] =
+    b"\x32\x02\x4a\x00\x38\x01\x52\x05\x52\x03\x80\x02\x01\x82\x01\x00\x92\x01\x02\x4a\x00";
+
 /// Python's configuration plus `graph_options { rewrite_options { disable_meta_optimizer: true } }`
 /// (ConfigProto field 10, GraphOptions field 10, RewriterConfig field 19).
 pub const NO_GRAPPLER_CONFIG_PROTO: &[u8] =
@@ -58,14 +64,26 @@ const ATTR_TRUE: &[u8] = b"\x28\x01";
 const ATTR_FALSE: &[u8] = b"\x28\x00";
 
 impl CallOptions {
-    /// The `config_proto` attribute every call of the function carries.
-    pub fn config_proto(&self) -> &'static [u8] {
-        if self.grappler {
-            PYTHON_CONFIG_PROTO
-        } else {
-            NO_GRAPPLER_CONFIG_PROTO
+    /// The `config_proto` attribute every call of the function carries; `tfg` says whether
+    /// Grappler's TFG optimizer could change the function (see [`tfg_can_change`]).
+    pub fn config_proto(&self, tfg: bool) -> &'static [u8] {
+        match (self.grappler, tfg) {
+            (true, true) => PYTHON_CONFIG_PROTO,
+            (true, false) => PYTHON_CONFIG_PROTO_NO_TFG,
+            (false, _) => NO_GRAPPLER_CONFIG_PROTO,
         }
     }
+}
+
+/// Whether Grappler's TFG optimizer (an MLIR pipeline Python's default configuration runs on
+/// every function) could change a function with these ops (type, name) and `library_len`
+/// library functions. In TensorFlow 2.18 to 2.21 its passes convert functional control flow to
+/// regions and back (sinking ops into the one branch that uses them), lift legacy calls and drop
+/// unused library functions: a function without control flow, calls or a library comes back as it
+/// went in. For those the round trip (a new `MLIRContext`, import and export, about a sixth of a
+/// first call) is skipped, with the same results.
+pub fn tfg_can_change(ops: &[(String, String)], library_len: usize) -> bool {
+    library_len > 0 || ops.iter().any(|(ty, _)| crate::fast_path::refers_to_functions(ty))
 }
 
 /// C API functions needed for the options, resolved when first asked for, so a TensorFlow build
@@ -227,4 +245,36 @@ pub(crate) fn set_config(rt: &Runtime, op: *mut TFE_Op, config: &[u8]) -> Result
     // SAFETY: a live op owned by the caller; the bytes live for the call (TensorFlow copies them).
     unsafe { (api.set_attr_string)(op, c"config_proto".as_ptr(), config.as_ptr().cast(), config.len()) };
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(types: &[&str]) -> Vec<(String, String)> {
+        types.iter().enumerate().map(|(i, t)| (t.to_string(), format!("n{i}"))).collect()
+    }
+
+    #[test]
+    fn tfg_runs_only_where_it_could_change_the_function() {
+        assert!(!tfg_can_change(&ops(&["Placeholder", "Const", "AddV2", "Identity"]), 0));
+        for flow in ["If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase", "PartitionedCall", "StatefulPartitionedCall"] {
+            assert!(tfg_can_change(&ops(&["Placeholder", flow]), 0), "{flow}");
+        }
+        assert!(tfg_can_change(&ops(&["Placeholder", "AddV2"]), 1), "a function library");
+    }
+
+    #[test]
+    fn the_config_follows_grappler_and_tfg() {
+        let on = CallOptions::default();
+        let off = CallOptions { grappler: false, ..on };
+        assert_eq!(on.config_proto(true), PYTHON_CONFIG_PROTO);
+        assert_eq!(on.config_proto(false), PYTHON_CONFIG_PROTO_NO_TFG);
+        assert_eq!(off.config_proto(true), NO_GRAPPLER_CONFIG_PROTO);
+        assert_eq!(off.config_proto(false), NO_GRAPPLER_CONFIG_PROTO);
+        // Python's bytes with one more GraphOptions entry: rewrite_options (10) holding
+        // disable_tfg_optimizer (RewriterConfig 32, varint: tag bytes 0x80 0x02) = true.
+        let extra: &[u8] = b"\x52\x05\x52\x03\x80\x02\x01";
+        assert_eq!([&PYTHON_CONFIG_PROTO[..6], extra, &PYTHON_CONFIG_PROTO[6..]].concat(), PYTHON_CONFIG_PROTO_NO_TFG);
+    }
 }

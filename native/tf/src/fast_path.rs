@@ -67,6 +67,11 @@ const CALLS: [&str; 2] = ["StatefulPartitionedCall", "PartitionedCall"];
 const SHAPE_OPS: [&str; 2] = ["Shape", "ShapeN"];
 const DT_INT32: i32 = 3;
 
+/// Whether ops of type `ty` run other functions (control flow or calls).
+pub(crate) fn refers_to_functions(ty: &str) -> bool {
+    CONTROL_FLOW.contains(&ty) || CALLS.contains(&ty)
+}
+
 /// Why a function must not take the fast path; `None` if it may. `ops` are its operations
 /// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs.
 pub(crate) fn blocker(ops: &[(String, String)], output_dtypes: &[i32], effects: bool, options: &CallOptions) -> Option<String> {

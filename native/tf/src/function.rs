@@ -88,6 +88,9 @@ pub struct EagerFunction {
     pub(crate) fast_path: std::sync::atomic::AtomicBool,
     /// The `config_proto` attribute of every call (Grappler's configuration).
     pub(crate) config_proto: &'static [u8],
+    /// Whether Grappler's TFG optimizer could change the function (see
+    /// [`crate::call_options::tfg_can_change`]); when not, it is not run.
+    pub(crate) tfg: bool,
     /// The options it was registered with.
     pub(crate) options: CallOptions,
     /// Its session path: the call count until promotion, then the session.
@@ -206,8 +209,9 @@ impl EagerFunction {
             }
         };
         // SAFETY: func and the library functions were just made and are owned here.
+        let tfg = crate::call_options::tfg_can_change(&ops, library.len());
         let mut made =
-            unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker, options) };
+            unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker, tfg, options) };
         match &mut made {
             Ok(f) => f.added_library = added,
             // SAFETY: live context; removing what was just added.
@@ -216,7 +220,8 @@ impl EagerFunction {
         made
     }
 
-    /// Registers `func` in `ctx` and wraps it; on failure deletes `func` and `library`.
+    /// Registers `func` in `ctx` and wraps it; on failure deletes `func` and `library`. `tfg`:
+    /// whether Grappler's TFG optimizer could change it (see `call_options::tfg_can_change`).
     ///
     /// # Safety
     /// `func` and every `library` function must be owned by the caller, which hands them over.
@@ -230,6 +235,7 @@ impl EagerFunction {
         input_dtypes: Vec<i32>,
         output_dtypes: Vec<i32>,
         mut fast_path_blocker: Option<String>,
+        tfg: bool,
         options: CallOptions,
     ) -> Result<Self, TfError> {
         if options.jit_compile {
@@ -268,7 +274,8 @@ impl EagerFunction {
             ),
             fast_path_blocker,
             fast_path: Default::default(),
-            config_proto: options.config_proto(),
+            config_proto: options.config_proto(tfg),
+            tfg,
             options,
         };
         if options.fast_path && f.fast_path_blocker.is_none() && crate::fast_path::fast_path_supported(rt) {

@@ -208,8 +208,9 @@ impl EagerFunction {
         };
         // SAFETY: func and the library functions were just made and are owned here; register
         // deletes them on failure.
+        let tfg = crate::call_options::tfg_can_change(&ops, owned.len());
         let mut made = unsafe {
-            EagerFunction::register(rt, ctx, func, owned, cname, input_dtypes, output_dtypes, blocker, options)
+            EagerFunction::register(rt, ctx, func, owned, cname, input_dtypes, output_dtypes, blocker, tfg, options)
         };
         match &mut made {
             Ok(f) => f.added_library = added,

@@ -43,6 +43,11 @@ pub const PROMOTE_AFTER: u32 = 64;
 /// `allow_soft_placement: true` (7), and `graph_options` (10) with
 /// `optimizer_options { do_function_inlining: true }` (GraphOptions 3, OptimizerOptions 4).
 const SESSION_CONFIG: &[u8] = b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x04\x1a\x02\x20\x01";
+/// The same without Grappler's TFG optimizer (`rewrite_options { disable_tfg_optimizer: true }`,
+/// GraphOptions 10, RewriterConfig 32), for functions it cannot change, as
+/// [`crate::call_options::PYTHON_CONFIG_PROTO_NO_TFG`].
+const SESSION_CONFIG_NO_TFG: &[u8] =
+    b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x09\x1a\x02\x20\x01\x52\x03\x80\x02\x01";
 /// The same with Grappler off: `graph_options.rewrite_options { disable_meta_optimizer: true }`
 /// (GraphOptions 10, RewriterConfig 19), as [`crate::call_options::NO_GRAPPLER_CONFIG_PROTO`].
 const SESSION_CONFIG_NO_GRAPPLER: &[u8] =
@@ -325,7 +330,11 @@ impl SessionCall {
             status.check("adding an output to the session graph")?;
             call.fetches.push(TF_Output { oper: id, index: 0 });
         }
-        let config = if f.options.grappler { SESSION_CONFIG } else { SESSION_CONFIG_NO_GRAPPLER };
+        let config = match (f.options.grappler, f.tfg) {
+            (true, true) => SESSION_CONFIG,
+            (true, false) => SESSION_CONFIG_NO_TFG,
+            (false, _) => SESSION_CONFIG_NO_GRAPPLER,
+        };
         // SAFETY: options made and deleted here; the config bytes outlive the call; the session
         // is owned by `call` from here on.
         unsafe {
