@@ -22,7 +22,8 @@ final class Records {
     /** Component {@code i} of {@code record}. */
     Object get(Object record, int i) {
       try {
-        return accessors[i].invoke(record);
+        // Each accessor was adapted to (Object)Object once: an exact call, no per-call adaptation.
+        return (Object) accessors[i].invokeExact(record);
       } catch (RuntimeException | Error e) {
         throw e;
       } catch (Throwable t) {
