@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.DataTypes;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -48,6 +49,12 @@ final class TraceOutputs {
         throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a variant (a TensorList "
             + "or another opaque value), which TensorFlow Java cannot hold as a tensor: return its contents "
             + "(for a TensorList, tf.tensorListStack) instead");
+      }
+      if (!DataTypes.hasTensorClass(o.dataType())) {
+        // The call would run and then fail to hand the output over: refused before any call.
+        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a " + o.dataType()
+            + ", which TensorFlow Java has no tensor class for: cast it to a type it has (TFloat32, TFloat64, "
+            + "TInt32, TInt64, TBool, TString...)");
       }
       ops[i] = o.op().name();
       indices[i] = o.index();

@@ -55,6 +55,19 @@ public final class DataTypes {
     return CONCRETE.contains(type);
   }
 
+  /**
+   * Whether TensorFlow Java has a tensor class for {@code dtype}, so that a tensor of it can be
+   * handed to the caller (not for complex numbers, quantized types, resources or variants).
+   */
+  public static boolean hasTensorClass(org.tensorflow.proto.DataType dtype) {
+    for (Class<? extends TType> c : CONCRETE) {
+      if (TensorTypeRegistry.find(c).dataType() == dtype) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The TF_DataType code of a concrete tensor class. */
   public static int code(Class<? extends TType> type) {
     return TensorTypeRegistry.find(type).dataType().getNumber();

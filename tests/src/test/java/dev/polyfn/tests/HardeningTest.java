@@ -191,6 +191,29 @@ class HardeningTest {
     }
   }
 
+  /**
+   * A complex number (or any dtype TensorFlow Java has no tensor class for) returned from a body
+   * was executed and then failed to be wrapped, with an error naming nothing. Now refused at
+   * trace time, naming the output and its dtype.
+   */
+  @Test
+  void aBodyReturningADtypeTensorFlowJavaCannotHoldFailsAtTraceTimeNamingTheOutput() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          org.tensorflow.Operation c = tf.scope().opBuilder("Complex", "c")
+              .addInput(x.asOutput())
+              .addInput(x.asOutput())
+              .setAttr("Tout", org.tensorflow.proto.DataType.DT_COMPLEX64)
+              .build();
+          return Map.of("z", c.output(0), "y", x);
+        });
+        TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.call(Map.of("x", x)));
+      assertTrue(e.getMessage().contains("output 'z'") && e.getMessage().contains("DT_COMPLEX64"), e.getMessage());
+      assertEquals(0, f.traceCount());
+    }
+  }
+
   @Test
   void everyCallCountsOnceInTheStatistics() {
     try (SingleFunction f = Function.defineSingle((tf, in) -> tf.math.neg(in.input("x", TFloat32.class)));
