@@ -14,17 +14,15 @@ import org.tensorflow.types.family.TType;
  * }</pre>
  */
 public final class ListOutputs extends AbstractList<Tensor> implements AutoCloseable {
-  private final TType[] tensors;
-  private boolean closed;
+  private final OwnedTensors tensors;
 
   ListOutputs(TType[] tensors) {
-    this.tensors = tensors;
+    this.tensors = new OwnedTensors(tensors);
   }
 
   @Override
   public Tensor get(int index) {
-    check();
-    return tensors[index];
+    return tensors.get(index);
   }
 
   /**
@@ -33,8 +31,7 @@ public final class ListOutputs extends AbstractList<Tensor> implements AutoClose
    * @throws IllegalArgumentException if it is not a {@code type}
    */
   public <T extends TType> T get(int index, Class<T> type) {
-    check();
-    TType t = tensors[index];
+    TType t = tensors.get(index);
     if (!type.isInstance(t)) {
       throw new IllegalArgumentException(
           "output " + index + " is a " + t.type().getSimpleName() + ", not a " + type.getSimpleName());
@@ -44,23 +41,12 @@ public final class ListOutputs extends AbstractList<Tensor> implements AutoClose
 
   @Override
   public int size() {
-    return tensors.length;
+    return tensors.size();
   }
 
   /** Closes every output tensor. Idempotent. */
   @Override
   public void close() {
-    if (!closed) {
-      closed = true;
-      for (TType t : tensors) {
-        t.close();
-      }
-    }
-  }
-
-  private void check() {
-    if (closed) {
-      throw new IllegalStateException("the outputs are closed");
-    }
+    tensors.close();
   }
 }

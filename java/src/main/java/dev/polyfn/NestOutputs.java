@@ -9,12 +9,11 @@ import org.tensorflow.types.family.TType;
  */
 public final class NestOutputs implements AutoCloseable {
   private final Object value;
-  private final TType[] tensors;
-  private boolean closed;
+  private final OwnedTensors tensors;
 
   NestOutputs(Object value, TType[] tensors) {
     this.value = value;
-    this.tensors = tensors;
+    this.tensors = new OwnedTensors(tensors);
   }
 
   /**
@@ -25,7 +24,7 @@ public final class NestOutputs implements AutoCloseable {
    */
   @SuppressWarnings("unchecked")
   public <V> V value() {
-    checkOpen();
+    tensors.checkOpen();
     return (V) value;
   }
 
@@ -35,7 +34,7 @@ public final class NestOutputs implements AutoCloseable {
    * @throws IllegalArgumentException if it is not a {@code type}
    */
   public <V> V value(Class<V> type) {
-    checkOpen();
+    tensors.checkOpen();
     if (!type.isInstance(value)) {
       throw new IllegalArgumentException("the outputs are a " + value.getClass().getName() + ", not a " + type.getName());
     }
@@ -44,30 +43,17 @@ public final class NestOutputs implements AutoCloseable {
 
   /** Every output tensor, in flatten order (list index, map key, record component). */
   public List<TType> tensors() {
-    checkOpen();
-    return List.of(tensors);
+    return tensors.list();
   }
 
   /** Closes every output tensor. Idempotent. */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    for (TType t : tensors) {
-      t.close();
-    }
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("the outputs are closed");
-    }
+    tensors.close();
   }
 
   @Override
   public String toString() {
-    return closed ? "NestOutputs(closed)" : "NestOutputs(" + tensors.length + " tensors)";
+    return tensors.isClosed() ? "NestOutputs(closed)" : "NestOutputs(" + tensors.size() + " tensors)";
   }
 }

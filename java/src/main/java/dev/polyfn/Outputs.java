@@ -21,12 +21,11 @@ import org.tensorflow.types.family.TType;
  */
 public final class Outputs implements AutoCloseable, Iterable<String> {
   private final String[] names;
-  private final TType[] tensors;
-  private boolean closed;
+  private final OwnedTensors tensors;
 
   Outputs(String[] names, TType[] tensors) {
     this.names = names;
-    this.tensors = tensors;
+    this.tensors = new OwnedTensors(tensors);
   }
 
   /**
@@ -36,7 +35,7 @@ public final class Outputs implements AutoCloseable, Iterable<String> {
    * @throws IllegalStateException if the outputs are closed
    */
   public Tensor get(String name) {
-    return tensors[indexOf(name)];
+    return tensors.get(indexOf(name));
   }
 
   /**
@@ -45,7 +44,7 @@ public final class Outputs implements AutoCloseable, Iterable<String> {
    * @throws IllegalArgumentException if there is no such output or it is not a {@code type}
    */
   public <T extends TType> T get(String name, Class<T> type) {
-    TType t = tensors[indexOf(name)];
+    TType t = tensors.get(indexOf(name));
     if (!type.isInstance(t)) {
       throw new IllegalArgumentException(
           "output '" + name + "' is a " + t.type().getSimpleName() + ", not a " + type.getSimpleName());
@@ -71,19 +70,11 @@ public final class Outputs implements AutoCloseable, Iterable<String> {
   /** Closes every output tensor. Idempotent. */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    for (TType t : tensors) {
-      t.close();
-    }
+    tensors.close();
   }
 
   private int indexOf(String name) {
-    if (closed) {
-      throw new IllegalStateException("the outputs are closed");
-    }
+    tensors.checkOpen();
     for (int i = 0; i < names.length; i++) {
       if (names[i].equals(name)) {
         return i;

@@ -1,0 +1,70 @@
+package dev.polyfn;
+
+import java.util.List;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The tensors one call handed to its caller, closed together, once: the state behind {@link
+ * Outputs}, {@link ListOutputs} and {@link NestOutputs}.
+ */
+final class OwnedTensors {
+  private final TType[] tensors;
+  private boolean closed;
+
+  OwnedTensors(TType[] tensors) {
+    this.tensors = tensors;
+  }
+
+  /** Tensor {@code i}. */
+  TType get(int i) {
+    checkOpen();
+    return tensors[i];
+  }
+
+  /** All of them, in order (an unmodifiable list). */
+  List<TType> list() {
+    checkOpen();
+    return List.of(tensors);
+  }
+
+  int size() {
+    return tensors.length;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** @throws IllegalStateException if the tensors are closed */
+  void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("the outputs are closed");
+    }
+  }
+
+  /**
+   * Closes every tensor. Idempotent. A tensor whose close fails does not keep the others open:
+   * the first failure is thrown after all were closed.
+   */
+  void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException first = null;
+    for (TType t : tensors) {
+      try {
+        t.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}
