@@ -208,8 +208,8 @@ impl EagerFunction {
                 return Err(e);
             }
         };
-        // SAFETY: func and the library functions were just made and are owned here.
         let tfg = crate::call_options::tfg_can_change(&ops, library.len());
+        // SAFETY: func and the library functions were just made and are owned here.
         let mut made =
             unsafe { Self::register(rt, ctx, func, library, cname, inputs, outputs, fast_path_blocker, tfg, options) };
         match &mut made {
