@@ -86,10 +86,9 @@ pub struct EagerFunction {
     /// Whether calls take the caller-thread path (chosen at registration, see
     /// [`EagerFunction::set_fast_path`]).
     pub(crate) fast_path: std::sync::atomic::AtomicBool,
-    /// The `config_proto` attribute of every call (Grappler's configuration).
-    pub(crate) config_proto: &'static [u8],
     /// Whether Grappler's TFG optimizer could change the function (see
-    /// [`crate::call_options::tfg_can_change`]); when not, it is not run.
+    /// [`crate::call_options::tfg_can_change`]); when not, it is not run. With `options`, it
+    /// gives every call's `config_proto` (`CallOptions::config_proto`).
     pub(crate) tfg: bool,
     /// The options it was registered with.
     pub(crate) options: CallOptions,
@@ -274,7 +273,6 @@ impl EagerFunction {
             ),
             fast_path_blocker,
             fast_path: Default::default(),
-            config_proto: options.config_proto(tfg),
             tfg,
             options,
         };

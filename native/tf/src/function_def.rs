@@ -206,9 +206,9 @@ impl EagerFunction {
                 return Err(e);
             }
         };
+        let tfg = crate::call_options::tfg_can_change(&ops, owned.len());
         // SAFETY: func and the library functions were just made and are owned here; register
         // deletes them on failure.
-        let tfg = crate::call_options::tfg_can_change(&ops, owned.len());
         let mut made = unsafe {
             EagerFunction::register(rt, ctx, func, owned, cname, input_dtypes, output_dtypes, blocker, tfg, options)
         };

@@ -131,7 +131,7 @@ impl CachedOp {
         let op = CachedOp { rt, ctx, raw, fast: fast.is_some() };
         // Grappler's configuration, as Python's tf.function sends it with every call (kept by
         // the op across calls: clearing an op keeps its attributes).
-        crate::call_options::set_config(rt, raw, f.config_proto)?;
+        crate::call_options::set_config(rt, raw, f.options.config_proto(f.tfg))?;
         if let Some(fast) = fast {
             let fname = f.name.as_bytes();
             // SAFETY: live op; each list holds the count passed with it.

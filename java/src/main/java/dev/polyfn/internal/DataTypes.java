@@ -60,12 +60,7 @@ public final class DataTypes {
    * handed to the caller (not for complex numbers, quantized types, resources or variants).
    */
   public static boolean hasTensorClass(org.tensorflow.proto.DataType dtype) {
-    for (Class<? extends TType> c : CONCRETE) {
-      if (TensorTypeRegistry.find(c).dataType() == dtype) {
-        return true;
-      }
-    }
-    return false;
+    return CONCRETE.stream().anyMatch(c -> code(c) == dtype.getNumber());
   }
 
   /** The TF_DataType code of a concrete tensor class. */
