@@ -3,7 +3,6 @@ package dev.polyfn.internal;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Graph;
 import org.tensorflow.Operand;
@@ -87,7 +86,7 @@ public final class TensorFlowInternals {
   /** Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. */
   public static TType adoptTensor(long address) {
     try {
-      TF_Tensor handle = TensorOwnership.own(new TF_Tensor(new Address(address)));
+      TF_Tensor handle = TensorOwnership.own(address);
       RawTensor raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
       return (TType) TENSOR_AS_TYPED.invokeExact(raw);
     } catch (Throwable t) {
@@ -147,13 +146,6 @@ public final class TensorFlowInternals {
       return ((TFE_TensorHandle) EAGER_OUTPUT_HANDLE.invokeExact(o.op(), o.index())).address();
     } catch (Throwable t) {
       throw new IllegalStateException("reading an eager output's native handle", t);
-    }
-  }
-
-  /** A JavaCPP pointer at a raw address. */
-  private static final class Address extends Pointer {
-    Address(long address) {
-      this.address = address;
     }
   }
 }

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.util.Iterator;
 import org.bytedeco.javacpp.Pointer;
@@ -13,19 +14,23 @@ import org.tensorflow.internal.c_api.TF_Tensor;
 
 /**
  * Gives an output {@code TF_Tensor} its deallocator, as TensorFlow Java's {@code
- * TF_Tensor.withDeallocator()} does, without the cost that call pays on every tensor.
+ * TF_Tensor.withDeallocator()} does, without the two costs that call pays on every tensor.
  *
  * <p>{@code withDeallocator()} goes through JavaCPP's {@code Pointer.deallocator(Deallocator)},
  * which, under one process-wide lock, measures the process's physical memory (a read of {@code
- * /proc}, several microseconds) to decide whether to run the garbage collector before
- * registering the pointer. That check exists for pointers the program may leak; Polyfn's outputs
- * are freed when the outputs object holding them ({@code Outputs}, {@code ListOutputs},
- * {@code NestOutputs}) is closed. Everything else is done exactly as JavaCPP
- * does it: the same deallocator object (TensorFlow Java's {@code TF_DeleteTensor} wrapper), the
- * same phantom reference (so an output the program forgets is still freed after garbage
- * collection), the same registration in JavaCPP's list (under its own lock) and in the innermost
- * open {@link PointerScope} of the thread that accepts it. Releasing the tensor stays TensorFlow Java's business
- * ({@code close()} releases the reference count to zero, which deallocates once).
+ * /proc}, several microseconds) to decide whether to run the garbage collector, then links the
+ * pointer's phantom reference into JavaCPP's list under a second process-wide lock, taken again
+ * when the tensor is freed. The memory check exists for pointers the program may leak; Polyfn's
+ * outputs are freed when the outputs object holding them ({@code Outputs}, {@code ListOutputs},
+ * {@code NestOutputs}) is closed. The list only keeps the phantom reference reachable, which
+ * {@link OutputReferences} does with a lock per few threads instead of one per process.
+ * Everything else is done exactly as JavaCPP does it: the same deallocator object (TensorFlow
+ * Java's {@code TF_DeleteTensor} wrapper), the same phantom reference on JavaCPP's queue (so an
+ * output the program forgets is still freed after garbage collection), the registration in the
+ * innermost open {@link PointerScope} of the thread that accepts it. Releasing the tensor stays
+ * TensorFlow Java's business ({@code close()} releases the reference count to zero, which
+ * deallocates once). JavaCPP's {@code Pointer.totalCount()} does not count these outputs; {@link
+ * OutputReferences#registered()} does.
  *
  * <p>If any of JavaCPP's or TensorFlow Java's members moved (another version), the lookups
  * fail once and every tensor takes {@code withDeallocator()}, with the same result.
@@ -33,8 +38,8 @@ import org.tensorflow.internal.c_api.TF_Tensor;
 final class TensorOwnership {
   private static final MethodHandle NEW_DELETER;
   private static final MethodHandle NEW_REFERENCE;
-  private static final MethodHandle ADD;
   private static final VarHandle DEALLOCATOR;
+  private static final VarHandle ADDRESS;
   /** Whether JavaCPP tracks pointers for garbage collection (its reference queue exists). */
   private static final boolean QUEUED;
   /** Whether every member was found; otherwise withDeallocator() is used. */
@@ -43,8 +48,8 @@ final class TensorOwnership {
   static {
     MethodHandle newDeleter = null;
     MethodHandle newReference = null;
-    MethodHandle add = null;
     VarHandle deallocator = null;
+    VarHandle address = null;
     boolean queued = false;
     boolean direct = false;
     try {
@@ -57,10 +62,9 @@ final class TensorOwnership {
       MethodHandles.Lookup ref = MethodHandles.privateLookupIn(reference, MethodHandles.lookup());
       newReference = ref.findConstructor(reference, MethodType.methodType(void.class, Pointer.class, deallocatorType))
           .asType(MethodType.methodType(Object.class, Pointer.class, Object.class));
-      add = ref.findVirtual(reference, "add", MethodType.methodType(void.class))
-          .asType(MethodType.methodType(void.class, Object.class));
       MethodHandles.Lookup pointer = MethodHandles.privateLookupIn(Pointer.class, MethodHandles.lookup());
       deallocator = pointer.findVarHandle(Pointer.class, "deallocator", deallocatorType);
+      address = pointer.findVarHandle(Pointer.class, "address", long.class);
       queued = pointer.findStaticVarHandle(Pointer.class, "referenceQueue", ReferenceQueue.class).get() != null;
       direct = AbstractTF_Tensor.class.isAssignableFrom(deleter);
     } catch (ReflectiveOperationException | RuntimeException e) {
@@ -68,24 +72,29 @@ final class TensorOwnership {
     }
     NEW_DELETER = newDeleter;
     NEW_REFERENCE = newReference;
-    ADD = add;
     DEALLOCATOR = deallocator;
+    ADDRESS = address;
     QUEUED = queued;
     DIRECT = direct;
   }
 
   private TensorOwnership() {}
 
-  /** {@code t}, now owning its {@code TF_Tensor}: released when its reference count drops to 0. */
-  static TF_Tensor own(TF_Tensor t) {
+  /**
+   * A {@code TF_Tensor} pointer at {@code address} that owns the tensor: released when its
+   * reference count drops to 0.
+   */
+  static TF_Tensor own(long address) {
     if (!DIRECT) {
-      return t.withDeallocator();
+      return new TF_Tensor(new Address(address)).withDeallocator();
     }
+    TF_Tensor t = new TF_Tensor();
+    ADDRESS.set((Pointer) t, address);
     try {
       Object reference = NEW_REFERENCE.invokeExact((Pointer) t, NEW_DELETER.invokeExact(t));
       DEALLOCATOR.set((Pointer) t, reference);
       if (QUEUED) {
-        ADD.invokeExact(reference);
+        OutputReferences.hold((Reference<?>) reference);
       }
     } catch (Throwable e) {
       throw new IllegalStateException("registering an output tensor with JavaCPP", e);
@@ -104,5 +113,12 @@ final class TensorOwnership {
       }
     }
     return t;
+  }
+
+  /** A JavaCPP pointer at a raw address (to copy into a {@code TF_Tensor} when the fields cannot be reached). */
+  private static final class Address extends Pointer {
+    Address(long address) {
+      this.address = address;
+    }
   }
 }

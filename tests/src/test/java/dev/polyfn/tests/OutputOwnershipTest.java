@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.Outputs;
 import dev.polyfn.SingleFunction;
+import dev.polyfn.internal.OutputReferences;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.javacpp.Pointer;
@@ -18,9 +19,16 @@ import org.tensorflow.types.family.TType;
 /**
  * Output tensors handed to TensorFlow Java are registered with JavaCPP as TensorFlow Java
  * registers its own: each is freed exactly once, when closed, when an enclosing PointerScope
- * closes, or after garbage collection if the program forgets it.
+ * closes, or after garbage collection if the program forgets it. Their phantom references are
+ * held by Polyfn ({@link OutputReferences}), not in JavaCPP's global list, so the counts below
+ * add both.
  */
 class OutputOwnershipTest {
+
+  /** Pointers registered with JavaCPP's list plus Polyfn's outputs not yet freed. */
+  private static long totalCount() {
+    return Pointer.totalCount() + OutputReferences.registered();
+  }
 
   private static SingleFunction twice() {
     return Function.defineSingle((tf, in) -> tf.math.mul(in.input("x", TFloat32.class), tf.constant(2f)));
@@ -29,11 +37,11 @@ class OutputOwnershipTest {
   /** JavaCPP's count of registered pointers, after letting its deallocator thread catch up. */
   private static long settledCount(long target) throws InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;
-    long count = Pointer.totalCount();
+    long count = totalCount();
     while (count > target && System.nanoTime() < deadline) {
       System.gc();
       Thread.sleep(20);
-      count = Pointer.totalCount();
+      count = totalCount();
     }
     return count;
   }
@@ -41,25 +49,84 @@ class OutputOwnershipTest {
   /** JavaCPP's count of registered pointers once garbage collection no longer changes it. */
   private static long stableCount() throws InterruptedException {
     long count = -1;
-    for (int i = 0; i < 100 && count != Pointer.totalCount(); i++) {
-      count = Pointer.totalCount();
+    for (int i = 0; i < 100 && count != totalCount(); i++) {
+      count = totalCount();
       System.gc();
       Thread.sleep(20);
     }
-    return Pointer.totalCount();
+    return totalCount();
   }
 
   @Test
   void closedOutputsAreReleasedAndReadable() throws InterruptedException {
     try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(1f, 2f, 3f)) {
       f.call(x).close();
-      long before = Pointer.totalCount();
+      long before = totalCount();
       for (int i = 0; i < 20_000; i++) {
         try (TType y = f.call(x)) {
           assertEquals(6f, ((TFloat32) y).getFloat(2), 0f);
         }
       }
-      assertTrue(settledCount(before) <= before, "outputs stay registered: " + Pointer.totalCount() + " > " + before);
+      assertTrue(settledCount(before) <= before, "outputs stay registered: " + totalCount() + " > " + before);
+    }
+  }
+
+  /**
+   * JavaCPP's list is one process-wide lock taken when an output is registered and again when it
+   * is freed; Polyfn's outputs stay out of it (two threads calling one function would meet there).
+   */
+  @Test
+  void outputsStayOutOfJavaCppsGlobalList() {
+    try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(1f)) {
+      f.call(x).close();
+      long listed = Pointer.totalCount();
+      long held = OutputReferences.registered();
+      List<TType> kept = new ArrayList<>();
+      try {
+        for (int i = 0; i < 100; i++) {
+          kept.add(f.call(x));
+        }
+        assertEquals(listed, Pointer.totalCount(), "outputs were linked into JavaCPP's list");
+        assertTrue(OutputReferences.registered() >= held + 100, "outputs are not held: " + OutputReferences.registered());
+      } finally {
+        kept.forEach(TType::close);
+      }
+      assertTrue(OutputReferences.registered() <= held, "closed outputs are still held: " + OutputReferences.registered());
+    }
+  }
+
+  /** Threads adopting and closing outputs at once, some sharing a stripe: every output is freed once. */
+  @Test
+  void outputsOfManyThreadsAreEachFreedOnce() throws Exception {
+    try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(3f)) {
+      f.call(x).close();
+      long before = stableCount();
+      int threads = 12;
+      List<Thread> workers = new ArrayList<>();
+      List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+      for (int t = 0; t < threads; t++) {
+        boolean forget = t % 3 == 0;
+        Thread w = new Thread(() -> {
+          try {
+            for (int i = 0; i < 3_000; i++) {
+              TType y = f.call(x);
+              assertEquals(6f, ((TFloat32) y).getFloat(0), 0f);
+              if (!forget) {
+                y.close();
+              }
+            }
+          } catch (Throwable e) {
+            failures.add(e);
+          }
+        });
+        workers.add(w);
+        w.start();
+      }
+      for (Thread w : workers) {
+        w.join();
+      }
+      assertTrue(failures.isEmpty(), () -> "a thread failed: " + failures.get(0));
+      assertTrue(settledCount(before) <= before, "outputs were not all freed: " + (totalCount() - before) + " left");
     }
   }
 
@@ -75,9 +142,9 @@ class OutputOwnershipTest {
       for (int i = 0; i < 2_000; i++) {
         forgotten.add(f.call(x)); // never closed
       }
-      assertTrue(Pointer.totalCount() >= before + 2_000, "each output is registered: " + Pointer.totalCount() + " < " + before + " + 2000");
+      assertTrue(totalCount() >= before + 2_000, "each output is registered: " + totalCount() + " < " + before + " + 2000");
       forgotten = null;
-      assertTrue(settledCount(before) <= before, "forgotten outputs were not freed: " + Pointer.totalCount());
+      assertTrue(settledCount(before) <= before, "forgotten outputs were not freed: " + totalCount());
     }
   }
 
@@ -90,7 +157,7 @@ class OutputOwnershipTest {
   void anOutputBelongsToTheInnermostOpenScope() throws InterruptedException {
     try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(4f)) {
       f.call(x).close();
-      long before = Pointer.totalCount();
+      long before = totalCount();
       try (PointerScope outer = new PointerScope()) {
         for (int round = 0; round < 20; round++) {
           try (PointerScope inner = new PointerScope()) {
@@ -100,7 +167,7 @@ class OutputOwnershipTest {
           }
         }
         assertTrue(settledCount(before) <= before,
-            "outputs outlived their inner scope: " + (Pointer.totalCount() - before) + " still registered");
+            "outputs outlived their inner scope: " + (totalCount() - before) + " still registered");
       }
     }
   }
@@ -109,7 +176,7 @@ class OutputOwnershipTest {
   void anOpenPointerScopeOwnsOutputsAsItOwnsTensorFlowJavasTensors() throws InterruptedException {
     try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(4f)) {
       f.call(x).close();
-      long before = Pointer.totalCount();
+      long before = totalCount();
       List<TType> kept = new ArrayList<>();
       try (PointerScope scope = new PointerScope()) {
         for (int i = 0; i < 100; i++) {
@@ -121,7 +188,7 @@ class OutputOwnershipTest {
       for (TType t : kept) {
         t.close(); // already released by the scope: closing again is a no-op, not a double free
       }
-      assertTrue(settledCount(before) <= before, "outputs outlived their scope: " + Pointer.totalCount());
+      assertTrue(settledCount(before) <= before, "outputs outlived their scope: " + totalCount());
     }
   }
 
