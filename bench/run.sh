@@ -164,6 +164,10 @@ if [ "$MODE" = quick ]; then JMH_FAST=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms); else 
 step "call paths: two threads against one, alternating in one process (ThreadScalingMain)"
 if [ "$MODE" = quick ]; then TS_ARGS=(5 200); else TS_ARGS=(21 400); fi
 java -cp "$CP" dev.polyfn.bench.ThreadScalingMain "${TS_ARGS[@]}" 2> "$OUT/thread-scaling.log" | grep '^{' > "$OUT/thread-scaling.json"
+step "call paths: the same two-thread measurement on the C API floor and polyfn-tf (cargo example polyfn-tf/thread_scaling)"
+cargo build -q --release -p polyfn-tf --example thread_scaling
+POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
+  "$ROOT/target/release/examples/thread_scaling" "${TS_ARGS[@]}" > "$OUT/thread-floor.json" 2> "$OUT/thread-floor.log"
 step "call paths: assembling results again with the call-path rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 

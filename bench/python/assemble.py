@@ -568,6 +568,14 @@ def fast_paths(res, summary):
     except ValueError:  # the run printed nothing (see thread-scaling.log)
         scaling = None
     speedup = scaling["speedup_median"] if scaling else jmh_speedup
+    # The same alternation on TensorFlow's C API (a caller-thread session per thread) and on
+    # polyfn-tf without the JVM: how far two threads scale here at all.
+    try:
+        thread_floor = load("thread-floor.json")
+    except ValueError:
+        thread_floor = None
+    floor_speedup = thread_floor["floor_inline_session"]["speedup_median"] if thread_floor else None
+    polyfn_tf_speedup = thread_floor["polyfn_tf"]["speedup_median"] if thread_floor else None
     keys = {
         "floor_inline_session_add2_us": us("add2", "floor_inline_session"),
         "floor_eager_inline_add2_us": us("add2", "floor_eager_inline"),
@@ -576,6 +584,8 @@ def fast_paths(res, summary):
         "polyfn_args16_us": us("args16", "polyfn"),
         "polyfn_hit_2threads_speedup": None if speedup is None else round(speedup, 3),
         "polyfn_hit_2threads_speedup_jmh": None if jmh_speedup is None else round(jmh_speedup, 3),
+        "floor_inline_session_2threads_speedup": floor_speedup,
+        "polyfn_tf_2threads_speedup": polyfn_tf_speedup,
         "polyfn_mlp_us": us("mlp", "polyfn_default"),
         "polyfn_mlp_nograppler_us": us("mlp", "polyfn_nograppler"),
         "polyfn_mlp_pooled_us": us("mlp", "polyfn_pooled"),
@@ -635,6 +645,14 @@ def fast_paths(res, summary):
     else:
         L.append("Two threads calling one cached `add2`: %s× one thread's throughput (%s vs %s calls/ms).\n"
                  % (fmt(speedup), fmt(throughput.get("hit2Threads")), fmt(throughput.get("hit1Thread"))))
+    if thread_floor:
+        L.append("The same alternation without the JVM (`native/tf/examples/thread_scaling.rs`): TensorFlow's C API, "
+                 "each thread running its own caller-thread `TF_Session` of `add2`, %s× (%s vs %s calls/ms); "
+                 "polyfn-tf's `EagerFunction::call`, both threads on one function, %s× (%s vs %s calls/ms). "
+                 "What the threads share there is TensorFlow's: the run-time metrics every session run records "
+                 "(a histogram under a mutex) and its step counter.\n"
+                 % tuple(fmt(thread_floor[k][m]) for k in ("floor_inline_session", "polyfn_tf")
+                         for m in ("speedup_median", "two_threads_calls_per_ms", "one_thread_calls_per_ms")))
     if promotion:
         L.append("The call that moves a function to its session path (the 64th; it builds the session and runs it "
                  "the first time), in ms (`polyfn_tf_promotion_ms_*`, Rust): "

@@ -17,11 +17,14 @@
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example floors_inline -- [--quick]`
 //! Prints one JSON object on stdout.
 
-use polyfn_tf::c_api::{TFE_Context, TFE_Op, TFE_TensorHandle, TF_Output, TF_SessionOptions, TF_Status, TF_Tensor};
+mod inline;
+
+use inline::{check, inline_session, sym};
+use polyfn_tf::c_api::{TFE_Context, TFE_Op, TFE_TensorHandle, TF_Output, TF_Status, TF_Tensor};
 use polyfn_tf::graph::Graph;
 use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime};
-use std::ffi::{c_char, c_int, c_uchar, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_uchar, CString};
 use std::path::PathBuf;
 use std::ptr;
 use std::time::Instant;
@@ -48,31 +51,9 @@ fn measure(rounds: usize, batch_ms: f64, mut f: impl FnMut()) -> (f64, f64) {
     (samples[samples.len() / 2], samples[0])
 }
 
-/// A C API function looked up by name in the loaded runtime (loaded with RTLD_GLOBAL).
-fn sym<T>(name: &CStr) -> T {
-    // SAFETY: dlsym with a NUL-terminated name; the caller names a function of type T.
-    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
-    assert!(!p.is_null(), "{name:?} not found");
-    // SAFETY: T is a function pointer type matching the C declaration (caller's contract).
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
-
-type SetConfig = unsafe extern "C" fn(*mut TF_SessionOptions, *const c_void, usize, *mut TF_Status);
 type SetRunAsFunction = unsafe extern "C" fn(*mut TFE_Context, c_uchar, *mut TF_Status);
 type SetAttrTypeList = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_int, c_int);
 type SetAttrFunctionName = unsafe extern "C" fn(*mut TFE_Op, *const c_char, *const c_char, usize);
-
-/// `ConfigProto { inter_op_parallelism_threads: -1 }`.
-const INLINE_CONFIG: &[u8] = b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01";
-
-fn check(rt: &Runtime, status: *mut TF_Status, what: &str) {
-    // SAFETY: a live status.
-    unsafe {
-        if (rt.api().TF_GetCode)(status) != 0 {
-            panic!("{what}: {}", CStr::from_ptr((rt.api().TF_Message)(status)).to_string_lossy());
-        }
-    }
-}
 
 struct Workload {
     name: &'static str,
@@ -128,8 +109,7 @@ fn main() {
     let lib = std::env::var_os("POLYFN_TF_LIB").map(PathBuf::from).expect("POLYFN_TF_LIB");
     let rt = Runtime::load(&lib).unwrap_or_else(|e| panic!("loading {}: {e}", lib.display()));
     let api = rt.api();
-    let (set_config, set_run_as_function): (SetConfig, SetRunAsFunction) =
-        (sym(c"TF_SetConfig"), sym(c"TFE_ContextSetRunEagerOpAsFunction"));
+    let set_run_as_function: SetRunAsFunction = sym(c"TFE_ContextSetRunEagerOpAsFunction");
     let (set_types, set_fname): (SetAttrTypeList, SetAttrFunctionName) =
         (sym(c"TFE_OpSetAttrTypeList"), sym(c"TFE_OpSetAttrFunctionName"));
     let ctx = EagerContext::new_owned(rt).unwrap();
@@ -150,15 +130,7 @@ fn main() {
             w.inputs.iter().map(|d| OwnedTensor::from_f32(rt, d, &vec![1.0; d.iter().product::<i64>() as usize])).collect();
         let raw: Vec<*mut TF_Tensor> = inputs.iter().map(|t| t.raw()).collect();
 
-        let session = unsafe {
-            let opts = (api.TF_NewSessionOptions)();
-            set_config(opts, INLINE_CONFIG.as_ptr().cast(), INLINE_CONFIG.len(), status);
-            check(rt, status, "TF_SetConfig");
-            let s = (api.TF_NewSession)(g.raw(), opts, status);
-            (api.TF_DeleteSessionOptions)(opts);
-            check(rt, status, "TF_NewSession");
-            s
-        };
+        let session = unsafe { inline_session(rt, g.raw(), status) };
         let session_us = measure(rounds, batch_ms, || unsafe {
             let mut out = [ptr::null_mut(); 1];
             (api.TF_SessionRun)(session, ptr::null(), xs.as_ptr(), raw.as_ptr(), xs.len() as c_int, &y, out.as_mut_ptr(), 1, ptr::null(), 0, ptr::null_mut(), status);
