@@ -3,10 +3,11 @@
 //! by id, published as one immutable [`Snapshot`], plus hit counters and recency as atomics.
 //!
 //! A call whose facts are in the memo takes no lock: it loads the current snapshot, bumps its
-//! counters and returns. The hit counters are striped (one cache line per thread slot) and the
-//! recency stamp is rewritten only when another function was used in between, so threads calling
-//! one function do not write the same memory on every call (which would make them take turns). Everything that changes the cache (a trace, an eviction, a new memo
-//! entry, clearing) builds the next snapshot from the current one and publishes it whole while
+//! counters and returns. The hit counters and each call shape's profile counter are striped (one
+//! cache line per thread slot) and the recency stamp is rewritten only when another function was
+//! used in between, so threads calling one function do not write the same memory on every call
+//! (which would make them take turns). Everything that changes the cache (a trace, an eviction,
+//! a new memo entry, clearing) builds the next snapshot from the current one and publishes it whole while
 //! holding the function's lock, so writers are serialized ([`WriteToken`] lives in the locked
 //! state) and a reader sees either the old snapshot or the new one, each complete: a concrete
 //! function is built, output names included, before it can be published.
@@ -34,8 +35,10 @@ pub(super) const MEMO_CAPACITY: usize = 4096;
 pub const PROFILE_CAPACITY: usize = 4096;
 
 /// How many calls had one facts buffer: shared by its memo entry (bumped by cached calls) and
-/// the profile, so a count survives the memo dropping the entry.
-type Counter = Arc<AtomicU64>;
+/// the profile, so a count survives the memo dropping the entry. Striped like the hit counters:
+/// threads calling one function with one call shape (the common case) would otherwise all write
+/// this one counter on every call.
+type Counter = Arc<Striped>;
 
 /// What a call reads without the lock. Replaced, never mutated, once published.
 type Memo<C> = imbl::HashMap<Arc<[i64]>, (Arc<Concrete<C>>, Hit, Counter)>;
@@ -71,12 +74,13 @@ impl WriteToken {
 }
 
 /// A counter split over cache lines, one per thread slot: threads counting at once write
-/// different memory. Read by summing.
+/// different memory. Read by summing. 256 bytes, so one per call shape stays cheap.
 struct Striped([Padded; STRIPES]);
 
 const STRIPES: usize = 4;
 
-#[repr(align(128))]
+/// One cache line (64 bytes on the x86-64 and ARM64 processors TensorFlow Java ships for).
+#[repr(align(64))]
 #[derive(Default)]
 struct Padded(AtomicU64);
 
@@ -138,7 +142,7 @@ impl<C> Published<C> {
         let (c, hit, calls) = snapshot.memo.get(facts).or_else(|| snapshot.inexact.get(facts))?;
         if count {
             self.count(c, *hit);
-            calls.fetch_add(1, Ordering::Relaxed);
+            calls.add(1);
         }
         Some(run(c))
     }
@@ -187,7 +191,7 @@ impl<C> Published<C> {
         if let Some(c) = counters.get(facts) {
             return c.clone();
         }
-        let c = Counter::default();
+        let c = Counter::new(Striped::new());
         if counters.len() < PROFILE_CAPACITY {
             counters.insert(facts.into(), c.clone());
         }
@@ -196,12 +200,12 @@ impl<C> Published<C> {
 
     /// Records one call with `facts` in the profile (a miss, or a call memoized under the lock).
     pub(super) fn record_call(&self, _: &mut WriteToken, facts: &[i64]) {
-        self.counter(facts).fetch_add(1, Ordering::Relaxed);
+        self.counter(facts).add(1);
     }
 
     /// The recorded calls: each facts buffer with its count.
     pub(super) fn profile(&self) -> Vec<(Arc<[i64]>, u64)> {
-        self.counters.lock().iter().map(|(f, c)| (f.clone(), c.load(Ordering::Relaxed))).filter(|(_, n)| *n > 0).collect()
+        self.counters.lock().iter().map(|(f, c)| (f.clone(), c.sum())).filter(|(_, n)| *n > 0).collect()
     }
 
     fn publish(&self, _: &mut WriteToken, change: impl FnOnce(&mut Snapshot<C>)) {

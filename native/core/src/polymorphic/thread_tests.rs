@@ -170,3 +170,27 @@ fn a_concrete_function_replaced_by_a_second_trace_of_its_type_is_released_after_
     assert_eq!(released.load(Ordering::SeqCst), 1, "the second trace replaced the first");
     assert!(!released_under_lock.load(Ordering::SeqCst), "the replaced function was released under the lock");
 }
+
+/// Threads calling one signature with one call shape count in separate stripes of its profile
+/// counter; the profile still has every call.
+#[test]
+fn concurrent_cached_calls_are_each_counted_in_the_profile() {
+    let f = Arc::new(Fn::new("counted"));
+    call(&f, &[4]); // traces (a first trace has no facts to count)
+    let workers: Vec<_> = (0..6)
+        .map(|_| {
+            let f = f.clone();
+            std::thread::spawn(move || {
+                for _ in 0..10_000 {
+                    f.lookup::<String>(&tensor_facts(DType::FLOAT, &[4])).unwrap().unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let counts: Vec<u64> = f.recorded_calls().iter().map(|(_, n)| *n).collect();
+    assert_eq!(counts, vec![60_000]);
+    assert_eq!(f.stats().exact_hits, 60_000);
+}
