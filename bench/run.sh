@@ -168,6 +168,18 @@ step "call paths: the same two-thread measurement on the C API floor and polyfn-
 cargo build -q --release -p polyfn-tf --example thread_scaling
 POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
   "$ROOT/target/release/examples/thread_scaling" "${TS_ARGS[@]}" > "$OUT/thread-floor.json" 2> "$OUT/thread-floor.log"
+# The machine's speed drifts by up to 2x over minutes, and the floor and JMH's add2 run minutes
+# apart: pairs of short processes, one right after the other, compare one thread's add2 calls on
+# the caller-thread session floor (Rust) and through Polyfn (JVM) under the same load.
+step "call paths: add2 on the session floor and through Polyfn, interleaved processes"
+if [ "$MODE" = quick ]; then PAIRS=3; else PAIRS=7; fi
+: > "$OUT/add2-pairs.jsonl"
+for _ in $(seq "$PAIRS"); do
+  FLOOR_ONE=$(POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
+    "$ROOT/target/release/examples/thread_scaling" 3 300 2>> "$OUT/add2-pairs.log")
+  POLYFN_ONE=$(java -cp "$CP" dev.polyfn.bench.ThreadScalingMain 3 300 4000 2>> "$OUT/add2-pairs.log" | grep '^{')
+  echo "{\"floor\": $FLOOR_ONE, \"polyfn\": $POLYFN_ONE}" >> "$OUT/add2-pairs.jsonl"
+done
 step "call paths: assembling results again with the call-path rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 

@@ -18,19 +18,21 @@ import org.tensorflow.types.TFloat32;
  * minutes apart. The two threads are the same throughout (each keeps its session), each with its
  * own input tensor. Prints one JSON object.
  *
- * <p>Usage: {@code ThreadScalingMain [rounds] [phaseMillis]}
+ * <p>Usage: {@code ThreadScalingMain [rounds] [phaseMillis] [warmupMillis]} (the warm-up, both
+ * threads calling, defaults to two phases; a short run needs seconds of it for the JIT).
  */
 public final class ThreadScalingMain {
   public static void main(String[] a) throws Exception {
     int rounds = a.length > 0 ? Integer.parseInt(a[0]) : 15;
     long phaseNanos = (a.length > 1 ? Long.parseLong(a[1]) : 400) * 1_000_000L;
+    long warmupNanos = a.length > 2 ? Long.parseLong(a[2]) * 1_000_000L : 2 * phaseNanos;
     MapFunction fn = Function.define((tf, in) -> Map.of("y", tf.math.add(in.input("x", TFloat32.class), tf.constant(2f))));
     Worker[] workers = {new Worker(fn), new Worker(fn)};
     for (Worker w : workers) {
       w.start();
     }
     // Warm-up: both threads past the promotion and the JIT.
-    phase(workers, 2, 2 * phaseNanos);
+    phase(workers, 2, warmupNanos);
     double[] one = new double[rounds];
     double[] two = new double[rounds];
     double[] ratio = new double[rounds];
