@@ -94,6 +94,10 @@ step "JMH: cache hits with 1 vs N signatures"
 "${JMH[@]}" '^dev.polyfn.bench.HitBench\.' "${JMH_HIT[@]}" -rf json -rff "$OUT/jmh-hit.json" > "$OUT/jmh-hit.log" 2>&1
 step "JMH: first call of a new signature"
 "${JMH[@]}" '^dev.polyfn.bench.FirstCallBench\.' "${JMH_FIRST[@]}" -rf json -rff "$OUT/jmh-first.json" > "$OUT/jmh-first.log" 2>&1
+step "first call of a new signature without the JVM (cargo example polyfn-tf/first_call)"
+cargo build -q --release -p polyfn-tf --example first_call
+POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
+  "$ROOT/target/release/examples/first_call" > "$OUT/first-call-floor.json" 2> "$OUT/first-call-floor.log"
 
 # 6. RSS over many add2 calls (fixed, pre-touched heap).
 step "RSS growth over $RSS_CALLS Polyfn add2 calls"

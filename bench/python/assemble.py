@@ -179,6 +179,14 @@ def main():
         fc["polyfn" if name == "polyfnFirstCall" else "tfjava_concrete"] = jmh_entry(e)
     if "first_call" in py["workloads"]:
         fc.update({c: dict(v, source="bench/python/bench_tf.py") for c, v in py["workloads"]["first_call"].items()})
+    try:
+        first_floor = load("first-call-floor.json")
+    except ValueError:  # the run printed nothing (see first-call-floor.log)
+        first_floor = None
+    if first_floor:
+        src = "native/tf/examples/first_call.rs"
+        fc["floor_polyfn_tf"] = {"ms": first_floor["first_call_ms"], "source": src}
+        fc["floor_polyfn_tf_nograppler"] = {"ms": first_floor["first_call_nograppler_ms"], "source": src}
     if rss:
         res["rss_add2_calls"] = {"polyfn": dict(rss, source="bench RssMain, -Xms256m -Xmx256m -XX:+AlwaysPreTouch")}
 
@@ -207,6 +215,8 @@ def main():
         "polyfn_first_call_ms": ms("polyfn"),
         "tfjava_concrete_first_call_ms": ms("tfjava_concrete"),
         "python_first_call_ms": ms("python_tf_function"),
+        "floor_first_call_ms": ms("floor_polyfn_tf"),
+        "floor_first_call_nograppler_ms": ms("floor_polyfn_tf_nograppler"),
         "polyfn_rss_growth_pct_1m_calls": rss["growth_pct"] if rss else None,
         "rss_calls": rss["calls"] if rss else None,
     }
@@ -424,9 +434,15 @@ def write_markdown(results, summary, a, fast_md=()):
         L.append("\n*Quick mode caches %s signatures instead of 10,000 to stay within its time budget "
                  "(the `*_hit_10k_*` keys then hold that count's result).*\n" % "{:,}".format(summary["hit_10k_signatures"]))
     L.append("\n## First call of a new signature (trace + build + first execution, ms, median)\n")
-    L.append("| Polyfn | TF Java ConcreteFunction.create + call | Python tf.function |\n|---|---|---|")
+    L.append("| Polyfn | TF Java ConcreteFunction.create + call | Python tf.function | floor: polyfn-tf, graph to first result (Rust), Grappler as Python's | the same, Grappler off |\n|---|---|---|---|---|")
     fc = res.get("first_call", {})
-    L.append("| %s | %s | %s |" % tuple(("%.2f" % fc[c]["ms"]) if c in fc else "–" for c in ("polyfn", "tfjava_concrete", "python_tf_function")))
+    L.append("| %s | %s | %s | %s | %s |" % tuple(("%.2f" % fc[c]["ms"]) if c in fc else "–" for c in (
+        "polyfn", "tfjava_concrete", "python_tf_function", "floor_polyfn_tf", "floor_polyfn_tf_nograppler")))
+    if "floor_polyfn_tf" in fc:
+        L.append("\nThe floor (`native/tf/examples/first_call.rs`, run right after the JMH first calls) builds the "
+                 "same `add2` graph in Rust, turns it into a function, registers it and runs it once, with no JVM and "
+                 "no tracing: TensorFlow's own conversion, instantiation (Grappler, placement, kernels) and first "
+                 "run, the part of a first call no binding can skip while it keeps Python's results.")
     r = res.get("rss_add2_calls", {}).get("polyfn")
     if r:
         L.append("\n## Memory\n")
