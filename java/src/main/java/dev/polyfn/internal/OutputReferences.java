@@ -22,7 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Dropping cleared references happens when a stripe's array is full, so a stripe costs one
  * array store per output and a pass over the array now and then (amortized constant: the array
- * doubles when more than half of it is still held).
+ * doubles when more than half of it is still held, and shrinks when a pass finds it mostly
+ * empty). Cleared references are dropped lazily: a stripe whose threads stop calling keeps up to
+ * its array's length of them (small Java objects; their tensors are freed) until it is used again
+ * or {@link #registered()} runs.
+ *
+ * <p>This relies on JavaCPP 1.5's {@code DeallocatorReference.remove()} returning at once for a
+ * reference it never listed (its {@code prev} and {@code next} start as the reference itself).
  */
 public final class OutputReferences {
   /** A power of two: enough that the threads of a busy server rarely share a stripe. */
@@ -50,7 +56,10 @@ public final class OutputReferences {
   /**
    * How many output tensors Polyfn registered that are neither closed nor collected (for tests
    * and leak checks: JavaCPP's {@code Pointer.totalCount()} does not count them). An output the
-   * garbage collector found stops counting when it is queued for JavaCPP's deallocator thread.
+   * program forgot stops counting when the garbage collector clears its reference, just before
+   * JavaCPP's deallocator thread frees it. Outputs registered through JavaCPP's own list (when
+   * Polyfn cannot reach JavaCPP's members, see {@code TensorOwnership}) are counted by {@code
+   * Pointer.totalCount()} instead, and with {@code org.bytedeco.javacpp.nopointergc} by neither.
    */
   public static long registered() {
     long n = 0;
@@ -60,15 +69,21 @@ public final class OutputReferences {
     return n;
   }
 
-  /** Fields before the stripe's own, so two stripes' locks and counts never share a cache line. */
+  /**
+   * Fields before the stripe's own, so that two stripes' hot fields never share a cache line.
+   * The int fills the gap after the object header, where the JVM would otherwise put the
+   * subclass's {@code size} (next to whatever object precedes the stripe).
+   */
   @SuppressWarnings("unused")
   private static class Padding {
+    int gap;
     long p0, p1, p2, p3, p4, p5, p6, p7;
   }
 
   private static class Fields extends Padding {
     static final int MIN_LENGTH = 64;
-    Reference<?>[] held = new Reference<?>[MIN_LENGTH];
+    /** Made by the first thread to use the stripe, in its own allocation buffer. */
+    Reference<?>[] held;
     int size;
   }
 
@@ -78,7 +93,9 @@ public final class OutputReferences {
     long q0, q1, q2, q3, q4, q5, q6, q7;
 
     synchronized void add(Reference<?> r) {
-      if (size == held.length) {
+      if (held == null) {
+        held = new Reference<?>[MIN_LENGTH];
+      } else if (size == held.length) {
         sweep();
         if (size > held.length / 2) {
           held = Arrays.copyOf(held, held.length * 2);
@@ -94,6 +111,9 @@ public final class OutputReferences {
 
     /** Drops the cleared references, keeping the others in order; gives back an array a burst grew. */
     private void sweep() {
+      if (held == null) {
+        return;
+      }
       int kept = 0;
       for (int i = 0; i < size; i++) {
         Reference<?> r = held[i];

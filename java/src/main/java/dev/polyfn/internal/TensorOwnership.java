@@ -30,7 +30,7 @@ import org.tensorflow.internal.c_api.TF_Tensor;
  * innermost open {@link PointerScope} of the thread that accepts it. Releasing the tensor stays
  * TensorFlow Java's business ({@code close()} releases the reference count to zero, which
  * deallocates once). JavaCPP's {@code Pointer.totalCount()} does not count these outputs; {@link
- * OutputReferences#registered()} does.
+ * OutputReferences#registered()} does (on the fallback below, the other way round).
  *
  * <p>If any of JavaCPP's or TensorFlow Java's members moved (another version), the lookups
  * fail once and every tensor takes {@code withDeallocator()}, with the same result.

@@ -86,7 +86,8 @@ class OutputOwnershipTest {
         for (int i = 0; i < 100; i++) {
           kept.add(f.call(x));
         }
-        assertEquals(listed, Pointer.totalCount(), "outputs were linked into JavaCPP's list");
+        // At most what it was: a garbage collection meanwhile may free pointers others left.
+        assertTrue(Pointer.totalCount() <= listed, "outputs were linked into JavaCPP's list: " + Pointer.totalCount() + " > " + listed);
         assertTrue(OutputReferences.registered() >= held + 100, "outputs are not held: " + OutputReferences.registered());
       } finally {
         kept.forEach(TType::close);
@@ -95,7 +96,10 @@ class OutputOwnershipTest {
     }
   }
 
-  /** Threads adopting and closing outputs at once, some sharing a stripe: every output is freed once. */
+  /**
+   * Threads adopting, closing and forgetting outputs at once (12 threads: with fewer than 6 cores
+   * some share a stripe): no output stays registered once closed or collected.
+   */
   @Test
   void outputsOfManyThreadsAreEachFreedOnce() throws Exception {
     try (SingleFunction f = twice(); TFloat32 x = TFloat32.vectorOf(3f)) {
