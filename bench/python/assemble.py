@@ -591,6 +591,7 @@ def fast_paths(res, summary):
     except ValueError:
         thread_floor = None
     floor_speedup = thread_floor["floor_inline_session"]["speedup_median"] if thread_floor else None
+    polyfn_tf_speedup = thread_floor["polyfn_tf"]["speedup_median"] if thread_floor else None
     # add2 through Polyfn over the caller-thread session floor, one thread, in pairs of processes
     # run back to back (their medians of calls per ms; the median of the pairs' ratios).
     pairs = []
@@ -605,7 +606,6 @@ def fast_paths(res, summary):
                     pass  # a pair whose process printed nothing (see add2-pairs.log)
     pairs.sort()
     paired = pairs[len(pairs) // 2] if pairs else None
-    polyfn_tf_speedup = thread_floor["polyfn_tf"]["speedup_median"] if thread_floor else None
     keys = {
         "floor_inline_session_add2_us": us("add2", "floor_inline_session"),
         "floor_eager_inline_add2_us": us("add2", "floor_eager_inline"),

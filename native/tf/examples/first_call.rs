@@ -11,8 +11,10 @@
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example first_call`
 //! Prints one JSON object on stdout.
 
-use polyfn_tf::graph::Graph;
-use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+mod support;
+
+use support::{add2_graph, median};
+use polyfn_tf::tensor::OwnedTensor;
 use polyfn_tf::{CallOptions, EagerContext, EagerFunction, GraphSignature, Runtime};
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -25,10 +27,7 @@ fn first_calls(rt: &'static Runtime, ctx: EagerContext, options: CallOptions, ta
     let mut ms: Vec<f64> = (0..24)
         .map(|i| {
             let t = Instant::now();
-            let mut g = Graph::new(rt);
-            let x = g.placeholder(DT_FLOAT, Some(&[])).unwrap();
-            let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
-            let y = g.binary("AddV2", x, two).unwrap();
+            let (g, x, y) = add2_graph(rt, &[]);
             let names = [CString::new("y").unwrap()];
             let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
             // SAFETY: a live graph, not mutated while converted.
@@ -44,8 +43,7 @@ fn first_calls(rt: &'static Runtime, ctx: EagerContext, options: CallOptions, ta
         })
         .skip(3)
         .collect();
-    ms.sort_by(f64::total_cmp);
-    ms[ms.len() / 2]
+    median(&mut ms)
 }
 
 fn main() {

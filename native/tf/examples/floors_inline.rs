@@ -17,9 +17,9 @@
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example floors_inline -- [--quick]`
 //! Prints one JSON object on stdout.
 
-mod inline;
+mod support;
 
-use inline::{check, inline_session, sym};
+use support::{check, inline_session, sym};
 use polyfn_tf::c_api::{TFE_Context, TFE_Op, TFE_TensorHandle, TF_Output, TF_Status, TF_Tensor};
 use polyfn_tf::graph::Graph;
 use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};

@@ -4,17 +4,16 @@
 //!
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example hit_scaling -- [N]`
 
-use polyfn_tf::graph::Graph;
-use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+mod support;
+
+use support::add2_graph;
+use polyfn_tf::tensor::OwnedTensor;
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime};
 use std::ffi::CString;
 use std::time::Instant;
 
 fn add_two(rt: &'static Runtime, ctx: EagerContext, name: &str, dims: &[i64]) -> EagerFunction {
-    let mut g = Graph::new(rt);
-    let x = g.placeholder(DT_FLOAT, Some(dims)).unwrap();
-    let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
-    let y = g.binary("AddV2", x, two).unwrap();
+    let (g, x, y) = add2_graph(rt, dims);
     let names = [CString::new("y").unwrap()];
     let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
     unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), name, &sig) }.unwrap()

@@ -7,9 +7,11 @@
 //!
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example op_reuse -- [calls per batch]`
 
-use polyfn_tf::graph::Graph;
+mod support;
+
+use support::{add2_graph, median};
 use polyfn_tf::op_cache::{op_reuse_active, set_op_reuse};
-use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+use polyfn_tf::tensor::OwnedTensor;
 use polyfn_tf::{naming, EagerContext, EagerFunction, GraphSignature, Runtime};
 use std::time::Instant;
 
@@ -20,21 +22,13 @@ fn cpu_us(clock: libc::clockid_t) -> f64 {
     ts.tv_sec as f64 * 1e6 + ts.tv_nsec as f64 / 1e3
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(5000);
     let lib = std::env::var_os("POLYFN_TF_LIB").expect("POLYFN_TF_LIB: the libtensorflow_cc.so.2 to load");
     let rt = Runtime::load(std::path::Path::new(&lib)).unwrap();
     let api = rt.api();
     let ctx = EagerContext::new_owned(rt).unwrap();
-    let mut g = Graph::new(rt);
-    let x = g.placeholder(DT_FLOAT, Some(&[])).unwrap();
-    let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
-    let y = g.binary("AddV2", x, two).unwrap();
+    let (g, x, y) = add2_graph(rt, &[]);
     let names = naming::output_arg_names(1);
     let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
     let f = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("add2"), &sig) }.unwrap();

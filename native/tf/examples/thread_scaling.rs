@@ -14,12 +14,11 @@
 //! Usage: `POLYFN_TF_LIB=/path/libtensorflow_cc.so.2 cargo run --release -p polyfn-tf --example thread_scaling -- [rounds] [phase_ms]`
 //! Prints one JSON object on stdout.
 
-mod inline;
+mod support;
 
-use inline::{check, inline_session};
+use support::{add2_graph, check, inline_session, median};
 use polyfn_tf::c_api::{TF_Output, TF_Session, TF_Status, TF_Tensor};
-use polyfn_tf::graph::Graph;
-use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+use polyfn_tf::tensor::OwnedTensor;
 use polyfn_tf::{EagerContext, EagerFunction, GraphSignature, Runtime};
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -126,11 +125,7 @@ fn scaling(mut callers: Vec<Box<dyn Caller>>, rounds: usize, phase: Duration) ->
         two.push(t);
         ratio.push(t / o);
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    (median(ratio), median(one), median(two))
+    (median(&mut ratio), median(&mut one), median(&mut two))
 }
 
 fn main() {
@@ -141,10 +136,7 @@ fn main() {
     let rt = Runtime::load(&lib).unwrap_or_else(|e| panic!("loading {}: {e}", lib.display()));
     let api = rt.api();
     let ctx = EagerContext::new_owned(rt).unwrap();
-    let mut g = Graph::new(rt);
-    let x = g.placeholder(DT_FLOAT, Some(&[])).unwrap();
-    let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
-    let y = g.binary("AddV2", x, two).unwrap();
+    let (g, x, y) = add2_graph(rt, &[]);
     let input = || OwnedTensor::from_f32(rt, &[], &[1.0]);
 
     let sessions: Vec<Box<dyn Caller>> = (0..2)

@@ -7,10 +7,10 @@
 //! cache line per thread slot) and the recency stamp is rewritten only when another function was
 //! used in between, so threads calling one function do not write the same memory on every call
 //! (which would make them take turns). Everything that changes the cache (a trace, an eviction,
-//! a new memo entry, clearing) builds the next snapshot from the current one and publishes it whole while
-//! holding the function's lock, so writers are serialized ([`WriteToken`] lives in the locked
-//! state) and a reader sees either the old snapshot or the new one, each complete: a concrete
-//! function is built, output names included, before it can be published.
+//! a new memo entry, clearing) builds the next snapshot from the current one and publishes it
+//! whole while holding the function's lock, so writers are serialized ([`WriteToken`] lives in
+//! the locked state) and a reader sees either the old snapshot or the new one, each complete: a
+//! concrete function is built, output names included, before it can be published.
 //!
 //! The maps are persistent (hash array mapped tries) so that the next snapshot shares almost
 //! everything with the current one: adding a memo entry costs O(log n), not a copy of the memo.
@@ -89,14 +89,19 @@ impl Striped {
         Striped(Default::default())
     }
 
-    fn add(&self, n: u64) {
+    /// This thread's stripe, given round-robin on its first count (looked up once per call).
+    fn slot() -> usize {
         thread_local! {
             static SLOT: usize = {
                 static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
                 NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES
             };
         }
-        let slot = SLOT.try_with(|s| *s).unwrap_or(0);
+        SLOT.try_with(|s| *s).unwrap_or(0)
+    }
+
+    /// Adds `n` in stripe `slot` (from [`Striped::slot`]).
+    fn add(&self, slot: usize, n: u64) {
         self.0[slot].0.fetch_add(n, Ordering::Relaxed);
     }
 
@@ -141,19 +146,24 @@ impl<C> Published<C> {
         let snapshot = self.snapshot.load();
         let (c, hit, calls) = snapshot.memo.get(facts).or_else(|| snapshot.inexact.get(facts))?;
         if count {
-            self.count(c, *hit);
-            calls.add(1);
+            let slot = Striped::slot();
+            self.count_at(slot, c, *hit);
+            calls.add(slot, 1);
         }
         Some(run(c))
     }
 
     /// Counts a call served by `c` and marks `c` as just used.
     pub(super) fn count(&self, c: &Concrete<C>, hit: Hit) {
+        self.count_at(Striped::slot(), c, hit);
+    }
+
+    fn count_at(&self, slot: usize, c: &Concrete<C>, hit: Hit) {
         let counter = match hit {
             Hit::Exact => &self.exact_hits,
             Hit::Inexact => &self.inexact_hits,
         };
-        counter.add(1);
+        counter.add(slot, 1);
         self.touch(c);
     }
 
@@ -200,7 +210,7 @@ impl<C> Published<C> {
 
     /// Records one call with `facts` in the profile (a miss, or a call memoized under the lock).
     pub(super) fn record_call(&self, _: &mut WriteToken, facts: &[i64]) {
-        self.counter(facts).add(1);
+        self.counter(facts).add(Striped::slot(), 1);
     }
 
     /// The recorded calls: each facts buffer with its count.

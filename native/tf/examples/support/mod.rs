@@ -1,10 +1,28 @@
-//! What the caller-thread examples (`floors_inline`, `thread_scaling`) share: C API functions
-//! looked up by name, the session configuration that runs every op on the calling thread, and
-//! status checks.
+//! What the benchmark examples share: the `add2` graph, medians, C API functions looked up by
+//! name, the session configuration that runs every op on the calling thread, and status checks.
+//! Each example uses part of it.
+#![allow(dead_code)]
 
-use polyfn_tf::c_api::{TF_Graph, TF_Session, TF_SessionOptions, TF_Status};
+use polyfn_tf::c_api::{TF_Graph, TF_Output, TF_Session, TF_SessionOptions, TF_Status};
+use polyfn_tf::graph::Graph;
+use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
 use polyfn_tf::Runtime;
 use std::ffi::{c_void, CStr};
+
+/// The `add2` workload, `y = x + 2` on a float `x` of shape `dims`: the graph, `x` and `y`.
+pub fn add2_graph(rt: &'static Runtime, dims: &[i64]) -> (Graph, TF_Output, TF_Output) {
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(dims)).unwrap();
+    let two = g.constant(&OwnedTensor::from_f32(rt, &[], &[2.0])).unwrap();
+    let y = g.binary("AddV2", x, two).unwrap();
+    (g, x, y)
+}
+
+/// The median of `v` (sorted in place).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
 
 /// A C API function looked up by name in the loaded runtime (loaded with RTLD_GLOBAL).
 pub fn sym<T>(name: &CStr) -> T {
