@@ -270,6 +270,11 @@ final class Arguments {
       }
     }
 
+    /** The one bare argument of a call, or null. */
+    Object single() {
+      return single;
+    }
+
     Map<String, ?> asMap() {
       if (map != null) {
         return map;

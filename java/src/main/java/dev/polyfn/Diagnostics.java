@@ -31,4 +31,13 @@ public final class Diagnostics {
   public static long liveVariables() {
     return Variable.live();
   }
+
+  /**
+   * The traces in progress on the calling thread (0 outside every body). After any call returns,
+   * normally or with an exception, this is what it was before: a failed call leaves nothing on the
+   * thread that would refuse or change later calls.
+   */
+  public static int tracesInProgressOnThisThread() {
+    return Tracing.inProgress();
+  }
 }

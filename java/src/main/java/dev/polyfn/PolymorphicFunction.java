@@ -108,7 +108,18 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     if (bodyless) {
       throw SavedModelLoader.miss(this, call);
     }
+    // Entered before anything that can fail, and left in every case: a record left behind would
+    // refuse every later call of this function on this thread as a recursion.
     Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
+    try {
+      return traceEntered(fn, lookup, call, forCall, run, inference);
+    } finally {
+      reentry.exit();
+    }
+  }
+
+  private Result traceEntered(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
+      Inference inference) {
     long trace = call == null
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
         : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
@@ -140,7 +151,6 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       }
       Native.freeTrace(trace);
       Regions.forget(traced); // control flow's bookkeeping of the graph (it holds branch lambdas)
-      reentry.exit();
     }
   }
 

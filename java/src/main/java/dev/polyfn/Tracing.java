@@ -22,48 +22,74 @@ final class Tracing {
   private static final ThreadLocal<Deque<TracingInputs>> ACTIVE = ThreadLocal.withInitial(ArrayDeque::new);
   /** The signatures being traced on this thread, innermost last. */
   private static final ThreadLocal<List<Reentry>> TRACING = ThreadLocal.withInitial(ArrayList::new);
-  /** Nested traces of one function on one thread beyond which Polyfn stops (each holds a stack frame chain). */
-  static final int MAX_NESTED_TRACES = 16;
+  /**
+   * Nested traces of one function on one thread beyond which Polyfn stops. Recursion over Java
+   * values ({@code f(n)} applying {@code f(n - 1)}) traces a new signature at each level, as in
+   * Python; a recursion that never reaches its base case would otherwise end in a stack overflow.
+   */
+  static final int MAX_NESTED_TRACES = 200;
 
   private Tracing() {}
 
   /**
-   * Marks that this thread starts tracing {@code f} for the call described by {@code call} (null
-   * before the parameter list is known). A body that applies its own function with the signature
-   * being traced would trace again, and again, until the stack runs out (possibly inside
-   * TensorFlow's native code): that is refused, naming the function and signature.
+   * Marks that this thread starts tracing {@code f} for the arguments in {@code args} ({@code call}
+   * describes them when the parameter list is known). A body that applies its own function with
+   * the very signature being traced would trace again, and again, until the stack runs out
+   * (possibly inside TensorFlow's native code): that is refused, naming the function and
+   * signature. Another signature is a recursion that may end (a Java value counting down), so it
+   * is allowed up to {@link #MAX_NESTED_TRACES} levels.
    */
   static Reentry enter(PolymorphicFunction f, CallBuffer call, Arguments.Lookup args) {
     long[] facts = call == null ? null : Arrays.copyOf(call.facts(), call.factCount());
+    Object signature = Signatures.of(args);
     List<Reentry> active = TRACING.get();
     int depth = 0;
     for (Reentry r : active) {
-      if (r.function == f) {
-        depth++;
-        if (r.facts == null || facts == null || Arrays.equals(r.facts, facts) || depth >= MAX_NESTED_TRACES) {
-          throw new IllegalStateException("function '" + f.name() + "' is already being traced on this thread for "
-              + describe(args) + ": its body calls the function itself with the signature being traced, which "
-              + "would trace again forever. Recursion needs TensorFlow control flow (a loop), not re-tracing.");
-        }
+      if (r.function != f) {
+        continue;
+      }
+      depth++;
+      boolean same = r.facts != null && facts != null ? Arrays.equals(r.facts, facts) : r.signature.equals(signature);
+      if (same) {
+        throw new IllegalStateException("function '" + f.name() + "' is already being traced on this thread for "
+            + describe(args) + ": its body calls the function itself with the signature being traced, which "
+            + "would trace again forever. Recursion needs TensorFlow control flow (a loop), or a Java value that "
+            + "changes at each level until a base case.");
+      }
+      if (depth >= MAX_NESTED_TRACES) {
+        throw new IllegalStateException("function '" + f.name() + "' is being traced " + depth + " times nested on "
+            + "this thread (now for " + describe(args) + "): a recursion over Java values deeper than "
+            + MAX_NESTED_TRACES + " levels, or one that never reaches its base case");
       }
     }
-    Reentry r = new Reentry(f, facts);
+    Reentry r = new Reentry(f, facts, signature);
     active.add(r);
     return r;
+  }
+
+  /** Traces in progress on this thread, of any function (0 outside every trace). */
+  static int inProgress() {
+    return TRACING.get().size() + ACTIVE.get().size();
   }
 
   /** A trace in progress on this thread; {@link #exit()} when it ends. */
   static final class Reentry {
     private final PolymorphicFunction function;
     private final long[] facts;
+    private final Object signature;
 
-    private Reentry(PolymorphicFunction function, long[] facts) {
+    private Reentry(PolymorphicFunction function, long[] facts, Object signature) {
       this.function = function;
       this.facts = facts;
+      this.signature = signature;
     }
 
     void exit() {
-      TRACING.get().remove(this);
+      List<Reentry> active = TRACING.get();
+      active.remove(this);
+      if (active.isEmpty()) {
+        TRACING.remove(); // a pool thread keeps nothing of Polyfn's once its traces are done
+      }
     }
   }
 
@@ -101,8 +127,9 @@ final class Tracing {
 
   static void pop(TracingInputs inputs) {
     Deque<TracingInputs> stack = ACTIVE.get();
-    if (stack.peek() == inputs) {
-      stack.pop();
+    stack.removeFirstOccurrence(inputs); // the top, unless a nested trace failed to pop its own
+    if (stack.isEmpty()) {
+      ACTIVE.remove();
     }
   }
 
