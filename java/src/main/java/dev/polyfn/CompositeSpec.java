@@ -25,6 +25,12 @@ public record CompositeSpec(Class<? extends TType> dtype, Shape shape, Object me
   public CompositeSpec {
     Objects.requireNonNull(dtype, "dtype");
     Objects.requireNonNull(shape, "shape");
+    Objects.requireNonNull(names, "names");
+    Objects.requireNonNull(components, "components");
+    if (names.stream().anyMatch(Objects::isNull) || components.stream().anyMatch(Objects::isNull)) {
+      throw new IllegalArgumentException("a composite's component names and specs must not be null, got " + names
+          + " and " + components);
+    }
     names = List.copyOf(names);
     components = List.copyOf(components);
     if (!DataTypes.isConcrete(dtype)) {

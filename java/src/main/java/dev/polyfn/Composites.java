@@ -95,7 +95,7 @@ public final class Composites {
     for (int i = 0; i < n; i++) {
       TensorSpec c = s.components().get(i);
       buf.key(interner.string(s.names().get(i)));
-      Tensor tensor = t.component(v, i);
+      Tensor tensor = CompositeContract.component(t, v, i);
       try {
         if (!fits(tensor, c)) {
           throw new Nests.PathError("component '" + s.names().get(i) + "' of a " + t.name() + " is a "

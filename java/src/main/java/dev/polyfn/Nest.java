@@ -63,7 +63,7 @@ public final class Nest {
       for (int i = 0; i < spec.components().size(); i++) {
         components.add(placeholders.next());
       }
-      return new Nest(Kind.COMPOSITE, path, composite.view(spec, Collections.unmodifiableList(components)), null, null,
+      return new Nest(Kind.COMPOSITE, path, CompositeContract.view(composite, spec, Collections.unmodifiableList(components)), null, null,
           composite.viewClass());
     }
     if (v instanceof Tensor) {

@@ -43,7 +43,7 @@ final class OutputStructure {
     } else if (composite != null) {
       // Before records: a view class may well be a record (SparseOperand is).
       @SuppressWarnings("unchecked")
-      List<Operand<?>> parts = ((CompositeType<?, Object>) composite).components(v);
+      List<Operand<?>> parts = CompositeContract.components((CompositeType<?, Object>) composite, v);
       for (int i = 0; i < parts.size(); i++) {
         names.add(path + "#" + composite.name() + ":" + i);
         operands.add(parts.get(i));
@@ -161,11 +161,11 @@ final class OutputStructure {
       if (graph) {
         List<Operand<?>> operands = new ArrayList<>();
         leaves.forEach(i -> operands.add((Operand<?>) values[i]));
-        return type.view(null, operands);
+        return CompositeContract.view((CompositeType<Object, ?>) type, null, operands);
       }
       List<Tensor> tensors = new ArrayList<>();
       leaves.forEach(i -> tensors.add((Tensor) values[i]));
-      return type.fromComponents(tensors);
+      return CompositeContract.fromComponents((CompositeType<Object, ?>) type, tensors);
     }
   }
 
