@@ -29,8 +29,9 @@ import org.apache.spark.sql.types.StructType;
  *     .score(houses);
  * }</pre>
  *
- * <p>The function is defined by the factory once per executor JVM (by name) and called by every
- * task there, so each batch shape traces once per executor. Declare batch-sized inputs with an
+ * <p>The function is defined by the factory once per executor JVM (by name and factory: a job that
+ * reuses a name with another factory gets its own function, never the other one's) and called by
+ * every task there, so each batch shape traces once per executor. Declare batch-sized inputs with an
  * unknown first dimension ({@code Shape.of(-1)}, {@code Shape.of(-1, k)}): then the last, smaller
  * batch of a partition reuses the trace instead of tracing its own size.
  */
@@ -176,8 +177,9 @@ public final class PolyfnScoring implements Serializable {
     }
     String functionName = name;
     FunctionFactory f = factory;
+    String factoryId = ExecutorFunctions.identify(name, factory);
     MapPartitionsFunction<Row, Row> scorer =
-        rows -> new BatchIterator(rows, ExecutorFunctions.get(functionName, f), plan);
+        rows -> new BatchIterator(rows, ExecutorFunctions.get(functionName, factoryId, f), plan);
     return data.mapPartitions(scorer, Encoders.row(new StructType(fields.toArray(new StructField[0]))));
   }
 

@@ -44,4 +44,12 @@ final class Models {
       return Map.of("y", tf.math.add(tf.math.mul(x, tf.constant(2f)), tf.constant(1f)));
     }, FunctionOptions.defaults().withName("affineFloat"));
   }
+
+  /** y = a x + b on a double column: factories capturing different (a, b) are different models. */
+  static MapFunction line(double a, double b) {
+    return Function.define((tf, in) -> {
+      Operand<TFloat64> x = in.input("x", TFloat64.class, Shape.of(-1));
+      return Map.of("y", tf.math.add(tf.math.mul(x, tf.constant(a)), tf.constant(b)));
+    }, FunctionOptions.defaults().withName("line"));
+  }
 }

@@ -49,6 +49,48 @@ class PolyfnScoringTest {
     return spark.createDataFrame(rows, schema).repartition(partitions);
   }
 
+  /** The y column of {@code scoring} over 100 rows, by id. */
+  private static double[] ys(PolyfnScoring scoring) {
+    double[] ys = new double[100];
+    for (Row r : scoring.output("y", DataTypes.DoubleType).score(rows(100, 2)).collectAsList()) {
+      ys[r.getInt(0)] = r.getDouble(r.fieldIndex("y"));
+    }
+    return ys;
+  }
+
+  @Test
+  void aNameReusedWithAnotherFactoryScoresWithThatFactoryNeverTheFirstOne() {
+    // Two jobs, one name, two models: method references to different methods...
+    double[] first = ys(PolyfnScoring.with("reused", Models::affine).input("x").input("features"));
+    double[] second = ys(PolyfnScoring.with("reused", () -> Models.line(3.0, -1.0)).input("x"));
+    // ...and one lambda capturing different values.
+    double[] third = ys(PolyfnScoring.with("reused", lineFactory(10.0, 0.5)).input("x"));
+    double[] again = ys(PolyfnScoring.with("reused", lineFactory(3.0, -1.0)).input("x"));
+    for (int i = 0; i < 100; i++) {
+      double x = i * 0.5;
+      assertEquals(2 * x + 1, first[i], 1e-9, "row " + i);
+      assertEquals(3 * x - 1, second[i], 1e-9, "row " + i);
+      assertEquals(10 * x + 0.5, third[i], 1e-9, "row " + i);
+      assertEquals(3 * x - 1, again[i], 1e-9, "row " + i);
+    }
+  }
+
+  private static FunctionFactory lineFactory(double a, double b) {
+    return () -> Models.line(a, b);
+  }
+
+  @Test
+  void aFactoryThatCannotBeSerializedIsRefusedOnTheDriverNamingTheFunction() {
+    Object notSerializable = new Object();
+    FunctionFactory bad = () -> {
+      notSerializable.hashCode();
+      return Models.affineFloat();
+    };
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PolyfnScoring.with("unshippable", bad).input("x").output("y", DataTypes.DoubleType).score(rows(4, 1)));
+    assertTrue(e.getMessage().contains("factory of 'unshippable'"), e.getMessage());
+  }
+
   @Test
   void scoresEveryRowInBatchesAndAppendsTheOutputs() {
     Dataset<Row> scored = PolyfnScoring.with("affine", Models::affine)
