@@ -100,7 +100,7 @@ class FailureLeavesNoStateTest {
   }
 
   @Test
-  void aRecursionThatNeverEndsIsRefusedAndTheFunctionStaysUsable() {
+  void aRecursionThatNeverEndsIsRefusedAndTheFunctionStaysUsable() throws InterruptedException {
     MapFunction[] self = new MapFunction[1];
     self[0] = Function.define((Ops tf, dev.polyfn.Inputs in) -> {
       Operand<TFloat32> x = in.input("x", TFloat32.class);
@@ -114,6 +114,21 @@ class FailureLeavesNoStateTest {
       IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", x, "n", -1)));
       assertTrue(e.getMessage().contains("nested"), e.getMessage());
       assertEquals(0, Diagnostics.tracesInProgressOnThisThread());
+      // On a thread with a small stack the stack may run out first: a StackOverflowError in Java
+      // (never in native code), after which the thread and the function are as before.
+      Throwable[] onSmallStack = new Throwable[1];
+      Thread small = new Thread(null, () -> {
+        try {
+          f.call(Map.of("x", x, "n", -1)).close();
+        } catch (Throwable t) {
+          onSmallStack[0] = t;
+        }
+        onSmallStack[0] = Diagnostics.tracesInProgressOnThisThread() == 0 ? onSmallStack[0] : new AssertionError("left");
+      }, "small-stack", 256 * 1024);
+      small.start();
+      small.join();
+      assertTrue(onSmallStack[0] instanceof IllegalStateException || onSmallStack[0] instanceof StackOverflowError,
+          String.valueOf(onSmallStack[0]));
       try (Outputs out = f.call(Map.of("x", x, "n", 1))) {
         assertEquals(2f, out.get("y", TFloat32.class).getFloat(), 0f);
       }
