@@ -21,7 +21,7 @@ import org.tensorflow.op.Ops;
  * }
  * }</pre>
  */
-public final class ListFunction extends PolymorphicFunction {
+public final class ListFunction extends PolymorphicFunction implements CallableFunction<ListOutputs> {
   private final ListBody body;
 
   ListFunction(ListBody body, FunctionOptions options) {

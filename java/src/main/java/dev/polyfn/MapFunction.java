@@ -26,7 +26,7 @@ import org.tensorflow.op.Ops;
  * }
  * }</pre>
  */
-public final class MapFunction extends PolymorphicFunction {
+public final class MapFunction extends PolymorphicFunction implements CallableFunction<Outputs> {
   private final MapBody body;
 
   MapFunction(MapBody body, FunctionOptions options) {

@@ -22,7 +22,7 @@ import org.tensorflow.op.Ops;
  * }
  * }</pre>
  */
-public final class NestFunction extends PolymorphicFunction {
+public final class NestFunction extends PolymorphicFunction implements CallableFunction<NestOutputs> {
   private final NestBody body;
   /**
    * The output template of each concrete function, by its output names array (one array per

@@ -21,7 +21,7 @@ import org.tensorflow.types.family.TType;
  * }
  * }</pre>
  */
-public final class SingleFunction extends PolymorphicFunction {
+public final class SingleFunction extends PolymorphicFunction implements CallableFunction<TType> {
   private final SingleBody body;
 
   SingleFunction(SingleBody body, FunctionOptions options) {

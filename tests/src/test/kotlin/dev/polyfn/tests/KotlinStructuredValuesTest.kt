@@ -115,6 +115,8 @@ class KotlinStructuredValuesTest {
                     f.call(mapOf("r" to Ragged(v, s))).use { out ->
                         assertEquals(-2f, out.value<Ragged>().values().getFloat(1), 0f)
                     }
+                    // A nest function takes the same call extensions as every other kind.
+                    assertEquals(-1f, f("r" to Ragged(v, s)) { out -> out.value<Ragged>().values().getFloat(0) }, 0f)
                 }
             }
         }
