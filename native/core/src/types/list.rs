@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::trace_type::as_dyns;
+use super::children::{self, Key, Pairs};
 use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
 use crate::serial::{encode_type, Fields, SerialError, SerialForm};
 use serde_json::json;
@@ -38,12 +38,6 @@ impl ListConstraint {
         ListConstraint { element, length }
     }
 
-    fn admits_element(&self, t: &dyn TraceType) -> bool {
-        // `None` is the top element type.
-        self.element
-            .as_ref()
-            .is_none_or(|e| t.is_subtype_of(&**e))
-    }
 }
 
 impl fmt::Display for ListType {
@@ -73,26 +67,43 @@ impl fmt::Display for ListConstraint {
     }
 }
 
+impl ListType {
+    fn children(&self) -> impl Iterator<Item = (Key<'_>, &TypeRef)> {
+        self.elements.iter().enumerate().map(|(i, e)| (Key::Index(i), e))
+    }
+
+    /// Each element beside what it must fit in `traced` (a list of the same length, or a list
+    /// constraint's element bound), or `None` when the lengths differ or nothing bounds them.
+    fn pairs<'a>(&'a self, traced: &'a dyn TraceType) -> Option<Pairs<'a>> {
+        if let Some(o) = traced.as_any().downcast_ref::<ListType>() {
+            if o.elements.len() != self.elements.len() {
+                return None;
+            }
+            return Some(self.children().zip(&o.elements).map(|((k, a), b)| (k, a, b.as_dyn())).collect());
+        }
+        let c = traced.as_any().downcast_ref::<ListConstraint>()?;
+        if c.length.is_some_and(|n| n != self.elements.len()) {
+            return None;
+        }
+        let bound = c.element.as_ref()?;
+        Some(self.children().map(|(k, a)| (k, a, bound.as_dyn())).collect())
+    }
+}
+
 impl TraceType for ListType {
     fn kind(&self) -> &'static str {
         "list"
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
-        if let Some(o) = other.as_any().downcast_ref::<ListType>() {
-            self.elements.len() == o.elements.len()
-                && self
-                    .elements
-                    .iter()
-                    .zip(&o.elements)
-                    .all(|(a, b)| a.is_subtype_of(&**b))
-        } else if let Some(c) = other.as_any().downcast_ref::<ListConstraint>() {
-            c.length.is_none_or(|n| n == self.elements.len())
-                && self.elements.iter().all(|e| c.admits_element(&**e))
-        } else if other.as_any().is::<NestConstraint>() {
-            self.elements.iter().all(|e| NestConstraint::admits(e, other))
-        } else {
-            false
+        if other.as_any().is::<NestConstraint>() {
+            return self.elements.iter().all(|e| NestConstraint::admits(e, other));
+        }
+        match (other.as_any().downcast_ref::<ListConstraint>(), self.pairs(other)) {
+            (_, Some(pairs)) => children::all_fit(&pairs),
+            // A constraint of the right length that bounds no element admits every list.
+            (Some(c), None) => c.element.is_none() && c.length.is_none_or(|n| n == self.elements.len()),
+            (None, None) => false,
         }
     }
 
@@ -102,20 +113,12 @@ impl TraceType for ListType {
             return super::join_by_constraint::<ListConstraint>(self, others)
                 .or_else(|| super::join_by_constraint::<NestConstraint>(self, others));
         };
-        if lists
-            .iter()
-            .any(|l| l.elements.len() != self.elements.len())
-        {
+        if lists.iter().any(|l| l.elements.len() != self.elements.len()) {
             return None;
         }
-        let elements = (0..self.elements.len())
-            .map(|i| {
-                let rest: Vec<&dyn TraceType> =
-                    lists.iter().map(|l| l.elements[i].as_dyn()).collect();
-                self.elements[i].most_specific_common_supertype(&rest)
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(TypeRef::new(ListType::new(elements)))
+        let own: Vec<&TypeRef> = self.elements.iter().collect();
+        let rest: Vec<Vec<&TypeRef>> = lists.iter().map(|l| l.elements.iter().collect()).collect();
+        Some(TypeRef::new(ListType::new(children::join_each(&own, &rest)?)))
     }
 
     fn placeholders(
@@ -124,71 +127,30 @@ impl TraceType for ListType {
         ctx: &mut PlaceholderContext,
         out: &mut Vec<PlaceholderSpec>,
     ) {
-        for (i, e) in self.elements.iter().enumerate() {
-            e.placeholders(&format!("{path}[{i}]"), ctx, out);
-        }
+        children::placeholders(self.children(), path, ctx, out);
     }
-
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
         if self.is_subtype_of(traced) {
             return None;
         }
         let n = self.elements.len();
-        if let Some(o) = traced.as_any().downcast_ref::<ListType>() {
-            if o.elements.len() != n {
-                return Some(format!(
-                    "list of length {n} does not match list of length {}",
-                    o.elements.len()
-                ));
-            }
-            let (i, why) = self
-                .elements
-                .iter()
-                .zip(&o.elements)
-                .enumerate()
-                .find_map(|(i, (a, b))| a.explain_mismatch(&**b).map(|w| (i, w)))?;
-            return Some(format!("element {i}: {why}"));
+        let other_length = match (traced.as_any().downcast_ref::<ListType>(), traced.as_any().downcast_ref::<ListConstraint>()) {
+            (Some(o), _) => Some(o.elements.len()),
+            (_, Some(c)) => c.length,
+            _ => None,
+        };
+        if let Some(len) = other_length.filter(|&len| len != n) {
+            return Some(format!("list of length {n} does not match list of length {len}"));
         }
-        if let Some(c) = traced.as_any().downcast_ref::<ListConstraint>() {
-            if let Some(len) = c.length.filter(|&len| len != n) {
-                return Some(format!(
-                    "list of length {n} does not match list of length {len}"
-                ));
-            }
-            if let Some(el) = &c.element {
-                let (i, why) = self
-                    .elements
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, a)| a.explain_mismatch(&**el).map(|w| (i, w)))?;
-                return Some(format!("element {i}: {why}"));
-            }
+        match self.pairs(traced) {
+            Some(pairs) => children::explain_first(&pairs),
+            None => Some(format!("{self} does not match {traced}")),
         }
-        Some(format!("{self} does not match {traced}"))
     }
 
     fn mismatch_path(&self, traced: &dyn TraceType) -> String {
-        let pairs: Vec<(&TypeRef, &dyn TraceType)> = if let Some(o) = traced.as_any().downcast_ref::<ListType>() {
-            if o.elements.len() != self.elements.len() {
-                return String::new();
-            }
-            self.elements.iter().zip(o.elements.iter().map(|e| e.as_dyn())).collect()
-        } else if let Some(c) = traced.as_any().downcast_ref::<ListConstraint>() {
-            match (&c.element, c.length) {
-                (_, Some(len)) if len != self.elements.len() => return String::new(),
-                (Some(el), _) => self.elements.iter().map(|e| (e, el.as_dyn())).collect(),
-                (None, _) => return String::new(),
-            }
-        } else {
-            return String::new();
-        };
-        pairs
-            .into_iter()
-            .enumerate()
-            .find(|(_, (a, b))| !a.is_subtype_of(*b))
-            .map(|(i, (a, b))| format!("[{i}]{}", a.mismatch_path(b)))
-            .unwrap_or_default()
+        self.pairs(traced).map(|p| children::first_mismatch_path(&p)).unwrap_or_default()
     }
 
     fn specialize_for_trace(&self, constraint: &dyn TraceType) -> TypeRef {
@@ -263,12 +225,7 @@ impl TraceType for ListConstraint {
                 return None;
             }
         }
-        let element = if unbounded || elements.is_empty() {
-            None
-        } else {
-            let dyns = as_dyns(&elements[1..]);
-            elements[0].most_specific_common_supertype(&dyns)
-        };
+        let element = children::join_bounds(&elements, unbounded);
         Some(TypeRef::new(ListConstraint::new(element, length)))
     }
 

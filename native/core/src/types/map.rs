@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::trace_type::as_dyns;
+use super::children::{self, Key, Pairs};
 use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
 use crate::serial::{encode_type, Fields, SerialError, SerialForm};
 use serde_json::json;
@@ -28,6 +28,26 @@ impl MapType {
 
     fn same_keys(&self, other: &MapType) -> bool {
         self.entries.len() == other.entries.len() && self.entries.keys().eq(other.entries.keys())
+    }
+
+    /// How this map's keys differ from the traced map's.
+    fn explain_keys(&self, traced: &MapType) -> String {
+        let missing = traced.entries.keys().filter(|k| !self.entries.contains_key(*k));
+        let extra = self.entries.keys().filter(|k| !traced.entries.contains_key(*k));
+        let (missing, extra) = (quoted(missing), quoted(extra));
+        let mut parts = Vec::new();
+        if !missing.is_empty() {
+            parts.push(format!("missing key {missing}"));
+        }
+        if !extra.is_empty() {
+            parts.push(format!("new key {extra}"));
+        }
+        format!(
+            "map keys [{}] do not match traced keys [{}]: {}",
+            quoted(self.entries.keys()),
+            quoted(traced.entries.keys()),
+            parts.join(", ")
+        )
     }
 }
 
@@ -72,27 +92,39 @@ fn quoted<'a>(keys: impl Iterator<Item = &'a String>) -> String {
         .join(", ")
 }
 
+impl MapType {
+    fn children(&self) -> impl Iterator<Item = (Key<'_>, &TypeRef)> {
+        self.entries.iter().map(|(k, v)| (Key::Name(k), v))
+    }
+
+    /// Each value beside what it must fit in `traced` (the same key's value in a map of the same
+    /// keys, or a map constraint's value bound), or `None` when the keys differ or nothing bounds
+    /// the values.
+    fn pairs<'a>(&'a self, traced: &'a dyn TraceType) -> Option<Pairs<'a>> {
+        if let Some(o) = traced.as_any().downcast_ref::<MapType>() {
+            if !self.same_keys(o) {
+                return None;
+            }
+            return Some(self.children().zip(o.entries.values()).map(|((k, a), b)| (k, a, b.as_dyn())).collect());
+        }
+        let bound = traced.as_any().downcast_ref::<MapConstraint>()?.value.as_ref()?;
+        Some(self.children().map(|(k, a)| (k, a, bound.as_dyn())).collect())
+    }
+}
+
 impl TraceType for MapType {
     fn kind(&self) -> &'static str {
         "map"
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
-        if let Some(o) = other.as_any().downcast_ref::<MapType>() {
-            self.same_keys(o)
-                && self
-                    .entries
-                    .values()
-                    .zip(o.entries.values())
-                    .all(|(a, b)| a.is_subtype_of(&**b))
-        } else if let Some(c) = other.as_any().downcast_ref::<MapConstraint>() {
-            c.value.as_ref().is_none_or(|v| {
-                self.entries.values().all(|a| a.is_subtype_of(&**v))
-            })
-        } else if other.as_any().is::<NestConstraint>() {
-            self.entries.values().all(|v| NestConstraint::admits(v, other))
-        } else {
-            false
+        if other.as_any().is::<NestConstraint>() {
+            return self.entries.values().all(|v| NestConstraint::admits(v, other));
+        }
+        match self.pairs(other) {
+            Some(pairs) => children::all_fit(&pairs),
+            // A constraint that bounds no value admits every map.
+            None => matches!(other.as_any().downcast_ref::<MapConstraint>(), Some(MapConstraint { value: None })),
         }
     }
 
@@ -105,17 +137,10 @@ impl TraceType for MapType {
         if !maps.iter().all(|m| self.same_keys(m)) {
             return None;
         }
-        let entries = self
-            .entries
-            .iter()
-            .map(|(k, v)| {
-                let rest: Vec<&dyn TraceType> =
-                    maps.iter().map(|m| m.entries[k].as_dyn()).collect();
-                v.most_specific_common_supertype(&rest)
-                    .map(|j| (k.clone(), j))
-            })
-            .collect::<Option<BTreeMap<_, _>>>()?;
-        Some(TypeRef::new(MapType::new(entries)))
+        let own: Vec<&TypeRef> = self.entries.values().collect();
+        let rest: Vec<Vec<&TypeRef>> = maps.iter().map(|m| m.entries.values().collect()).collect();
+        let joined = children::join_each(&own, &rest)?;
+        Some(TypeRef::new(MapType::new(self.entries.keys().cloned().zip(joined).collect())))
     }
 
     fn placeholders(
@@ -124,31 +149,11 @@ impl TraceType for MapType {
         ctx: &mut PlaceholderContext,
         out: &mut Vec<PlaceholderSpec>,
     ) {
-        for (k, v) in &self.entries {
-            v.placeholders(&format!("{path}['{k}']"), ctx, out);
-        }
+        children::placeholders(self.children(), path, ctx, out);
     }
 
-
     fn mismatch_path(&self, traced: &dyn TraceType) -> String {
-        let bound_of = |k: &str| -> Option<&dyn TraceType> {
-            if let Some(o) = traced.as_any().downcast_ref::<MapType>() {
-                return o.entries.get(k).map(|t| t.as_dyn());
-            }
-            match traced.as_any().downcast_ref::<MapConstraint>() {
-                Some(MapConstraint { value: Some(bound) }) => Some(bound.as_dyn()),
-                _ => None,
-            }
-        };
-        if let Some(o) = traced.as_any().downcast_ref::<MapType>() {
-            if !self.same_keys(o) {
-                return String::new();
-            }
-        }
-        self.entries
-            .iter()
-            .find_map(|(k, v)| bound_of(k).filter(|b| !v.is_subtype_of(*b)).map(|b| format!("['{k}']{}", v.mismatch_path(b))))
-            .unwrap_or_default()
+        self.pairs(traced).map(|p| children::first_mismatch_path(&p)).unwrap_or_default()
     }
 
     fn explain_mismatch(&self, traced: &dyn TraceType) -> Option<String> {
@@ -157,46 +162,13 @@ impl TraceType for MapType {
         }
         if let Some(o) = traced.as_any().downcast_ref::<MapType>() {
             if !self.same_keys(o) {
-                let missing: Vec<_> = o
-                    .entries
-                    .keys()
-                    .filter(|k| !self.entries.contains_key(*k))
-                    .collect();
-                let extra: Vec<_> = self
-                    .entries
-                    .keys()
-                    .filter(|k| !o.entries.contains_key(*k))
-                    .collect();
-                let mut parts = Vec::new();
-                if !missing.is_empty() {
-                    parts.push(format!("missing key {}", quoted(missing.into_iter())));
-                }
-                if !extra.is_empty() {
-                    parts.push(format!("new key {}", quoted(extra.into_iter())));
-                }
-                return Some(format!(
-                    "map keys [{}] do not match traced keys [{}]: {}",
-                    quoted(self.entries.keys()),
-                    quoted(o.entries.keys()),
-                    parts.join(", ")
-                ));
+                return Some(self.explain_keys(o));
             }
-            let (k, why) = self
-                .entries
-                .iter()
-                .find_map(|(k, v)| v.explain_mismatch(&*o.entries[k]).map(|w| (k, w)))?;
-            return Some(format!("key '{k}': {why}"));
         }
-        if let Some(MapConstraint { value: Some(bound) }) =
-            traced.as_any().downcast_ref::<MapConstraint>()
-        {
-            let (k, why) = self
-                .entries
-                .iter()
-                .find_map(|(k, v)| v.explain_mismatch(&**bound).map(|w| (k, w)))?;
-            return Some(format!("key '{k}': {why}"));
+        match self.pairs(traced) {
+            Some(pairs) => children::explain_first(&pairs),
+            None => Some(format!("{self} does not match {traced}")),
         }
-        Some(format!("{self} does not match {traced}"))
     }
 
     fn specialize_for_trace(&self, constraint: &dyn TraceType) -> TypeRef {
@@ -263,11 +235,7 @@ impl TraceType for MapConstraint {
                 return None;
             }
         }
-        let value = if unbounded || values.is_empty() {
-            None
-        } else {
-            values[0].most_specific_common_supertype(&as_dyns(&values[1..]))
-        };
+        let value = children::join_bounds(&values, unbounded);
         Some(TypeRef::new(MapConstraint::new(value)))
     }
 

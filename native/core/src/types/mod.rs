@@ -1,5 +1,6 @@
 //! The built-in trace type kinds, one module per kind (each with its constraint form).
 
+mod children;
 mod composite;
 mod list;
 mod literal;
