@@ -6,22 +6,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Flow;
 import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.Variable;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
+import org.tensorflow.exceptions.TFInvalidArgumentException;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TInt32;
+import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -157,6 +163,70 @@ class ControlFlowEffectsTest {
   @Test
   void aCondKeptOnlyForItsEffectRunsAndABodyReadSeesItsWrite() throws Exception {
     check("unused_cond", ControlFlowEffectsTest::unusedCond);
+  }
+
+  /**
+   * Flow.gradients traces branch and loop lambdas again to differentiate them: those copies must
+   * not write again. y = (x > 0 ? w * x * x : w), then three times y * w, with a counter added to in
+   * the taken branch, and a file named at random written in each iteration (a loop using a
+   * variable cannot be differentiated): one count and three files per call, as without gradients.
+   */
+  @Test
+  void gradientsThroughBranchesAndLoopsWithEffectsDoNotRepeatThem(@TempDir Path dir) throws Exception {
+    try (Variable<TFloat32> c = Variable.create(TFloat32.scalarOf(0f));
+         MapFunction f = Function.define((tf, in) -> {
+           Operand<TFloat32> x = in.input("x", TFloat32.class);
+           Operand<TFloat32> w = in.input("w", TFloat32.class);
+           Operand<TFloat32> h = Flow.cond(tf, tf.math.greater(x, tf.constant(0f)), () -> {
+             assignAdd(tf, c, tf.constant(1f));
+             return tf.math.mul(w, tf.math.mul(x, x));
+           }, () -> w);
+           Operand<TFloat32> y = ControlFlowTest.f32(Flow.whileLoop(tf, List.of(h), Flow.loop().maximumIterations(3),
+               v -> tf.constant(true), v -> {
+                 Operand<TString> name = tf.dtypes.asString(tf.random.randomUniformInt(tf.constant(new int[0]),
+                     tf.constant(0), tf.constant(Integer.MAX_VALUE)));
+                 tf.io.writeFile(tf.strings.join(List.of(tf.constant(dir + "/"), name)), tf.constant("l"));
+                 return List.of(tf.math.mul(ControlFlowTest.f32(v.get(0)), w));
+               }).get(0));
+           return Map.of("y", y, "d", Flow.gradients(tf, y, List.of(w)).get(0));
+         });
+         TFloat32 x = TFloat32.scalarOf(3f);
+         TFloat32 w = TFloat32.scalarOf(2f);
+         Outputs out = f.call(Map.of("x", x, "w", w));
+         TFloat32 count = c.value();
+         Stream<Path> files = Files.list(dir)) {
+      // y = w^4 x^2 = 16 * 9; dy/dw = 4 w^3 x^2 = 288
+      assertEquals(144f, out.get("y", TFloat32.class).getFloat(), 1e-3);
+      assertEquals(288f, out.get("d", TFloat32.class).getFloat(), 1e-3);
+      assertEquals(1f, count.getFloat(), 0f);
+      assertEquals(3, files.count());
+    }
+  }
+
+  /**
+   * With XLA (jitCompile), a body with control flow, stateful or not, does not compile today: the
+   * dead copies of branch operations left in the body are Switch operations, which XLA has no
+   * kernel for. The call fails with TensorFlow's message, the JVM goes on, the variables are
+   * untouched; should XLA compile it, the numbers must be Python's.
+   */
+  @Test
+  void xlaRefusesControlFlowClearlyOrMatchesPython() throws Exception {
+    Map<String, Object> expected = map(cases("cond_effects").get(0).get("outputs"));
+    try (Variable<TFloat32> a = Variable.create(TFloat32.scalarOf(0f));
+         Variable<TFloat32> b = Variable.create(TFloat32.scalarOf(0f));
+         MapFunction f = Function.define(condEffects(a, b), FunctionOptions.defaults().withJitCompile(true));
+         TFloat32 x = TFloat32.scalarOf(3f)) {
+      try (Outputs out = f.call(Map.of("x", x))) {
+        assertClose(expected.get("y"), out.get("y", TFloat32.class), "XLA y");
+        assertClose(expected.get("a"), out.get("a", TFloat32.class), "XLA a");
+      } catch (TFInvalidArgumentException e) {
+        assertTrue(e.getMessage().contains("Detected unsupported operations") && e.getMessage().contains("XLA"),
+            e.getMessage());
+        try (TFloat32 av = a.value()) {
+          assertEquals(0f, av.getFloat(), 0f);
+        }
+      }
+    }
   }
 
   /** Two variables' programs; the names and initial values come from the Python record. */
