@@ -44,6 +44,8 @@ import org.tensorflow.types.TBool;
  * outside is rewired to the untaken output of a {@code Switch} on {@code false}, a dead tensor,
  * so TensorFlow never executes them (a variable assignment in an untaken branch would otherwise
  * run at every call), and {@link #isAbsorbed} keeps them out of the function's control outputs.
+ * The branch function itself orders its stateful operations and keeps its effects as control
+ * outputs ({@link Effects}), and its results wait for them, so a taken branch runs its writes.
  */
 final class Regions {
   private Regions() {}
