@@ -3,7 +3,8 @@ tf.map_fn bodies under tf.function (TensorFlow's automatic control dependencies)
 each program's outputs and its variables' values after every call; the Java test runs this script
 (with the build's TensorFlow 2.21 virtualenv) and compares Polyfn's numbers with these.
 
-Run: python tests/python/control_flow_effects.py
+Run: python tests/python/control_flow_effects.py > tests/src/test/resources/control_flow_effects.json
+(the recorded results; the test also runs this script and checks it still gives them)
 """
 import json
 

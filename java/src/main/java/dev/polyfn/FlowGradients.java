@@ -50,7 +50,7 @@ final class FlowGradients {
     xs.forEach(o -> x.add(o.asOutput()));
     Ops g = tf.withSubScope("gradients");
     // Branch and loop lambdas traced again for the gradient must not write again.
-    List<Output<?>> d = Regions.replaying(
+    List<Output<?>> d = Regions.replaying(graph,
         () -> backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x));
     List<Operand<?>> out = new ArrayList<>();
     for (int i = 0; i < x.size(); i++) {

@@ -176,7 +176,7 @@ final class Regions {
     List<Output<?>> inputs = new ArrayList<>(args);
     inputs.addAll(captures);
     List<GraphOperation> effects = List.of();
-    if (REPLAYING.get()[0] > 0) {
+    if (REPLAYING.get().containsKey(graph)) {
       body = dropWrites(graph, body);
     } else {
       Effects.Ordered ordered = Effects.order(graph, body);
@@ -230,19 +230,24 @@ final class Regions {
   }
 
   /**
-   * Nonzero while gradients re-trace branch and loop lambdas ({@link #replaying}): the re-traced
-   * copies only compute values, so their writes are dropped (the forward pass already ran them).
+   * The graphs whose branch and loop lambdas gradients are re-tracing on this thread ({@link
+   * #replaying}), with a depth each: the re-traced copies only compute values, so their writes are
+   * dropped (the forward pass already ran them). Per graph, so another function traced meanwhile
+   * (a nested call) keeps its effects.
    */
-  private static final ThreadLocal<int[]> REPLAYING = ThreadLocal.withInitial(() -> new int[1]);
+  private static final ThreadLocal<Map<Graph, Integer>> REPLAYING =
+      ThreadLocal.withInitial(java.util.IdentityHashMap::new);
 
-  /** Runs {@code work} with the branches and loop bodies it builds stripped of their writes. */
-  static <R> R replaying(Supplier<R> work) {
-    int[] depth = REPLAYING.get();
-    depth[0]++;
+  /** Runs {@code work} with the branches and loop bodies it builds in {@code graph} stripped of their writes. */
+  static <R> R replaying(Graph graph, Supplier<R> work) {
+    Map<Graph, Integer> depth = REPLAYING.get();
+    depth.merge(graph, 1, Integer::sum);
     try {
       return work.get();
     } finally {
-      depth[0]--;
+      if (depth.merge(graph, -1, Integer::sum) == 0) {
+        depth.remove(graph);
+      }
     }
   }
 

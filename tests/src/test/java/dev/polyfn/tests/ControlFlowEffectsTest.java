@@ -35,8 +35,8 @@ import org.tensorflow.types.family.TType;
  * automatic control dependencies): a write in the taken branch once, in a loop body once per
  * iteration, in an untaken branch never, in program order. Each program is the one of the same
  * name in tests/python/control_flow_effects.py, which this test runs with the build's TensorFlow
- * 2.21 (system property polyfn.python) and whose outputs and variable values it compares with
- * Polyfn's, call by call.
+ * 2.21 (system property polyfn.python; its results are also recorded in control_flow_effects.json)
+ * and whose outputs and variable values it compares with Polyfn's, call by call.
  */
 class ControlFlowEffectsTest {
   private static Map<String, Object> python;
@@ -52,6 +52,10 @@ class ControlFlowEffectsTest {
       assertEquals(0, p.exitValue(), err);
       python = map(MiniJson.parse(out.strip()));
       assertEquals("2.21.0", python.get("tensorflow"));
+      // The script still gives the results recorded with it (tests/src/test/resources).
+      try (var recorded = ControlFlowEffectsTest.class.getResourceAsStream("/control_flow_effects.json")) {
+        assertEquals(MiniJson.parse(new String(recorded.readAllBytes(), StandardCharsets.UTF_8).strip()), python);
+      }
     }
     return python;
   }
