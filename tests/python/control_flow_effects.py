@@ -90,6 +90,34 @@ def nested_effects():
     return [call(f, {"n": n}, v=v, w=w) for n in (5, 2)]
 
 
+def deep_effects():
+    """A cond in a cond in a loop body, their results unused: kept for their writes, at any depth."""
+    v = tf.Variable(0.0)
+    w = tf.Variable(0.0)
+
+    @tf.function
+    def f(n):
+        def body(i):
+            def outer():
+                def even():
+                    v.assign_add(tf.cast(i, tf.float32))
+                    return tf.constant(1)
+
+                def odd():
+                    w.assign_add(1.0)
+                    return tf.constant(2)
+
+                return tf.cond(i % 2 == 0, even, odd)
+
+            tf.cond(i > 0, outer, lambda: tf.constant(0))
+            return (i + 1,)
+
+        tf.while_loop(lambda i: i < n, body, (tf.constant(0),))
+        return {"v": v.read_value(), "w": w.read_value()}
+
+    return [call(f, {"n": n}, v=v, w=w) for n in (5, 1, 3)]
+
+
 def unused_cond():
     """A cond kept only for its effect (its output unused), and a read after a write in the body."""
     c = tf.Variable(0.0)
@@ -119,4 +147,5 @@ if __name__ == "__main__":
     print(json.dumps({"tensorflow": tf.__version__,
                       "cond_effects": cond_effects(), "while_effects": while_effects(),
                       "map_effects": map_effects(), "nested_effects": nested_effects(),
+                      "deep_effects": deep_effects(),
                       "unused_cond": unused_cond()}))

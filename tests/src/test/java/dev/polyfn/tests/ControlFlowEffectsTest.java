@@ -125,6 +125,27 @@ class ControlFlowEffectsTest {
     };
   }
 
+  /** A cond in a cond in a loop body, their results unused: i > 0 and even adds i to v, odd adds 1 to w. */
+  static MapBody deepEffects(Variable<TFloat32> v, Variable<TFloat32> w) {
+    return (tf, in) -> {
+      Operand<TInt32> n = in.input("n", TInt32.class);
+      Flow.whileLoop(tf, List.of(tf.constant(0)), vars -> tf.math.less(i(vars.get(0)), n), vars -> {
+        Operand<TInt32> it = i(vars.get(0));
+        Flow.cond(tf, tf.math.greater(it, tf.constant(0)),
+            () -> Flow.cond(tf, tf.math.equal(tf.math.mod(it, tf.constant(2)), tf.constant(0)), () -> {
+              assignAdd(tf, v, tf.dtypes.cast(it, TFloat32.class));
+              return tf.constant(1);
+            }, () -> {
+              assignAdd(tf, w, tf.constant(1f));
+              return tf.constant(2);
+            }),
+            () -> tf.constant(0));
+        return List.of(tf.math.add(it, tf.constant(1)));
+      });
+      return Map.of("v", v.read(tf), "w", w.read(tf));
+    };
+  }
+
   /** A cond kept only for its effect, then a read after a write in the body itself. */
   static MapBody unusedCond(Variable<TFloat32> c, Variable<TFloat32> v) {
     return (tf, in) -> {
@@ -162,6 +183,13 @@ class ControlFlowEffectsTest {
   void aCondInALoopRunsTheTakenBranchsWriteEachIteration() throws Exception {
     check("nested_effects", ControlFlowEffectsTest::nestedEffects);
     assertEquals(6.0, map(cases("nested_effects").get(0).get("outputs")).get("v")); // 0 + 2 + 4
+  }
+
+  @Test
+  void condsNestedInACondInALoopRunTheirWritesAtAnyDepth() throws Exception {
+    check("deep_effects", ControlFlowEffectsTest::deepEffects);
+    assertEquals(6.0, map(cases("deep_effects").get(0).get("outputs")).get("v")); // 2 + 4
+    assertEquals(2.0, map(cases("deep_effects").get(0).get("outputs")).get("w")); // i = 1, 3
   }
 
   @Test
