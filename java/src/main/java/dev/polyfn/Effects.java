@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.TensorFlowInternals;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -17,7 +18,6 @@ import org.tensorflow.internal.c_api.TF_Status;
 import org.tensorflow.internal.c_api.global.tensorflow;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.DataType;
-import dev.polyfn.internal.TensorFlowInternals;
 
 /**
  * TensorFlow's automatic control dependencies (Python's {@code auto_control_deps}), for one traced
