@@ -30,7 +30,9 @@ import org.tensorflow.types.family.TType;
  * call time, so the value of the predicate decides at run time without retracing. Lambdas use the
  * body's own {@code tf} and may read any operand of the body (inputs, captures, variables): those
  * values become inputs of the branch functions automatically. Like the body itself, Java side
- * effects in a lambda happen once, at trace time.
+ * effects in a lambda happen once, at trace time. TensorFlow effects (variable assignments, file
+ * writes) run as in Python's {@code tf.function}: in the taken branch once, in a loop body once per
+ * iteration, never in an untaken branch, in program order.
  */
 public final class Flow {
   private Flow() {}
@@ -265,6 +267,7 @@ public final class Flow {
    * operations are differentiated by that registry; one it has no gradient for fails naming it.
    * Branches and loop bodies are differentiated when the function runs, by TensorFlow's function
    * gradients. Values that should be trained must be read (variables) outside the cond or loop.
+   * The lambdas traced again for the gradient leave out their writes, so it does not repeat them.
    *
    * @return one gradient per x, zeros for an x that y does not depend on
    */

@@ -49,7 +49,9 @@ final class FlowGradients {
     List<Output<?>> x = new ArrayList<>();
     xs.forEach(o -> x.add(o.asOutput()));
     Ops g = tf.withSubScope("gradients");
-    List<Output<?>> d = backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x);
+    // Branch and loop lambdas traced again for the gradient must not write again.
+    List<Output<?>> d = Regions.replaying(graph,
+        () -> backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x));
     List<Operand<?>> out = new ArrayList<>();
     for (int i = 0; i < x.size(); i++) {
       out.add(d.get(i) != null ? d.get(i) : g.zerosLike(x.get(i)).asOutput());

@@ -44,6 +44,8 @@ import org.tensorflow.types.TBool;
  * outside is rewired to the untaken output of a {@code Switch} on {@code false}, a dead tensor,
  * so TensorFlow never executes them (a variable assignment in an untaken branch would otherwise
  * run at every call), and {@link #isAbsorbed} keeps them out of the function's control outputs.
+ * The branch function itself orders its stateful operations and keeps its effects as control
+ * outputs ({@link Effects}), and its results wait for them, so a taken branch runs its writes.
  */
 final class Regions {
   private Regions() {}
@@ -173,6 +175,15 @@ final class Regions {
     String name = uniqueName(hint);
     List<Output<?>> inputs = new ArrayList<>(args);
     inputs.addAll(captures);
+    List<GraphOperation> effects = List.of();
+    if (REPLAYING.get().containsKey(graph)) {
+      body = dropWrites(graph, body);
+    } else {
+      Effects.Ordered ordered = Effects.order(graph, body);
+      body.addAll(ordered.added());
+      effects = ordered.mustRun();
+      outputs = after(graph, body, effects, outputs);
+    }
     boolean stateful;
     TF_Graph g = TensorFlowInternals.graphHandle(graph);
     try (PointerScope scope = new PointerScope()) {
@@ -182,10 +193,18 @@ final class Regions {
       }
       TF_Output in = FlowFunctions.outputsOf(inputs);
       TF_Output out = FlowFunctions.outputsOf(outputs);
+      // The effects are the function's control outputs: TensorFlow runs them whenever it runs the
+      // function (when a branch is taken, at each iteration of a loop), even if nothing reads them.
+      PointerPointer<?> control = new PointerPointer<>(Math.max(1, effects.size()));
+      String[] controlNames = new String[Math.max(1, effects.size())];
+      for (int i = 0; i < effects.size(); i++) {
+        control.put(i, effects.get(i).getUnsafeNativeHandle());
+        controlNames[i] = "effect_" + i;
+      }
       TF_Status status = TF_Status.newStatus();
-      TF_Function fn = tensorflow.TF_GraphToFunction(g, new BytePointer(name), (byte) 0, body.size(), opers,
-          inputs.size(), in, outputs.size(), out, (PointerPointer<?>) null, (TF_FunctionOptions) null,
-          (BytePointer) null, status);
+      TF_Function fn = tensorflow.TF_GraphToFunctionWithControlOutputs(g, new BytePointer(name), (byte) 0,
+          body.size(), opers, inputs.size(), in, outputs.size(), out, (PointerPointer<?>) null, effects.size(),
+          control, new PointerPointer<>(controlNames), (TF_FunctionOptions) null, (BytePointer) null, status);
       status.throwExceptionIfNotOK();
       try {
         tensorflow.TF_GraphCopyFunction(g, fn, null, status);
@@ -208,6 +227,74 @@ final class Regions {
       }
     }
     return new Built(name, stateful, Collections.unmodifiableList(captures));
+  }
+
+  /**
+   * The graphs whose branch and loop lambdas gradients are re-tracing on this thread ({@link
+   * #replaying}), with a depth each: the re-traced copies only compute values, so their writes are
+   * dropped (the forward pass already ran them). Per graph, so another function traced meanwhile
+   * (a nested call) keeps its effects.
+   */
+  private static final ThreadLocal<Map<Graph, Integer>> REPLAYING =
+      ThreadLocal.withInitial(java.util.IdentityHashMap::new);
+
+  /** Runs {@code work} with the branches and loop bodies it builds in {@code graph} stripped of their writes. */
+  static <R> R replaying(Graph graph, Supplier<R> work) {
+    Map<Graph, Integer> depth = REPLAYING.get();
+    depth.merge(graph, 1, Integer::sum);
+    try {
+      return work.get();
+    } finally {
+      if (depth.merge(graph, -1, Integer::sum) == 0) {
+        depth.remove(graph);
+      }
+    }
+  }
+
+  /**
+   * The body without its effects that nothing depends on (stateful operations without outputs or
+   * control consumers: variable writes, prints...), which are absorbed so they never run.
+   */
+  private static List<GraphOperation> dropWrites(Graph graph, List<GraphOperation> body) {
+    List<GraphOperation> kept = new ArrayList<>();
+    List<GraphOperation> dropped = new ArrayList<>();
+    for (GraphOperation op : body) {
+      boolean write = op.numOutputs() == 0 && op.numControlConsumers() == 0 && Effects.stateful(op.type());
+      (write ? dropped : kept).add(op);
+    }
+    if (!dropped.isEmpty()) {
+      neutralize(graph, dropped);
+      synchronized (ABSORBED) {
+        Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
+        dropped.forEach(op -> set.add(op.name()));
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * {@code outputs}, each passed through an Identity that waits for {@code effects} (added to
+   * {@code body}), as Python makes a function's results wait for its effects: what reads a cond's
+   * results sees its branch's writes, and a loop's next iteration starts after this one's.
+   */
+  private static List<Output<?>> after(Graph graph, List<GraphOperation> body, List<GraphOperation> effects,
+      List<Output<?>> outputs) {
+    if (effects.isEmpty()) {
+      return outputs;
+    }
+    Ops tf = Ops.create(graph).withSubScope("polyfn_effects");
+    var noOp = tf.scope().opBuilder("NoOp", "effects");
+    effects.forEach(noOp::addControlInput);
+    GraphOperation done = (GraphOperation) noOp.build();
+    body.add(done);
+    List<Output<?>> out = new ArrayList<>();
+    for (Output<?> o : outputs) {
+      GraphOperation id = (GraphOperation) tf.scope().opBuilder("Identity", "result").addInput(o)
+          .addControlInput(done).build();
+      body.add(id);
+      out.add(id.output(0));
+    }
+    return out;
   }
 
   /** Marks the operations of {@code outputs} absorbed (placeholders standing for branch arguments). */

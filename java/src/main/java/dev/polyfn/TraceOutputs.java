@@ -2,8 +2,10 @@ package dev.polyfn;
 
 import dev.polyfn.internal.DataTypes;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Output;
@@ -63,14 +65,25 @@ final class TraceOutputs {
   }
 
   /**
-   * The operations run for their effects: those with no outputs (variable assignments...), which
-   * no output depends on, become the function's control outputs so every call runs them.
+   * Orders the body's stateful operations as Python's automatic control dependencies do (a read
+   * after a write sees it, see {@link Effects}) and returns the operations run for their effects,
+   * which become the function's control outputs so every call runs them: those with no outputs
+   * (variable assignments...), which no output depends on, and stateful control flow (a cond or
+   * loop whose branches write), whose outputs may be unused. Operations gathered into branch
+   * functions are left out: a branch's effects run only in its branch.
    */
   static String[] effects(Graph graph) {
-    List<String> names = new ArrayList<>();
+    List<GraphOperation> own = new ArrayList<>();
     for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
       GraphOperation op = it.next();
-      if (op.numOutputs() == 0 && !Regions.isAbsorbed(graph, op.name())) { // a branch's effects run only in its branch
+      if (!Regions.isAbsorbed(graph, op.name())) {
+        own.add(op);
+      }
+    }
+    Set<GraphOperation> mustRun = new HashSet<>(Effects.order(graph, own).mustRun());
+    List<String> names = new ArrayList<>();
+    for (GraphOperation op : own) {
+      if (op.numOutputs() == 0 || (mustRun.contains(op) && Effects.FUNCTIONAL.contains(op.type()))) {
         names.add(op.name());
       }
     }

@@ -36,7 +36,9 @@ import org.tensorflow.types.family.TType;
  * its handle (no copy): every call sees its current value, and an assignment made by one call is
  * seen by the next call, by eager code and by every other function. The same variable used twice
  * in a body is one graph input. Outside a trace the same methods run eagerly. Within one call,
- * order a read after an assignment with control dependencies ({@code tf.withControlDependencies}).
+ * uses of a variable run in program order (a read after an assignment sees it), in the body and in
+ * {@link Flow} branches and loop bodies, as with {@code tf.function}'s automatic control
+ * dependencies.
  *
  * <p>A variable created while a body is traced is created once, in the eager context (as {@code
  * tf.function}'s init scope), on the function's first trace, and belongs to the function (closed
