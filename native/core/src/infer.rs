@@ -372,3 +372,7 @@ mod tests;
 #[cfg(test)]
 #[path = "infer_nest_tests.rs"]
 mod nest_tests;
+
+#[cfg(test)]
+#[path = "infer_lines_tests.rs"]
+mod lines_tests;

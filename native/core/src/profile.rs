@@ -223,3 +223,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "profile_tests.rs"]
+mod value_tests;
