@@ -14,9 +14,13 @@
 use std::fmt;
 
 use crate::{
-    BindError, DType, DTypeSet, ListConstraint, ListType, Literal, MapConstraint, MapType, RecordType, Shape,
-    TensorConstraint, TensorSpec, TypeRef,
+    DType, DTypeSet, ListConstraint, ListType, Literal, MapConstraint, MapType, RecordType, Shape, TensorConstraint,
+    TensorSpec, TypeRef,
 };
+
+#[path = "infer_merge.rs"]
+mod merge;
+pub use merge::{merge_declared, narrow, shape_meet};
 
 /// Where a parameter's constraint came from; shown next to it in errors.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,8 +141,7 @@ fn leafwise(path: &str, examples: &[&TypeRef]) -> Result<TypeRef, String> {
         let first = records[0];
         let same = |r: &RecordType| r.class_name == first.class_name && r.fields.iter().map(|f| &f.0).eq(first.fields.iter().map(|f| &f.0));
         if !records.iter().all(|r| same(r)) {
-            let mut classes: Vec<&str> = records.iter().map(|r| r.simple_name()).collect();
-            classes.dedup();
+            let classes = distinct(records.iter().map(|r| r.simple_name()));
             return Err(format!("{path}: records of classes {} are traced one per class", classes.join(", ")));
         }
         let fields = first
@@ -156,8 +159,7 @@ fn leafwise(path: &str, examples: &[&TypeRef]) -> Result<TypeRef, String> {
         if literals.iter().all(|l| l.id == literals[0].id) {
             return Ok(first.clone());
         }
-        let mut values: Vec<&str> = literals.iter().map(|l| l.repr.as_str()).collect();
-        values.dedup();
+        let values = distinct(literals.iter().map(|l| l.repr.as_str()));
         return Err(format!(
             "{path}: Java values {} are traced one per value; pass {path} as a tensor to share one trace",
             values.join(", ")
@@ -170,6 +172,17 @@ fn leafwise(path: &str, examples: &[&TypeRef]) -> Result<TypeRef, String> {
         return Err(format!("{path}: differing {} values are traced one per example", first.kind()));
     }
     Err(format!("{path}: examples of different kinds are traced one per kind"))
+}
+
+/// Each text once, in the order first seen: a profile has a value in many signatures.
+fn distinct<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for t in texts {
+        if !seen.contains(&t) {
+            seen.push(t);
+        }
+    }
+    seen
 }
 
 /// When the examples of a parameter do not coalesce into one constraint, the groups they do
@@ -238,93 +251,6 @@ pub fn specialize(value: &TypeRef, constraint: &TypeRef) -> TypeRef {
         }
     }
     value.specialize_for_trace(&**constraint)
-}
-
-/// The constraint of parameter `name` when the body declares `declared` and `inferred` was
-/// inferred (from `source`): the narrower of the two, part by part (dtypes: those in both;
-/// shape: the more specific). Two that are not comparable conflict: an error naming the
-/// parameter and both types.
-pub fn merge_declared(name: &str, declared: &TypeRef, inferred: &TypeRef, source: &Provenance) -> Result<TypeRef, BindError> {
-    let conflict = || BindError::Conflict {
-        param: name.to_owned(),
-        declared: declared.to_string(),
-        inferred: format!("{inferred} ({source})"),
-    };
-    let inferable = inferred.downcast_ref::<TensorConstraint>().is_some()
-        || inferred.downcast_ref::<ListConstraint>().is_some()
-        || inferred.downcast_ref::<MapConstraint>().is_some()
-        || inferred.downcast_ref::<ListType>().is_some()
-        || inferred.downcast_ref::<MapType>().is_some()
-        || inferred.downcast_ref::<RecordType>().is_some();
-    if !inferable {
-        // Other kinds (Java values, variables) are never inferred: the declaration stands.
-        return Ok(declared.clone());
-    }
-    merge_part(declared, inferred).ok_or_else(conflict)
-}
-
-/// The narrower of a declared and an inferred type, part by part; `None` if they conflict.
-/// A leafwise inferred list (map) meets the body's one element (value) constraint at every
-/// position (key).
-fn merge_part(declared: &TypeRef, inferred: &TypeRef) -> Option<TypeRef> {
-    let each = |d: &Option<TypeRef>, i: &TypeRef| match d {
-        Some(d) => merge_part(d, i),
-        None => Some(i.clone()),
-    };
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<TensorConstraint>(), inferred.downcast_ref::<TensorConstraint>()) {
-        return merge_tensor(d, i).map(TypeRef::new);
-    }
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<ListConstraint>(), inferred.downcast_ref::<ListType>()) {
-        if d.length.is_some_and(|n| n != i.elements.len()) {
-            return None;
-        }
-        let elements = i.elements.iter().map(|e| each(&d.element, e)).collect::<Option<Vec<_>>>()?;
-        return Some(TypeRef::new(ListType::new(elements)));
-    }
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<MapConstraint>(), inferred.downcast_ref::<MapType>()) {
-        let entries = i.entries.iter().map(|(k, v)| Some((k.clone(), each(&d.value, v)?))).collect::<Option<_>>()?;
-        return Some(TypeRef::new(MapType::new(entries)));
-    }
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<ListConstraint>(), inferred.downcast_ref::<ListConstraint>()) {
-        let element = match (&d.element, &i.element) {
-            (Some(de), Some(ie)) => Some(merge_part(de, ie)?),
-            (de, ie) => de.clone().or_else(|| ie.clone()),
-        };
-        let length = match (d.length, i.length) {
-            (Some(a), Some(b)) if a != b => return None,
-            (a, b) => a.or(b),
-        };
-        return Some(TypeRef::new(ListConstraint::new(element, length)));
-    }
-    if let (Some(d), Some(i)) = (declared.downcast_ref::<MapConstraint>(), inferred.downcast_ref::<MapConstraint>()) {
-        let value = match (&d.value, &i.value) {
-            (Some(dv), Some(iv)) => Some(merge_part(dv, iv)?),
-            (dv, iv) => dv.clone().or_else(|| iv.clone()),
-        };
-        return Some(TypeRef::new(MapConstraint::new(value)));
-    }
-    // Anything else (a Java value inside a list, say): the narrower of the two, if one is.
-    if inferred.is_subtype_of(&**declared) {
-        Some(inferred.clone())
-    } else if declared.is_subtype_of(&**inferred) {
-        Some(declared.clone())
-    } else {
-        None
-    }
-}
-
-fn merge_tensor(declared: &TensorConstraint, inferred: &TensorConstraint) -> Option<TensorConstraint> {
-    let dtypes = declared.dtypes.intersection(&inferred.dtypes);
-    if dtypes.is_empty() {
-        return None;
-    }
-    let shape = match (&declared.shape, &inferred.shape) {
-        (Some(d), Some(i)) if d.is_subtype_of(i) => Some(d.clone()),
-        (Some(d), Some(i)) if i.is_subtype_of(d) => Some(i.clone()),
-        (Some(_), Some(_)) => return None,
-        (d, i) => d.clone().or_else(|| i.clone()),
-    };
-    Some(TensorConstraint::new(dtypes, shape))
 }
 
 /// Java's tensor class for a dtype or family, as a body would declare it.
@@ -446,3 +372,7 @@ mod tests;
 #[cfg(test)]
 #[path = "infer_nest_tests.rs"]
 mod nest_tests;
+
+#[cfg(test)]
+#[path = "infer_lines_tests.rs"]
+mod lines_tests;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::TraceType;
+use crate::{BindError, TraceType};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -228,4 +228,15 @@ fn examples_of_differing_structure_coalesce_within_each_structure() {
     // Java values are each their own structure.
     let lit = |id, v: &str| TypeRef::new(Literal::new(id, v, "java.lang.Integer"));
     assert_eq!(structures("n", &[lit(1, "3"), lit(2, "4"), lit(1, "3")]), vec![lit(1, "3"), lit(2, "4")]);
+}
+
+#[test]
+fn java_values_and_record_classes_are_named_once_each_in_the_order_first_seen() {
+    let lit = |id, v: &str| TypeRef::new(Literal::new(id, v, "java.lang.String"));
+    let examples = [lit(1, "\"a\""), lit(2, "\"b, c\""), lit(1, "\"a\""), lit(2, "\"b, c\""), lit(3, "\"d\"")];
+    let Coalesced::PerExample(why) = coalesce("k", &examples) else { panic!() };
+    assert_eq!(why, "k: Java values \"a\", \"b, c\", \"d\" are traced one per value; pass k as a tensor to share one trace");
+    let rec = |class: &str| TypeRef::new(RecordType::new(class.to_owned(), vec![("x".to_owned(), spec(DType::FLOAT, &[1]))]));
+    let Coalesced::PerExample(why) = coalesce("r", &[rec("a.A"), rec("a.B"), rec("a.A")]) else { panic!() };
+    assert_eq!(why, "r: records of classes A, B are traced one per class");
 }

@@ -204,6 +204,15 @@ mod tests {
     }
 
     #[test]
+    fn a_java_value_in_many_signatures_is_named_once() {
+        // Sorted by count as recorded_calls sorts them: the values alternate.
+        let calls: Vec<(FunctionType, u64)> = (1..=6).map(|n| (call(n, 1 + n % 2), 10 - n as u64)).collect();
+        let s = suggest(&declared(), &calls);
+        assert_eq!(s.notes, vec!["k: Java values 2, 1 are traced one per value; pass k as a tensor to share one trace"]);
+        assert_eq!((s.traces_before, s.traces_after), (6, 2));
+    }
+
+    #[test]
     fn json_lists_every_signature_with_its_count() {
         let json = to_json("enc\"oder", &[(call(2, 1), 7)]);
         assert!(json.contains("\"function\": \"enc\\\"oder\""), "{json}");
@@ -214,3 +223,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "profile_tests.rs"]
+mod value_tests;

@@ -87,6 +87,8 @@ pub struct Trace {
     /// The concrete function this trace produced, once finished: the call that traced runs it
     /// directly, so a concurrent `clearCache` cannot take it away from that call.
     pub traced: Option<Arc<ConcreteFn>>,
+    /// A trace of example inputs at definition: arguments are narrowed to the declarations.
+    pub examples: bool,
 }
 
 /// Moves `value` to the heap and returns its address for Java to hold.

@@ -5,7 +5,7 @@ use crate::convert;
 use crate::errors::{NativeError, Result};
 use crate::handles;
 use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString, JValue};
-use jni::sys::jlong;
+use jni::sys::{jboolean, jint, jlong};
 use jni::{jni_sig, jni_str, Env};
 use polyfn_core::infer::Provenance;
 
@@ -36,6 +36,14 @@ pub fn infer_parameter<'l>(
     let source = if profile_calls > 0 { Provenance::Profile(profile_calls as u64) } else { Provenance::Examples(examples.len()) };
     let note = f.infer_parameter(&name, &examples, source);
     convert::new_strings(env, &note.into_iter().collect::<Vec<_>>())
+}
+
+/// `Native.exampleServed`: whether an example call (its facts) needs no trace of its own at
+/// definition (see `Polymorphic::example_served`).
+pub fn example_served<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, facts: JLongArray<'l>, fact_count: jint) -> Result<jboolean> {
+    let f = handles::function(env, handle)?;
+    let facts = convert::longs_prefix(env, &facts, fact_count)?;
+    Ok(f.example_served(&facts)? as jboolean)
 }
 
 /// `Native.inferenceNotes`: what inference said, one line per parameter.

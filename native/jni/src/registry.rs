@@ -42,6 +42,8 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn statistics(handle: jlong) -> jlong[], fn = introspection::statistics, error_policy = ThrowJava },
     native_method! { static fn trace_history(handle: jlong) -> dev.polyfn.TraceEvent[], fn = introspection::trace_history, error_policy = ThrowJava },
     native_method! { static fn infer_parameter(handle: jlong, name: JString, facts: jlong[], lengths: jint[], profile_calls: jlong) -> java.lang.String[], fn = infer::infer_parameter, error_policy = ThrowJava },
+    native_method! { static fn example_served(handle: jlong, facts: jlong[], fact_count: jint) -> jboolean, fn = infer::example_served, error_policy = ThrowJava },
+    native_method! { static fn trace_examples(trace: jlong), fn = trace::trace_examples, error_policy = ThrowJava },
     native_method! { static fn inference_notes(handle: jlong) -> java.lang.String[], fn = infer::inference_notes, error_policy = ThrowJava },
     native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
     native_method! { static fn export_concrete_types(handle: jlong, concrete_id: jint) -> java.lang.String[], fn = cache::export_concrete_types, error_policy = ThrowJava },

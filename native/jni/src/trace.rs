@@ -29,7 +29,7 @@ pub fn begin_trace<'l>(
     let names = convert::strings(env, &arg_names, "argument names")?;
     let call_facts = if facts.is_null() { None } else { Some(convert::longs_prefix(env, &facts, fact_count)?) };
     let session = f.begin_trace::<TfError>(names, call_facts.as_deref(), for_call)?;
-    Ok(handles::into_handle(Trace { function: handle, session, calls: Vec::new(), traced: None }))
+    Ok(handles::into_handle(Trace { function: handle, session, calls: Vec::new(), traced: None, examples: false }))
 }
 
 /// `Native.declareParameter`: declares a parameter with its constraint and the call's argument;
@@ -62,8 +62,17 @@ pub fn declare_parameter<'l>(
     let constraint = f.effective_constraint(&name, constraint)?;
     let facts = convert::longs_prefix(env, &facts, fact_count)?;
     let value = if facts.is_empty() { None } else { Some(f.decode_argument(&name, &facts)?) };
+    // An example is traced as the declaration allows (narrowed to it, or another example).
+    let value = if trace.examples { f.example_argument(&name, &constraint, value) } else { value };
     let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value).map_err(|e| f.annotate(e))?;
     convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
+}
+
+/// `Native.traceExamples`: marks a trace as one of example inputs at definition, whose arguments
+/// are narrowed to the declared constraints (see `Polymorphic::example_argument`).
+pub fn trace_examples<'l>(env: &mut Env<'l>, _class: JClass<'l>, trace: jlong) -> Result<()> {
+    handles::trace(env, trace)?.examples = true;
+    Ok(())
 }
 
 /// `Native.declareCapture`: declares a capture (a hidden input fed at every call) of a tensor or a

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::{PolyError, Polymorphic};
-use crate::infer::{coalesce, merge_declared, structures, Coalesced, Provenance};
-use crate::{BindError, RetraceReason, TypeRef};
+use crate::infer::{coalesce, merge_declared, narrow, structures, Coalesced, Provenance};
+use crate::{decode_call_with_captures, BindError, FunctionType, Parameter, RetraceReason, TypeRef};
 
 /// Inferred constraints by parameter name, and what inference said about each parameter.
 #[derive(Default)]
@@ -19,6 +19,11 @@ pub(super) struct Inferred {
     /// that their constraint is the declared one after all.
     declared_won: HashSet<String>,
     notes: Vec<String>,
+    /// The example types of each inferred parameter, in order: the first trace takes the first
+    /// that fits the declaration, and the notes name those outside it.
+    examples: HashMap<String, Vec<TypeRef>>,
+    /// Parameters whose declaration was merged once already (their notes say how).
+    merged: HashSet<String>,
     /// Parameters whose examples differ in structure: one coalesced type per structure, which a
     /// trace of an argument of that structure is specialized by. Shared with trace sessions
     /// (inference runs inside the first trace, after its session began).
@@ -35,6 +40,8 @@ impl<C> Polymorphic<C> {
     pub fn infer_parameter(&self, name: &str, examples: &[TypeRef], source: Provenance) -> Option<String> {
         let mut st = self.state.lock();
         let inferred = &mut st.inferred;
+        inferred.examples.insert(name.to_owned(), examples.to_vec());
+        inferred.merged.remove(name);
         match coalesce(name, examples) {
             Coalesced::Constraint(c) => {
                 let note = format!("{name}: {c} ({source})");
@@ -52,17 +59,56 @@ impl<C> Polymorphic<C> {
     }
 
     /// The constraint a trace declares for parameter `name`: the body's `declared` one, merged
-    /// with the inferred one when there is one (the narrower wins; not comparable is an error).
+    /// with the inferred one when there is one (the narrower wins part by part; nothing in common
+    /// is an error, and so is a declaration that no example fits).
     pub fn effective_constraint(&self, name: &str, declared: TypeRef) -> Result<TypeRef, BindError> {
         let mut st = self.state.lock();
-        let Some((inferred, source)) = st.inferred.constraints.get(name) else { return Ok(declared) };
-        let merged = merge_declared(name, &declared, inferred, source)?;
+        let Some((inferred, source)) = st.inferred.constraints.get(name).cloned() else { return Ok(declared) };
+        let merged = merge_declared(name, &declared, &inferred, &source)?;
+        if st.inferred.merged.insert(name.to_owned()) {
+            st.inferred.explain_merge(name, &declared, &inferred, &source, &merged)?;
+        }
         if merged == declared {
             st.inferred.declared_won.insert(name.to_owned());
         } else {
             st.inferred.declared_won.remove(name);
         }
         Ok(merged)
+    }
+
+    /// The type a trace of examples declares parameter `name` with, under `constraint`: the
+    /// example's `value` narrowed to the constraint, or (when the declaration leaves that example
+    /// out) the first example of `name` it admits, so that the first trace at definition is of an
+    /// example the function accepts. `value` itself when none fits (the trace then fails).
+    pub fn example_argument(&self, name: &str, constraint: &TypeRef, value: Option<TypeRef>) -> Option<TypeRef> {
+        if let Some(narrowed) = value.as_ref().and_then(|v| narrow(v, constraint)) {
+            return Some(narrowed);
+        }
+        let st = self.state.lock();
+        let examples = st.inferred.examples.get(name);
+        examples.and_then(|es| es.iter().find_map(|e| narrow(e, constraint))).or(value)
+    }
+
+    /// Whether an example call (its `facts`, typed against the parameter list) needs no trace of
+    /// its own: a concrete function serves it once narrowed to the declared constraints, or the
+    /// declaration leaves it out (an argument outside it; the notes say so).
+    pub fn example_served(&self, facts: &[i64]) -> Result<bool, BindError> {
+        let mut st = self.state.lock();
+        let Some(declared) = st.declared.clone() else { return Ok(false) };
+        let call = decode_call_with_captures(&declared, facts, &st.strings, &st.literals)?;
+        let mut parameters = Vec::with_capacity(call.parameters.len());
+        for (p, d) in call.parameters.iter().zip(&declared.parameters) {
+            let narrowed = match (&p.type_constraint, &d.type_constraint) {
+                (Some(v), Some(c)) => match narrow(v, c) {
+                    Some(n) => Some(n),
+                    None => return Ok(true),
+                },
+                (v, _) => v.clone(),
+            };
+            parameters.push(Parameter { type_constraint: narrowed, ..p.clone() });
+        }
+        let call = FunctionType::new(parameters).with_captures(call.captures);
+        Ok(st.table.lookup(&call, None).is_some())
     }
 
     /// Where the constraint of parameter `name` came from.
@@ -86,6 +132,44 @@ impl<C> Polymorphic<C> {
 }
 
 impl Inferred {
+    /// The notes of a parameter whose declaration met its inferred constraint for the first time:
+    /// how the two combined, and which examples the declaration leaves out; an error when it
+    /// leaves out every example (the examples together may still meet it: `[5, 3]` and `[6, 3]`
+    /// give `[-1, 3]`, which a declared `[4, 3]` narrows, yet neither is a `[4, 3]`).
+    fn explain_merge(&mut self, name: &str, declared: &TypeRef, inferred: &TypeRef, source: &Provenance, merged: &TypeRef) -> Result<(), BindError> {
+        let mut outside: Vec<String> = Vec::new();
+        let mut fits = false;
+        for e in self.examples.get(name).into_iter().flatten() {
+            if narrow(e, merged).is_some() {
+                fits = true;
+            } else if !outside.contains(&e.to_string()) {
+                outside.push(e.to_string());
+            }
+        }
+        if !fits && !outside.is_empty() {
+            return Err(BindError::Conflict {
+                param: name.to_owned(),
+                declared: declared.to_string(),
+                inferred: format!("every example: {}", outside.join(", ")),
+            });
+        }
+        if merged != inferred {
+            let was = format!("{name}: {inferred} ({source})");
+            let now = format!("{name}: {merged} (declared {declared} narrowing {inferred} {source})");
+            if let Some(note) = self.notes.iter_mut().find(|n| **n == was) {
+                *note = now;
+            }
+        }
+        if !outside.is_empty() {
+            let (which, verb) = match source {
+                Provenance::Profile(_) => ("of the profile's calls", if outside.len() == 1 { "is" } else { "are" }),
+                _ => ("of the examples", if outside.len() == 1 { "is" } else { "are" }),
+            };
+            self.notes.push(format!("{name}: {} {which} {verb} outside the declared {declared} and not traced", outside.join(", ")));
+        }
+        Ok(())
+    }
+
     /// Where the constraint of `name` came from, when inference shaped it.
     fn source(&self, name: &str) -> Option<&Provenance> {
         self.constraints.get(name).filter(|_| !self.declared_won.contains(name)).map(|(_, p)| p)

@@ -152,10 +152,94 @@ fn lists_of_two_lengths_trace_once_per_length() {
     assert_eq!(trace_list(examples[0].clone()), "(xs: List[TensorSpec(FLOAT, [-1])])");
     assert!(f.find::<String>(&facts(&[&[3]])).unwrap().is_some());
     assert!(f.find::<String>(&facts(&[&[2], &[4]])).unwrap().is_none());
+    assert!(f.example_served(&facts(&[&[3]])).unwrap());
+    assert!(!f.example_served(&facts(&[&[2], &[4]])).unwrap(), "another length needs its own trace");
     assert_eq!(trace_list(examples[2].clone()), "(xs: List[TensorSpec(FLOAT, [2]), TensorSpec(FLOAT, [-1])])");
     assert_eq!(f.trace_count(), 2);
     // Every call of either length that fits its structure hits; one that does not traces as usual.
     assert!(f.lookup::<String>(&facts(&[&[40]])).unwrap().is_some());
     assert!(f.lookup::<String>(&facts(&[&[2], &[9]])).unwrap().is_some());
     assert!(f.lookup::<String>(&facts(&[&[3], &[9]])).unwrap().is_none());
+}
+
+/// What the Java side does at definition with examples and a declaration: trace the first
+/// example narrowed to the declaration, then each example no trace serves.
+fn trace_example(f: &Fn, declared: crate::TypeRef, value: crate::TypeRef) -> Result<String, super::PolyError<String>> {
+    let effective = f.effective_constraint("x", declared)?;
+    let value = f.example_argument("x", &effective, Some(value));
+    let mut s = f.begin_trace::<String>(vec!["x".into()], None, false)?;
+    s.declare::<String>("x", crate::ParamKind::Tensor, false, effective, value)?;
+    Ok(f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string()))?.inner.clone())
+}
+
+#[test]
+fn a_declared_shape_narrower_than_the_example_spec_wins() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[-1, 3])], Provenance::Examples(1));
+    let declared = constraint(&[DType::FLOAT], Some(crate::Shape::of(&[4, 3])));
+    assert_eq!(trace_example(&f, declared.clone(), spec(DType::FLOAT, &[-1, 3])).unwrap(), "(x: TensorSpec(FLOAT, [4, 3]))");
+    assert_eq!(f.provenance("x"), Provenance::Declared, "the declaration won in every part");
+    assert_eq!(
+        f.inference_notes(),
+        vec!["x: TensorSpec(FLOAT, [4, 3]) (declared TensorSpec(FLOAT, [4, 3]) narrowing TensorSpec(FLOAT, [-1, 3]) inferred from 1 example)"]
+    );
+    // The example, narrowed, is served by that trace.
+    assert!(f.example_served(&tensor_facts(DType::FLOAT, &[-1, 3])).unwrap());
+    assert!(f.lookup::<String>(&tensor_facts(DType::FLOAT, &[4, 3])).unwrap().is_some());
+    let e = f.lookup::<String>(&tensor_facts(DType::FLOAT, &[5, 3])).unwrap_err();
+    assert_eq!(e.to_string(), "argument 'x': expected TensorSpec(FLOAT, [4, 3]), got TensorSpec(FLOAT, [5, 3])");
+}
+
+#[test]
+fn the_declared_dtype_wins_and_an_example_outside_it_is_left_out() {
+    let f = Fn::new("f");
+    let examples = [spec(DType::DOUBLE, &[2, 3]), spec(DType::FLOAT, &[5, 3]), spec(DType::DOUBLE, &[2, 3])];
+    assert!(!f.example_served(&tensor_facts(DType::FLOAT, &[5, 3])).unwrap(), "nothing is served before the first trace");
+    f.infer_parameter("x", &examples, Provenance::Examples(3));
+    // The first example is a DOUBLE: the trace takes the first example the declaration admits.
+    assert_eq!(trace_example(&f, constraint(&[DType::FLOAT], None), examples[0].clone()).unwrap(), "(x: TensorSpec(FLOAT, [-1, 3]))");
+    assert_eq!(f.provenance("x"), Provenance::Examples(3));
+    assert_eq!(
+        f.inference_notes(),
+        vec![
+            "x: TensorSpec(FLOAT, [-1, 3]) (declared TensorSpec(FLOAT, *) narrowing TensorSpec({FLOAT, DOUBLE, BFLOAT16, HALF}, [-1, 3]) inferred from 3 examples)",
+            "x: TensorSpec(DOUBLE, [2, 3]) of the examples is outside the declared TensorSpec(FLOAT, *) and not traced",
+        ]
+    );
+    assert!(f.example_served(&tensor_facts(DType::DOUBLE, &[2, 3])).unwrap(), "left out: nothing to trace");
+    assert!(f.example_served(&tensor_facts(DType::FLOAT, &[7, 3])).unwrap(), "served by the trace");
+    assert!(f.example_served(&tensor_facts(DType::FLOAT, &[7, 4])).unwrap(), "outside the merged [-1, 3]");
+    assert_eq!(f.trace_count(), 1);
+    // Merged once: a later trace does not add the notes again.
+    f.effective_constraint("x", constraint(&[DType::FLOAT], None)).unwrap();
+    assert_eq!(f.inference_notes().len(), 2);
+}
+
+#[test]
+fn a_profile_outside_the_declaration_says_so_per_call_type() {
+    let f = Fn::new("f");
+    let calls = [spec(DType::FLOAT, &[2]), spec(DType::HALF, &[3]), spec(DType::DOUBLE, &[3])];
+    f.infer_parameter("x", &calls, Provenance::Profile(30));
+    f.effective_constraint("x", constraint(&[DType::FLOAT], None)).unwrap();
+    assert_eq!(
+        f.inference_notes()[1],
+        "x: TensorSpec(HALF, [3]), TensorSpec(DOUBLE, [3]) of the profile's calls are outside the declared TensorSpec(FLOAT, *) and not traced"
+    );
+}
+
+#[test]
+fn a_declaration_that_no_example_fits_is_a_conflict_naming_the_examples() {
+    let f = Fn::new("f");
+    let examples = [spec(DType::FLOAT, &[5, 3]), spec(DType::FLOAT, &[6, 3]), spec(DType::FLOAT, &[5, 3])];
+    f.infer_parameter("x", &examples, Provenance::Examples(3));
+    let declared = constraint(&[DType::FLOAT], Some(crate::Shape::of(&[4, 3])));
+    let e = f.effective_constraint("x", declared).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "parameter 'x': the declared TensorSpec(FLOAT, [4, 3]) conflicts with every example: TensorSpec(FLOAT, [5, 3]), TensorSpec(FLOAT, [6, 3])"
+    );
+    // An argument no example fits is kept (the trace then fails as for any call).
+    let c = constraint(&[DType::FLOAT], Some(crate::Shape::of(&[4, 3])));
+    assert_eq!(f.example_argument("x", &c, Some(spec(DType::FLOAT, &[5, 3]))), Some(spec(DType::FLOAT, &[5, 3])));
+    assert_eq!(f.example_argument("y", &c, None), None);
 }

@@ -103,9 +103,12 @@ public final class FunctionOptions {
    * their dtypes (FLOAT and DOUBLE: {@code TFloating}); lists and maps element by element when
    * every example has the same length or keys; Java values that differ, and differing list
    * lengths or key sets, keep one trace each ({@link PolymorphicFunction#inferenceReport} says
-   * so). A constraint the body declares wins where it is narrower; one that is not comparable
-   * with the inferred one fails the definition with an {@link IllegalArgumentException} naming
-   * the parameter and both types. Arguments outside the inferred constraint fail as for a
+   * so). A constraint the body declares wins where it is narrower and the examples give the rest
+   * (declared {@code TFloat32}, examples of FLOAT and DOUBLE {@code [2, 3]}, {@code [5, 3]}:
+   * {@code TensorSpec(FLOAT, [-1, 3])}); an example outside the declaration is left out, and the
+   * report says so. A true conflict (no dtype, rank or dim in common, or no example that fits)
+   * fails the definition with an {@link IllegalArgumentException} naming the parameter, the
+   * declaration and the examples. Arguments outside the inferred constraint fail as for a
    * declared one, and the message says it was inferred.
    *
    * @param examples argument sets by parameter name: tensors (only their types are read, during

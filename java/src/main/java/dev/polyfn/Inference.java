@@ -18,14 +18,24 @@ final class Inference {
   private final List<Map<String, ?>> examples;
   /** 0 for examples given by the user, else the number of recorded calls they stand for. */
   private final long profileCalls;
+  /** False for the traces after the first: they only narrow their example to the declarations. */
+  private final boolean infers;
 
   Inference(List<Map<String, ?>> examples, long profileCalls) {
+    this(examples, profileCalls, true);
+  }
+
+  private Inference(List<Map<String, ?>> examples, long profileCalls, boolean infers) {
     this.examples = examples;
     this.profileCalls = profileCalls;
+    this.infers = infers;
   }
 
   /** Sends the types of every example's argument of {@code p} to Rust, which coalesces them. */
   void infer(Param p, long function, Interner interner) {
+    if (!infers) {
+      return;
+    }
     long[] facts = new long[64];
     int size = 0;
     int[] lengths = new int[examples.size()];
@@ -91,9 +101,13 @@ final class Inference {
           f.traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false, inference);
           rest = examples.subList(1, examples.size());
         }
+        // The other examples: traced unless a trace serves them (narrowed to the declarations)
+        // or the declarations leave them out (a DOUBLE example of a TFloat32 parameter).
+        Inference narrowing = new Inference(examples, profileCalls, false);
         for (Map<String, ?> e : rest) {
-          if (f.find(fn, e) < 0) {
-            f.traceLocked(fn, Arguments.Lookup.of(e), f.describeForTrace(e), false, false);
+          CallBuffer call = f.describeForTrace(e);
+          if (call == null || !Native.exampleServed(fn, call.facts(), call.factCount())) {
+            f.traceLocked(fn, Arguments.Lookup.of(e), call, false, false, narrowing);
           }
         }
       }

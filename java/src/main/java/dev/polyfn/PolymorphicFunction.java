@@ -102,7 +102,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     return traceLocked(fn, lookup, call, forCall, run, null);
   }
 
-  /** {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)}, inferring from examples first. */
+  /**
+   * {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)} of example inputs
+   * (when {@code inference} is given): arguments are narrowed to the declarations, and the
+   * first such trace infers from the examples first.
+   */
   Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
       Inference inference) {
     if (bodyless) {
@@ -123,6 +127,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     long trace = call == null
         ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
         : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
+    if (inference != null) {
+      Native.traceExamples(trace);
+    }
     TracingInputs inputs = null;
     Graph traced = null;
     try (Graph graph = new Graph()) {

@@ -102,6 +102,18 @@ public final class Native {
   public static native String[] inferParameter(long function, String name, long[] facts, int[] lengths,
       long profileCalls);
 
+  /**
+   * Marks a trace as one of example inputs at definition: each argument is narrowed to its
+   * declared constraint (or replaced by the first example the declaration admits).
+   */
+  public static native void traceExamples(long trace);
+
+  /**
+   * Whether an example call needs no trace of its own at definition: a concrete function serves
+   * it once narrowed to the declared constraints, or the declaration leaves it out.
+   */
+  public static native boolean exampleServed(long function, long[] facts, int factCount);
+
   /** What inference said, one line per parameter. */
   public static native String[] inferenceNotes(long function);
 

@@ -130,6 +130,31 @@ class SignatureInferenceTest {
   }
 
   @Test
+  void javaValuesAreListedOncePerDistinctValueQuotedAsJavaWritesThem() {
+    try (MapFunction f = Function.define((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      String k = in.javaInput("k", String.class);
+      return Map.of("y", tf.math.mul(tf.sum(x, tf.constant(0)), tf.constant((float) k.length())));
+    }, FunctionOptions.defaults().withExampleInputs(
+        Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(2)), "k", "a"),
+        Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(3)), "k", "b, c"),
+        Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(4)), "k", "a")))) {
+      assertEquals("k: Java values \"a\", \"b, c\" are traced one per value; pass k as a tensor to share one trace",
+          f.inferenceReport().get(1));
+      for (int n = 1; n <= 4; n++) {
+        for (String k : List.of("a", "b, c")) {
+          try (TFloat32 x = TFloat32.tensorOf(Shape.of(n)); Outputs out = f.call(Map.of("x", x, "k", k))) {
+            assertNotNull(out);
+          }
+        }
+      }
+      // Eight recorded call types, two Java values: each value once, in the order of the calls.
+      assertEquals(List.of("k: Java values \"a\", \"b, c\" are traced one per value; pass k as a tensor to share one trace"),
+          f.suggestedSignature().notes());
+    }
+  }
+
+  @Test
   void aProfileOfRealCallsSuggestsTheSignatureAndALaterRunTracesItAtStart(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("rowsum.json");
     try (MapFunction f = rowSum(FunctionOptions.defaults().withName("rowsum"))) {
