@@ -238,7 +238,8 @@ mod tests {
         assert_eq!(get("STAT_COUNT"), Some(7));
         assert_eq!(get("DT_RESOURCE"), Some(20));
         assert_eq!(get("MAX_RANK"), Some(254));
-        assert_eq!(all.len(), 26);
+        assert_eq!(get("RESULT_COUNT_SHIFT"), Some(32));
+        assert_eq!(all.len(), 27);
     }
 
     #[test]

@@ -52,11 +52,6 @@ pub fn threshold() -> usize {
     MIN_STALE.max(EagerFunction::live_count())
 }
 
-/// How many kernels are counted stale and not purged yet, over every wrapper (for tests).
-pub fn stale_count() -> usize {
-    stale().lock().map(|m| m.values().sum()).unwrap_or(0)
-}
-
 /// The wrapper name TensorFlow gives `op_type` on `device`, with its list attributes' lengths
 /// (sorted by name, as TensorFlow's `BuildWrappedOpName` writes them).
 fn wrapper_name(op_type: &str, lists: &[(&str, usize)], device: &str) -> String {
@@ -157,14 +152,6 @@ fn purge(rt: &Runtime, ctx: EagerContext, name: &str) {
     unsafe { (api.TFE_ContextRemoveFunction)(ctx.0, c.as_ptr(), status.raw()) };
     if let Err(e) = status.check("") {
         log::debug!("purging the eager kernels of {name}: {e}");
-    }
-}
-
-/// Purges every wrapper with stale kernels now, whatever their count (for tests and shutdown).
-pub fn purge_all(rt: &Runtime) {
-    let due: Vec<(usize, String)> = stale().lock().map(|mut m| m.drain().map(|(k, _)| k).collect()).unwrap_or_default();
-    for (ctx, name) in due {
-        purge(rt, EagerContext(ctx as *mut _), &name);
     }
 }
 
