@@ -8,7 +8,7 @@
 //! in its `f` attribute, so every concrete function ever called leaves a kernel there (its
 //! instantiated, optimized graph: about 45 KB), which removing the function itself does not
 //! drop: the kernel is filed under the wrapper's name. TensorFlow Java's own eager ops do the same
-//! with a variable's `VarHandleOp` (its `shared_name`) and each distinct `Const`.
+//! with each distinct `Const` (a variable's initial value).
 //!
 //! TensorFlow drops a function's cached kernels when the function is removed from the context,
 //! and the wrapper is re-added by the next op that needs it. So dropped functions and closed
@@ -19,7 +19,10 @@
 //!
 //! A purge could meet a call between TensorFlow's check that the wrapper exists and its
 //! instantiation: that call fails with `NotFound` and nothing run. [`retry_after_purge`] tells
-//! the caller to run it again under [`calls_guard`], which no purge overlaps.
+//! the caller to run it again under [`calls_guard`], which no purge overlaps. TensorFlow Java's
+//! own eager `Const` ops have no such retry: one that builds a new kernel on another thread at
+//! the moment its wrapper is purged (after every [`threshold`] closed variables) fails with that
+//! `NotFound`; it has run nothing, and running it again succeeds.
 
 use crate::function::{EagerContext, EagerFunction};
 use crate::runtime::Runtime;
@@ -31,9 +34,10 @@ use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard};
 /// Stale kernels of one wrapper before it may be purged, whatever the number of live functions.
 pub const MIN_STALE: usize = 64;
 
-/// Wrapped ops TensorFlow Java's eager code runs once per variable: its handle (a fresh
-/// `shared_name` each) and the constant of its initial value.
-const VARIABLE_OPS: [&str; 2] = ["VarHandleOp", "Const"];
+/// Wrapped ops TensorFlow Java's eager code runs with new attributes for each variable: the
+/// constant of its initial value (its `VarHandleOp` uses TensorFlow's anonymous name, so one kernel
+/// serves every variable of a dtype and shape).
+const VARIABLE_OPS: [&str; 1] = ["Const"];
 
 /// Stale kernels counted per (context, wrapper name).
 fn stale() -> &'static Mutex<HashMap<(usize, String), usize>> {
