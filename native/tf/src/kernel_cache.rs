@@ -18,7 +18,7 @@
 //! rebuild per stale kernel over time), the wrapper is removed ("purged").
 //!
 //! A purge could meet a call between TensorFlow's check that the wrapper exists and its
-//! instantiation: that call fails with `NotFound` and nothing run. [`retry_after_purge`] tells
+//! instantiation: that call fails with `NotFound`, having run nothing. [`retry_after_purge`] tells
 //! the caller to run it again under [`calls_guard`], which no purge overlaps. TensorFlow Java's
 //! own eager `Const` ops have no such retry: one that builds a new kernel on another thread at
 //! the moment its wrapper is purged (after every [`threshold`] closed variables) fails with that
