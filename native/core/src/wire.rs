@@ -91,6 +91,9 @@ pub const STAT_COUNT: usize = 7;
 pub const DT_RESOURCE: i32 = 20;
 /// TensorFlow's limit on the rank of a `TensorShape`; a larger rank aborts its C++ code.
 pub const MAX_RANK: usize = 254;
+/// A call's result starts with one long: the outputs key in its low 32 bits and, above this
+/// shift, how many output addresses follow it (so Java never reads past what the call wrote).
+pub const RESULT_COUNT_SHIFT: u32 = 32;
 
 impl ParamKind {
     /// The kind for its wire code, `None` for an unknown code.
@@ -188,6 +191,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("STAT_COUNT", STAT_COUNT as i64),
         ("DT_RESOURCE", DT_RESOURCE as i64),
         ("MAX_RANK", MAX_RANK as i64),
+        ("RESULT_COUNT_SHIFT", RESULT_COUNT_SHIFT as i64),
     ]
 }
 
@@ -234,7 +238,8 @@ mod tests {
         assert_eq!(get("STAT_COUNT"), Some(7));
         assert_eq!(get("DT_RESOURCE"), Some(20));
         assert_eq!(get("MAX_RANK"), Some(254));
-        assert_eq!(all.len(), 26);
+        assert_eq!(get("RESULT_COUNT_SHIFT"), Some(32));
+        assert_eq!(all.len(), 27);
     }
 
     #[test]

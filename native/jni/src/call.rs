@@ -37,8 +37,9 @@ struct Scratch {
 }
 
 /// `Native.call`: dispatches on `facts` and runs the concrete function found on `tensors`.
-/// Returns `[outputsKey, output addresses...]` in `result` (the caller's reused array) or in a
-/// new array if it is too short, or null when the call must be traced first.
+/// Returns `[head, output addresses...]` (head: the outputs key and how many addresses follow,
+/// see `wire::RESULT_COUNT_SHIFT`) in `result` (the caller's reused array) or in a new array if
+/// it is too short, or null when the call must be traced first.
 ///
 /// The one raw entry point (see [`RawEnv`]): a cached call is measured in microseconds, and
 /// jni-rs's per-call bookkeeping was a tenth of it. Errors and panics are thrown by `ThrowJava`
@@ -122,7 +123,10 @@ fn execute<'l>(
     // SAFETY: as above; the concrete function is alive (we hold an Arc to it).
     unsafe { concrete.inner.function.call(inputs, &mut s.outputs) }?;
     s.result.clear();
-    s.result.push(concrete.inner.outputs_key as i64);
+    // The head says how many addresses follow: Java reads no further (the array is reused, and
+    // its tail holds addresses of earlier calls).
+    let count = s.outputs.len() as i64;
+    s.result.push((count << polyfn_core::wire::RESULT_COUNT_SHIFT) | i64::from(concrete.inner.outputs_key as u32));
     s.result.extend(s.outputs.iter().map(|&t| t as i64));
     match env.write_longs(into, &s.result) {
         Ok(array) => Ok(array),

@@ -34,7 +34,14 @@ impl EagerFunction {
             }
             let start = out.len();
             // SAFETY: the caller's contract, passed on.
-            let result = unsafe { self.call_with(inputs, out, status) };
+            let mut result = unsafe { self.call_with(inputs, out, status) };
+            if fast && result.as_ref().is_err_and(crate::kernel_cache::retry_after_purge) {
+                // It met a purge of the wrapper its kernel is filed under (see kernel_cache) and
+                // ran nothing: again, with purges kept out.
+                let _no_purge = crate::kernel_cache::calls_guard();
+                // SAFETY: as above.
+                result = unsafe { self.call_with(inputs, out, status) };
+            }
             if result.is_ok() && fast && self.session.count_call() {
                 // SAFETY: as above; the outputs were just made and are live.
                 unsafe { self.promote(inputs, &out[start..]) };

@@ -390,6 +390,8 @@ impl Drop for EagerFunction {
         if let Err(e) = status.check("") {
             log::warn!("removing function {} from the eager context: {e}", self.name());
         }
+        // Its caller-thread kernel is filed under TensorFlow's wrapper, not under its name.
+        self.retire_kernel();
         // SAFETY: live context; these names were registered by this function.
         unsafe { crate::branch_library::remove(self.rt, self.ctx, &self.added_library) };
         // SAFETY: owned since from_graph, deleted once.

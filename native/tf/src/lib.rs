@@ -17,6 +17,7 @@ mod function_def_proto;
 pub mod graph;
 pub mod graph_ops;
 pub mod handle_data;
+pub mod kernel_cache;
 pub mod naming;
 pub mod op_cache;
 pub mod runtime;

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use arc_swap::ArcSwap;
+use arc_swap::ArcSwapOption;
 
 use super::Concrete;
 use crate::Hit;
@@ -112,7 +112,9 @@ impl Striped {
 
 /// The lock-free side of the cache.
 pub(super) struct Published<C> {
-    snapshot: ArcSwap<Snapshot<C>>,
+    /// None while nothing is published: an empty snapshot's maps cost kilobytes, which every
+    /// function not yet traced, and every closed one, would keep.
+    snapshot: ArcSwapOption<Snapshot<C>>,
     /// Logical time for least-recently-used eviction: a concrete function used after another
     /// gets a new stamp; its stamp equals the clock while nothing else has been used since.
     clock: AtomicU64,
@@ -126,7 +128,7 @@ pub(super) struct Published<C> {
 impl<C> Published<C> {
     pub(super) fn new() -> Self {
         Published {
-            snapshot: ArcSwap::from_pointee(Snapshot::default()),
+            snapshot: ArcSwapOption::empty(),
             // Above every new function's stamp (0), so a new function's first use stamps it.
             clock: AtomicU64::new(1),
             exact_hits: Striped::new(),
@@ -143,7 +145,8 @@ impl<C> Published<C> {
     /// [`Published::find`], running `run` on the function borrowed from the snapshot, which
     /// stays alive until `run` returns: no reference count is taken.
     pub(super) fn find_with<R>(&self, facts: &[i64], count: bool, run: impl FnOnce(&Arc<Concrete<C>>) -> R) -> Option<R> {
-        let snapshot = self.snapshot.load();
+        let guard = self.snapshot.load();
+        let snapshot = guard.as_deref()?;
         let (c, hit, calls) = snapshot.memo.get(facts).or_else(|| snapshot.inexact.get(facts))?;
         if count {
             let slot = Striped::slot();
@@ -185,13 +188,12 @@ impl<C> Published<C> {
     /// Memoized facts buffers now published.
     #[cfg(test)]
     pub(super) fn memo_len(&self) -> usize {
-        let s = self.snapshot.load();
-        s.memo.len() + s.inexact.len()
+        self.snapshot.load().as_deref().map_or(0, |s| s.memo.len() + s.inexact.len())
     }
 
     /// The cached concrete function with this id. Lock-free.
     pub(super) fn by_id(&self, id: u32) -> Option<Arc<Concrete<C>>> {
-        self.snapshot.load().by_id.get(&id).cloned()
+        self.snapshot.load().as_deref()?.by_id.get(&id).cloned()
     }
 
     /// The counter of `facts` in the profile, created if there is room (else a counter of its
@@ -219,9 +221,9 @@ impl<C> Published<C> {
     }
 
     fn publish(&self, _: &mut WriteToken, change: impl FnOnce(&mut Snapshot<C>)) {
-        let mut next = Snapshot::clone(&self.snapshot.load());
+        let mut next = self.snapshot.load().as_deref().cloned().unwrap_or_default();
         change(&mut next);
-        self.snapshot.store(Arc::new(next));
+        self.snapshot.store(Some(Arc::new(next)));
     }
 
     /// Memoizes `facts` → `c` (facts the memo does not hold: the caller looked under the lock).
@@ -277,6 +279,12 @@ impl<C> Published<C> {
 
     /// Unpublishes everything.
     pub(super) fn clear(&self, _: &mut WriteToken) {
-        self.snapshot.store(Arc::new(Snapshot::default()));
+        self.snapshot.store(None);
+    }
+
+    /// Unpublishes everything and forgets the call profile (the function is closed).
+    pub(super) fn release(&self, token: &mut WriteToken) {
+        self.clear(token);
+        drop(std::mem::take(&mut *self.counters.lock()));
     }
 }

@@ -430,7 +430,19 @@ impl<C> Polymorphic<C> {
     /// Drops every concrete function and refuses later calls.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        self.clear_cache();
+        // Everything goes now, not when the owner is freed (a garbage collection away on the
+        // JVM): nothing reads a closed function's state but its statistics.
+        let dropped = {
+            let mut st = self.state.lock();
+            self.published.release(&mut st.token);
+            let table = std::mem::replace(&mut st.table, DispatchTable::new());
+            let strings = std::mem::take(&mut st.strings);
+            let literals = std::mem::take(&mut st.literals);
+            let monitor = std::mem::take(&mut st.monitor);
+            let inferred = std::mem::take(&mut st.inferred);
+            (table, strings, literals, monitor, inferred, st.last_miss.take(), st.declared.take())
+        };
+        drop(dropped);
     }
 
     pub fn trace_count(&self) -> u32 {

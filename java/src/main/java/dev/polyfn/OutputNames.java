@@ -1,6 +1,9 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.Wire;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,6 +17,12 @@ import org.tensorflow.types.family.TType;
 final class OutputNames {
   private final Map<Integer, String[]> byKey = new ConcurrentHashMap<>();
   private final AtomicInteger next = new AtomicInteger();
+  private final String function;
+
+  /** @param function the function's name, for error messages */
+  OutputNames(String function) {
+    this.function = function;
+  }
 
   /** Records {@code names}; returns the key to publish the concrete function with. */
   int record(String[] names) {
@@ -28,19 +37,49 @@ final class OutputNames {
   }
 
   /**
-   * A call's outputs from the native result {@code [outputsKey, output addresses...]}: the names
-   * recorded under the key, and the tensors, adopted as TensorFlow Java tensors the caller owns.
-   * There is one output per name; {@code r} may be longer (a reused array).
+   * A call's outputs from the native result {@code [head, output addresses...]}: the names
+   * recorded under the head's key, and the tensors, adopted as TensorFlow Java tensors the caller
+   * owns. Only the addresses this call wrote are read (the head counts them: the array is reused
+   * and may hold an earlier call's addresses after them); they are released if the names do not
+   * match them one for one.
+   *
+   * @throws IllegalStateException if the recorded names are not one per output (a trace cache
+   *     entry or saved function that lists other names than its function has outputs)
    */
   PolymorphicFunction.Result adopt(long[] r) {
-    String[] names = get((int) r[0]);
-    if (names == null || names.length >= r.length) {
-      throw new IllegalStateException("a call returned outputs under an unknown key " + r[0]);
+    int key = (int) r[0];
+    long count = r[0] >>> Wire.RESULT_COUNT_SHIFT;
+    if (count > r.length - 1) {
+      throw new IllegalStateException("function '" + function + "': a call reported " + count
+          + " outputs in a result of " + (r.length - 1));
+    }
+    String[] names = get(key);
+    if (names == null || names.length != count) {
+      release(r, 0, (int) count);
+      throw new IllegalStateException("function '" + function + "': its concrete function returned " + count
+          + " outputs, but " + (names == null ? "no output names are recorded for it (key " + key + ")"
+              : names.length + " output names are recorded for it " + Arrays.toString(names))
+          + "; a trace cache entry or saved function that lists other output names than its function has"
+          + " outputs cannot be called");
     }
     TType[] tensors = new TType[names.length];
     for (int i = 0; i < tensors.length; i++) {
-      tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
+      try {
+        tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
+      } catch (RuntimeException e) {
+        // The ones adopted are closed, the others deleted: the caller gets none of them.
+        new OwnedTensors(Arrays.copyOf(tensors, i)).close();
+        release(r, i, names.length);
+        throw e;
+      }
     }
     return new PolymorphicFunction.Result(names, tensors);
+  }
+
+  /** Deletes the output tensors {@code from} (inclusive) to {@code to} (exclusive) of result {@code r}. */
+  private static void release(long[] r, int from, int to) {
+    for (int i = from; i < to; i++) {
+      Native.deleteTensor(r[i + 1]);
+    }
   }
 }

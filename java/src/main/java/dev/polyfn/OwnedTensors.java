@@ -1,15 +1,29 @@
 package dev.polyfn;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import org.tensorflow.types.family.TType;
 
 /**
  * The tensors one call handed to its caller, closed together, once: the state behind {@link
- * Outputs}, {@link ListOutputs} and {@link NestOutputs}.
+ * Outputs}, {@link ListOutputs} and {@link NestOutputs}. Closing is idempotent and thread-safe:
+ * of threads closing at once, one closes the tensors; a tensor closed by its own {@code close()}
+ * meanwhile, on any thread, is released once (see {@code internal.OwnedScope}).
  */
 final class OwnedTensors {
+  private static final VarHandle CLOSED;
+
+  static {
+    try {
+      CLOSED = MethodHandles.lookup().findVarHandle(OwnedTensors.class, "closed", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final TType[] tensors;
-  private boolean closed;
+  private volatile boolean closed;
 
   OwnedTensors(TType[] tensors) {
     this.tensors = tensors;
@@ -47,10 +61,9 @@ final class OwnedTensors {
    * the first failure is thrown after all were closed.
    */
   void close() {
-    if (closed) {
+    if (!CLOSED.compareAndSet(this, false, true)) {
       return;
     }
-    closed = true;
     RuntimeException first = null;
     for (TType t : tensors) {
       try {

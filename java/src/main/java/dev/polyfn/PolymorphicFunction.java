@@ -37,7 +37,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   /** Held while tracing: one trace of this function at a time. */
   final Object traceLock = new Object();
   /** Output names by the key a call returns with its outputs (recorded before publication). */
-  private final OutputNames outputNames = new OutputNames();
+  private final OutputNames outputNames;
   /** The parameters as the first trace declared them; null before it (set after {@link #captures}). */
   private volatile Param[] params;
   /** The captures as the first trace declared them. */
@@ -54,6 +54,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   PolymorphicFunction(FunctionOptions options) {
     this.options = Objects.requireNonNull(options, "options");
+    this.outputNames = new OutputNames(options.name());
     this.handle = new FunctionHandle(
         this, options.name(), options.reduceRetracing(), options.maxConcreteFunctions());
     CallPaths.apply(handle, options.fastPath(), options.grappler(), options.jitCompile());

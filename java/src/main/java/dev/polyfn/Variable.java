@@ -48,6 +48,8 @@ import org.tensorflow.types.family.TType;
 public final class Variable<T extends TType> implements AutoCloseable {
   private static final AtomicLong NEXT_ID = new AtomicLong();
   private static final AtomicLong LIVE = new AtomicLong();
+  /** {@code ResourceHandle::ANONYMOUS_NAME}: a new resource per run of {@code VarHandleOp}. */
+  private static final String ANONYMOUS_NAME = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
 
   private final long id;
   private final Class<T> type;
@@ -75,7 +77,10 @@ public final class Variable<T extends TType> implements AutoCloseable {
     this.dtypeCode = DataTypes.code(type);
     this.dims = shape.asArray();
     this.eager = Ops.create(EagerSession.getDefault());
-    VarHandleOp h = eager.varHandleOp(type, shape, VarHandleOp.sharedName("polyfn_variable_" + id));
+    // TensorFlow's anonymous name: each run of the one cached VarHandleOp kernel makes a new,
+    // uniquely named resource (as Python's eager variables do). A name of its own per variable
+    // would cache a kernel per variable in the eager context, kept after the variable is closed.
+    VarHandleOp h = eager.varHandleOp(type, shape, VarHandleOp.sharedName(ANONYMOUS_NAME));
     this.handle = h.resource();
     this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
     eager.assignVariableOp(handle, eager.constantOf(initialValue));
@@ -190,7 +195,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
   private void releaseUse() {
     if (uses.decrementAndGet() == 0) {
       eager.destroyResourceOp(handle);
-      Native.deleteTensor(resource);
+      Native.releaseVariable(resource);
       LIVE.decrementAndGet();
     }
   }

@@ -56,8 +56,9 @@ public final class Native {
 
   /**
    * The call path: types the call from {@code facts}, dispatches, executes on the {@code
-   * TF_Tensor} addresses in {@code tensors}. Returns {@code [outputsKey, output addresses...]},
-   * whose tensors the caller then owns, written into {@code result} when it is long enough
+   * TF_Tensor} addresses in {@code tensors}. Returns {@code [head, output addresses...]}, the
+   * head holding the outputs key (low 32 bits) and how many addresses follow (above {@link
+   * Wire#RESULT_COUNT_SHIFT}), whose tensors the caller then owns, written into {@code result} when it is long enough
    * (elements after the outputs are left as they were) or into a new array; or {@code null} when
    * no cached concrete function fits (trace, then call again). A found function counts a hit in
    * the statistics.
@@ -199,6 +200,12 @@ public final class Native {
 
   /** Deletes a {@code TF_Tensor} made by {@link #resolveHandle}. */
   public static native void deleteTensor(long tensor);
+
+  /**
+   * Deletes a variable's resource tensor (made by {@link #resolveHandle}) after its resource was
+   * destroyed, and lets TensorFlow's eager kernels cached for the variable go.
+   */
+  public static native void releaseVariable(long resource);
 
   /**
    * {@code [traced, declared]}: the serialized FunctionTypes (JSON) of concrete function

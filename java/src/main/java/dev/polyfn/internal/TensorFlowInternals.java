@@ -3,6 +3,8 @@ package dev.polyfn.internal;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import org.bytedeco.javacpp.PointerScope;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Graph;
 import org.tensorflow.Operand;
@@ -29,6 +31,8 @@ public final class TensorFlowInternals {
   private static final MethodHandle TENSOR_HANDLE;
   private static final MethodHandle TENSOR_FROM_HANDLE;
   private static final MethodHandle TENSOR_AS_TYPED;
+  /** {@code RawTensor.tensorScope}: an output's is replaced by an {@link OwnedScope}. */
+  private static final VarHandle TENSOR_SCOPE;
   private static final MethodHandle CONTEXT_HANDLE;
   private static final MethodHandle GRAPH_HANDLE;
   private static final MethodHandle EAGER_OUTPUT_HANDLE;
@@ -42,6 +46,7 @@ public final class TensorFlowInternals {
       TENSOR_FROM_HANDLE =
           raw.findStatic(RawTensor.class, "fromHandle", MethodType.methodType(RawTensor.class, TF_Tensor.class));
       TENSOR_AS_TYPED = raw.findVirtual(RawTensor.class, "asTypedTensor", MethodType.methodType(TType.class));
+      TENSOR_SCOPE = raw.findVarHandle(RawTensor.class, "tensorScope", PointerScope.class);
       MethodHandles.Lookup eager = MethodHandles.privateLookupIn(EagerSession.class, MethodHandles.lookup());
       CONTEXT_HANDLE = eager.findVirtual(EagerSession.class, "nativeHandle", MethodType.methodType(TFE_Context.class));
       MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
@@ -88,6 +93,8 @@ public final class TensorFlowInternals {
     try {
       TF_Tensor handle = TensorOwnership.own(address);
       RawTensor raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
+      // Its close() and its outputs object's, from any threads, give the reference back once.
+      TENSOR_SCOPE.set(raw, new OwnedScope(handle));
       return (TType) TENSOR_AS_TYPED.invokeExact(raw);
     } catch (Throwable t) {
       throw new IllegalStateException("wrapping an output tensor", t);

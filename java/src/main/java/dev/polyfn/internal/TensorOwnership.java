@@ -27,9 +27,10 @@ import org.tensorflow.internal.c_api.TF_Tensor;
  * Everything else is done exactly as JavaCPP does it: the same deallocator object (TensorFlow
  * Java's {@code TF_DeleteTensor} wrapper), the same phantom reference on JavaCPP's queue (so an
  * output the program forgets is still freed after garbage collection), the registration in the
- * innermost open {@link PointerScope} of the thread that accepts it. Releasing the tensor stays
- * TensorFlow Java's business ({@code close()} releases the reference count to zero, which
- * deallocates once). JavaCPP's {@code Pointer.totalCount()} does not count these outputs; {@link
+ * innermost open {@link PointerScope} of the thread that accepts it. Releasing the tensor goes
+ * through the tensor's scope, which {@code TensorFlowInternals.adoptTensor} makes an {@link
+ * OwnedScope} ({@code close()} releases the reference count to zero, which deallocates once,
+ * however many threads close it). JavaCPP's {@code Pointer.totalCount()} does not count these outputs; {@link
  * OutputReferences#registered()} does (on the fallback below, the other way round).
  *
  * <p>If any of JavaCPP's or TensorFlow Java's members moved (another version), the lookups

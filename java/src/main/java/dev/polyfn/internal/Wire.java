@@ -77,4 +77,9 @@ public final class Wire {
   public static final int DT_RESOURCE = 20;
   /** TensorFlow's limit on a tensor's rank. */
   public static final int MAX_RANK = 254;
+  /**
+   * A call's result starts with one long: the outputs key in its low 32 bits and, above this
+   * shift, how many output addresses follow it in this call's result.
+   */
+  public static final int RESULT_COUNT_SHIFT = 32;
 }

@@ -15,8 +15,14 @@ final class ChildJvm {
 
   /** Runs {@code main} of {@code mainClass} with {@code args}; asserts it exits 0; returns its output. */
   static String run(Class<?> mainClass, String... args) throws Exception {
+    return runWith(List.of(), mainClass, args);
+  }
+
+  /** {@link #run} with these JVM options (a fixed heap, say) before the class name. */
+  static String runWith(List<String> jvmOptions, Class<?> mainClass, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
     String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
         Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
     cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
