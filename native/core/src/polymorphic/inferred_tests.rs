@@ -243,3 +243,17 @@ fn a_declaration_that_no_example_fits_is_a_conflict_naming_the_examples() {
     assert_eq!(f.example_argument("x", &c, Some(spec(DType::FLOAT, &[5, 3]))), Some(spec(DType::FLOAT, &[5, 3])));
     assert_eq!(f.example_argument("y", &c, None), None);
 }
+
+#[test]
+fn a_retrace_about_a_capture_never_names_the_inferred_constraint_of_a_parameter_of_its_name() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::FLOAT, &[3])], Provenance::Examples(2));
+    f.effective_constraint("x", constraint(&[DType::FLOAT], None)).unwrap();
+    let why = |capture| crate::RetraceReason { parameter: "x".into(), capture, path: "x".into(), reason: "dtype differs".into() };
+    let st = f.state.lock();
+    let text = st.inferred.explain(&why(true));
+    assert_eq!(text, why(true).to_string());
+    assert!(!text.contains("inferred"), "{text}");
+    let text = st.inferred.explain(&why(false));
+    assert!(text.ends_with("; x is constrained to TensorSpec(FLOAT, [-1]) (inferred from 2 examples)"), "{text}");
+}
