@@ -257,3 +257,26 @@ fn a_retrace_about_a_capture_never_names_the_inferred_constraint_of_a_parameter_
     let text = st.inferred.explain(&why(false));
     assert!(text.ends_with("; x is constrained to TensorSpec(FLOAT, [-1]) (inferred from 2 examples)"), "{text}");
 }
+
+#[test]
+fn calls_that_differ_only_in_captures_are_one_recorded_signature_with_their_counts_summed() {
+    use crate::{DTypeSet, ParamKind, TypeRef, VariableConstraint, TAG_VARIABLE};
+    let f = Fn::new("f");
+    let captured = |d: DType| vec![TAG_VARIABLE, d.0 as i64, 0, 0];
+    for d in [DType::FLOAT, DType::DOUBLE] {
+        let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[2])))
+            .unwrap();
+        let w = f.decode_value(&captured(d)).unwrap();
+        s.declare_capture::<String>("w", TypeRef::new(VariableConstraint::new(DTypeSet::any())), w).unwrap();
+        f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    }
+    for (d, n) in [(DType::FLOAT, 3), (DType::DOUBLE, 2)] {
+        let facts = [tensor_facts(DType::FLOAT, &[2]), captured(d)].concat();
+        for _ in 0..n {
+            assert!(f.lookup::<String>(&facts).unwrap().is_some());
+        }
+    }
+    let calls: Vec<(String, u64)> = f.recorded_calls().iter().map(|(t, n)| (t.to_string(), *n)).collect();
+    assert_eq!(calls, vec![("(x: TensorSpec(FLOAT, [2]))".to_string(), 5)]);
+}
