@@ -161,10 +161,8 @@ impl Inferred {
             }
         }
         if !outside.is_empty() {
-            let (which, verb) = match source {
-                Provenance::Profile(_) => ("of the profile's calls", if outside.len() == 1 { "is" } else { "are" }),
-                _ => ("of the examples", if outside.len() == 1 { "is" } else { "are" }),
-            };
+            let which = if matches!(source, Provenance::Profile(_)) { "of the profile's calls" } else { "of the examples" };
+            let verb = if outside.len() == 1 { "is" } else { "are" };
             self.notes.push(format!("{name}: {} {which} {verb} outside the declared {declared} and not traced", outside.join(", ")));
         }
         Ok(())

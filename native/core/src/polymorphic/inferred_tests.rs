@@ -243,3 +243,40 @@ fn a_declaration_that_no_example_fits_is_a_conflict_naming_the_examples() {
     assert_eq!(f.example_argument("x", &c, Some(spec(DType::FLOAT, &[5, 3]))), Some(spec(DType::FLOAT, &[5, 3])));
     assert_eq!(f.example_argument("y", &c, None), None);
 }
+
+#[test]
+fn a_retrace_about_a_capture_never_names_the_inferred_constraint_of_a_parameter_of_its_name() {
+    let f = Fn::new("f");
+    f.infer_parameter("x", &[spec(DType::FLOAT, &[2]), spec(DType::FLOAT, &[3])], Provenance::Examples(2));
+    f.effective_constraint("x", constraint(&[DType::FLOAT], None)).unwrap();
+    let why = |capture| crate::RetraceReason { parameter: "x".into(), capture, path: "x".into(), reason: "dtype differs".into() };
+    let st = f.state.lock();
+    let text = st.inferred.explain(&why(true));
+    assert_eq!(text, why(true).to_string());
+    assert!(!text.contains("inferred"), "{text}");
+    let text = st.inferred.explain(&why(false));
+    assert!(text.ends_with("; x is constrained to TensorSpec(FLOAT, [-1]) (inferred from 2 examples)"), "{text}");
+}
+
+#[test]
+fn calls_that_differ_only_in_captures_are_one_recorded_signature_with_their_counts_summed() {
+    use crate::{DTypeSet, ParamKind, TypeRef, VariableConstraint, TAG_VARIABLE};
+    let f = Fn::new("f");
+    let captured = |d: DType| vec![TAG_VARIABLE, d.0 as i64, 0, 0];
+    for d in [DType::FLOAT, DType::DOUBLE] {
+        let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[2])))
+            .unwrap();
+        let w = f.decode_value(&captured(d)).unwrap();
+        s.declare_capture::<String>("w", TypeRef::new(VariableConstraint::new(DTypeSet::any())), w).unwrap();
+        f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    }
+    for (d, n) in [(DType::FLOAT, 3), (DType::DOUBLE, 2)] {
+        let facts = [tensor_facts(DType::FLOAT, &[2]), captured(d)].concat();
+        for _ in 0..n {
+            assert!(f.lookup::<String>(&facts).unwrap().is_some());
+        }
+    }
+    let calls: Vec<(String, u64)> = f.recorded_calls().iter().map(|(t, n)| (t.to_string(), *n)).collect();
+    assert_eq!(calls, vec![("(x: TensorSpec(FLOAT, [2]))".to_string(), 5)]);
+}
