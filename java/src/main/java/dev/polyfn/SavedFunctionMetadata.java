@@ -102,7 +102,7 @@ final class SavedFunctionMetadata {
     if (!FORMAT.equals(doc.get("format"))) {
       throw new IllegalArgumentException("format: expected \"" + FORMAT + "\", got " + doc.get("format"));
     }
-    if (!Long.valueOf(VERSION).equals(doc.get("version"))) {
+    if (!Long.valueOf(VERSION).equals(Json.integer(doc.get("version")))) {
       throw new IllegalArgumentException("version: expected " + VERSION + ", got " + doc.get("version")
           + " (written by another Polyfn version)");
     }
@@ -171,7 +171,8 @@ final class SavedFunctionMetadata {
     }
     long[] dims = new long[l.size()];
     for (int i = 0; i < dims.length; i++) {
-      if (!(l.get(i) instanceof Long d) || d < -1) {
+      Long d = Json.integer(l.get(i));
+      if (d == null || d < -1) {
         throw new IllegalArgumentException(at + "[" + i + "]: expected a dim >= -1, got " + l.get(i));
       }
       dims[i] = d;
