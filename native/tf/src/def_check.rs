@@ -129,3 +129,66 @@ pub(crate) fn check_nodes(rt: &Runtime, def: &[u8]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// One imported function whose body [`check_bodies`] checks: its TensorFlow object, the name it
+/// was imported under, its input and output dtypes.
+pub(crate) struct Body<'a> {
+    pub(crate) function: *mut crate::c_api::TF_Function,
+    pub(crate) name: &'a str,
+    pub(crate) inputs: &'a [i32],
+    pub(crate) outputs: &'a [i32],
+}
+
+/// Checks that each function's body is a valid graph (every input and returned value names an
+/// existing node output, every edge joins matching dtypes) by adding a call of it to a scratch
+/// graph: the graph's shape inference builds the body as TensorFlow will at the first call. A
+/// definition whose body TensorFlow cannot build would otherwise load, then fail every call.
+///
+/// # Safety
+/// Every function must be live; they are copied, not taken.
+pub(crate) unsafe fn check_bodies(rt: &Runtime, bodies: &[Body<'_>]) -> Result<(), String> {
+    use crate::c_api::TF_Output;
+    let api = rt.api();
+    struct OwnedGraph<'a>(&'a Runtime, *mut TF_Graph);
+    impl Drop for OwnedGraph<'_> {
+        fn drop(&mut self) {
+            // SAFETY: made below, deleted once.
+            unsafe { (self.0.api().TF_DeleteGraph)(self.1) }
+        }
+    }
+    // SAFETY: TF_NewGraph has no preconditions.
+    let graph = OwnedGraph(rt, unsafe { (api.TF_NewGraph)() });
+    let status = Status::new(api);
+    for b in bodies {
+        // SAFETY: live graph and function (caller's contract).
+        unsafe { (api.TF_GraphCopyFunction)(graph.1, b.function, std::ptr::null(), status.raw()) };
+        status.check("").map_err(|e| format!("function {}: {}", b.name, e.message))?;
+    }
+    for (n, b) in bodies.iter().enumerate() {
+        let mut feeds = Vec::with_capacity(b.inputs.len());
+        for (i, &dtype) in b.inputs.iter().enumerate() {
+            let name = CString::new(format!("x{n}_{i}")).map_err(|_| "a NUL in a name".to_owned())?;
+            // SAFETY: live graph; the description is finished exactly once.
+            let op = unsafe {
+                let d = (api.TF_NewOperation)(graph.1, c"Placeholder".as_ptr(), name.as_ptr());
+                (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype);
+                (api.TF_FinishOperation)(d, status.raw())
+            };
+            status.check("").map_err(|e| format!("function {}: input {i}: {}", b.name, e.message))?;
+            feeds.push(TF_Output { oper: op, index: 0 });
+        }
+        let name = CString::new(format!("call{n}")).map_err(|_| "a NUL in a name".to_owned())?;
+        let fname = b.name.as_bytes();
+        // SAFETY: as above; every array holds the count passed with it.
+        unsafe {
+            let d = (api.TF_NewOperation)(graph.1, c"StatefulPartitionedCall".as_ptr(), name.as_ptr());
+            (api.TF_AddInputList)(d, feeds.as_ptr(), feeds.len() as std::ffi::c_int);
+            (api.TF_SetAttrTypeList)(d, c"Tin".as_ptr(), b.inputs.as_ptr(), b.inputs.len() as std::ffi::c_int);
+            (api.TF_SetAttrTypeList)(d, c"Tout".as_ptr(), b.outputs.as_ptr(), b.outputs.len() as std::ffi::c_int);
+            (api.TF_SetAttrFuncName)(d, c"f".as_ptr(), fname.as_ptr().cast(), fname.len());
+            (api.TF_FinishOperation)(d, status.raw());
+        }
+        status.check("").map_err(|e| format!("function {}: its body is not a valid graph: {}", b.name, e.message))?;
+    }
+    Ok(())
+}

@@ -280,6 +280,9 @@ final class SavedModelLoader {
       if (node == null || !node.getOp().equals("VarHandleOp")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no variable node variables/" + i);
       }
+      if (!node.containsAttr("dtype")) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no dtype");
+      }
       DataType dt = node.getAttrOrThrow("dtype").getType();
       try {
         types.add(TensorTypeRegistry.find(dt).type());
