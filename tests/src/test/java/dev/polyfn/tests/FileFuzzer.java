@@ -108,8 +108,20 @@ final class FileFuzzer {
     return Arrays.stream(Target.values()).filter(t -> Files.exists(corpus.resolve(t.root()))).toList();
   }
 
-  /** Child JVM: args = corpus, scratch dir, seed, first case, last case (exclusive). */
+  /**
+   * Child JVM: args = corpus, scratch dir, seed, first case, last case (exclusive). With args =
+   * {@code --drive <dir> <seed> <cases> [python]}: the whole run (corpus, children, report) in {@code dir}.
+   */
   public static void main(String[] args) throws Exception {
+    if (args[0].equals("--drive")) {
+      Path dir = Path.of(args[1]);
+      delete(dir);
+      corpus(dir.resolve("corpus"), args.length > 4 ? args[4] : null);
+      Report report = drive(dir.resolve("corpus"), Files.createDirectories(dir.resolve("scratch")), Long.parseLong(args[2]),
+          Integer.parseInt(args[3]), 60);
+      System.out.println(report.table());
+      System.exit(report.violations().isEmpty() ? 0 : 1);
+    }
     Path corpus = Path.of(args[0]);
     Path scratch = Path.of(args[1]);
     long seed = Long.parseLong(args[2]);

@@ -139,6 +139,32 @@ class LoadValidationTest {
         && e.getMessage().contains("\"NoSuchOp\" is not registered"), e.getMessage());
   }
 
+  /** A node input rewired to a node that does not exist: TensorFlow builds the body only at the first call. */
+  private static FunctionDefLibrary dangling(FunctionDefLibrary lib) {
+    FunctionDefLibrary.Builder b = lib.toBuilder();
+    for (FunctionDef.Builder f : b.getFunctionBuilderList()) {
+      for (var n : f.getNodeDefBuilderList()) {
+        if (n.getOp().startsWith("Add")) {
+          n.setInput(0, "nowhere:output:0");
+        }
+      }
+    }
+    return b.build();
+  }
+
+  @Test
+  void aFunctionBodyTensorFlowCannotBuildIsRefusedAtLoadNotAtTheFirstCall(@TempDir Path dir) throws Exception {
+    Path saved = FileFixtures.save(dir.resolve("m"), "plus");
+    FileFixtures.editSavedModel(saved, LoadValidationTest::dangling);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertTrue(e.getMessage().startsWith(saved.resolve("saved_model.pb") + ": function ")
+        && e.getMessage().contains("its body is not a valid graph") && e.getMessage().contains("nowhere"), e.getMessage());
+    Path cache = dir.resolve("cache");
+    Path entry = FileFixtures.cache(cache, "plus");
+    FileFixtures.editEntry(entry, LoadValidationTest::dangling);
+    skippedAndTracedAnew(cache, entry, "its body is not a valid graph");
+  }
+
   private static IllegalArgumentException profileRefused(Path file, String json) throws Exception {
     Files.writeString(file, json);
     return assertThrows(IllegalArgumentException.class,
