@@ -99,8 +99,9 @@ final class SavedModelLoader {
     for (SavedFunctionMetadata.Concrete c : meta.concrete) {
       SavedModelParts.Fn def = library.get(c.function());
       if (def == null) {
+        // Either file may be the damaged one: the message names both.
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no function " + c.function()
-            + " in the graph's library, which signature " + c.signature() + " needs");
+            + " in the graph's library, which signature " + c.signature() + " of " + metaFile + " names");
       }
       try {
         RestoreChecks.parameters(meta.params, c.declared(), c.traced());
@@ -198,9 +199,9 @@ final class SavedModelLoader {
     }
     if (def.inputs() != flat + variables || def.resourceInputs() != variables || def.outputs() != c.outputs().length) {
       throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function() + " takes "
-          + def.inputs() + " inputs and returns " + def.outputs()
-          + ", but its saved type has " + flat + " inputs, " + variables + " variables and " + c.outputs().length
-          + " outputs");
+          + def.inputs() + " inputs and returns " + def.outputs() + ", but its saved type in "
+          + root.resolve(SavedModelWriter.METADATA) + " has " + flat + " inputs, " + variables + " variables and "
+          + c.outputs().length + " outputs");
     }
   }
 

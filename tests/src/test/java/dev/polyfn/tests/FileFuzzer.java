@@ -196,7 +196,9 @@ final class FileFuzzer {
     switch (t.how) {
       case "cache" -> {
         try (MapFunction f = FileFixtures.define(root, "nested")) {
-          return FileFixtures.answer(f) + (f.traceCount() == 0 ? "" : " (traced)");
+          // " (traced)": the call traced; " (restored)": an entry was restored too (it served another signature)
+          return FileFixtures.answer(f) + (f.traceCount() == 0 ? "" : " (traced)")
+              + (f.traceCount() > 0 && f.concreteFunctions().size() > f.traceCount() ? " (restored)" : "");
         }
       }
       case "profile" -> {
@@ -209,7 +211,9 @@ final class FileFuzzer {
           float[] input = t.root().equals("python") ? new float[] {1f, 2f, 3f, 4f}
               : t.root().equals("polyfn") ? new float[] {1f, 1f, 2f} : new float[] {1f, 2f};
           try (TFloat32 x = TFloat32.vectorOf(input); Outputs out = f.call(Map.of("x", x))) {
-            return "answer " + Arrays.toString(SavedModelTest.floats(out.get("y")));
+            // Edited output names are what the file says: the first output then stands for "y".
+            String y = out.names().contains("y") ? "y" : out.names().get(0);
+            return "answer " + Arrays.toString(SavedModelTest.floats(out.get(y)));
           } catch (RuntimeException e) {
             return "call refused: " + e;
           }
@@ -239,10 +243,18 @@ final class FileFuzzer {
       skipped = warnings.stream().anyMatch(w -> w.contains(file.toString()));
     }
     if (answer.startsWith("call refused: ")) {
-      return answer.contains("matches no saved signature") || answer.contains("no saved signature")
-          ? "loads, refuses the call (other signatures)" : "loads, then the call fails: " + oneLine(answer);
+      if (answer.contains("matches no saved signature") || answer.contains("no saved signature")) {
+        return "loads, refuses the call (other signatures)";
+      }
+      // A kernel's error while running (TensorFlow wraps those): the edited graph is valid but
+      // computes something that fails for this input, as a model dividing by zero would.
+      return answer.contains("{{function_node __wrapped__") ? "loads, the edited graph fails at run time"
+          : "loads, then the call fails: " + oneLine(answer);
     }
     if (t == Target.CACHE_ENTRY) {
+      if (answer.endsWith(" (restored)")) {
+        return "restored an edited signature, traced this one";
+      }
       String plain = answer.replace(" (traced)", "");
       if (!plain.equals(expected.replace(" (traced)", ""))) {
         // An edit that keeps the checksum right may restore what the edited definition says.
@@ -364,9 +376,11 @@ final class FileFuzzer {
         violations.add(started + " -> " + kind + " (exit " + (hung ? "killed" : p.exitValue()) + "): "
             + (tail.length() > 500 ? tail.substring(tail.length() - 500) : tail));
         next = Integer.parseInt(started.substring(0, started.indexOf(' '))) + 1;
-      } else if (p.exitValue() != 0 || hung) {
+      } else if (hung || p.exitValue() != 0) {
+        String out = Files.readString(log, StandardCharsets.ISO_8859_1);
         Files.delete(log);
-        throw new IllegalStateException("the fuzzing child JVM failed outside any case (exit " + p.exitValue() + ")");
+        throw new IllegalStateException("the fuzzing child JVM failed outside any case (" + (hung ? "hung" : "exit "
+            + p.exitValue()) + "):\n" + (out.length() > 4000 ? out.substring(out.length() - 4000) : out));
       }
       Files.delete(log);
       delete(scratch);
