@@ -27,7 +27,13 @@ const DT_VARIANT: u64 = 21;
 /// not define it). Returns the `AttrValue` field that is set (0 for none).
 pub(crate) fn check_value(value: &[u8], expected: Option<&str>) -> Result<u64, String> {
     let set = check_nested(value, 0)?;
+    // An AttrValue is a oneof, whose member is written even when it holds its default value: a
+    // well-formed value always has the field its kind needs.
     let wanted = match expected {
+        Some("string") => Some(2),
+        Some("int") => Some(3),
+        Some("float") => Some(4),
+        Some("bool") => Some(5),
         Some("tensor") => Some(8),
         Some("shape") => Some(7),
         Some("type") => Some(6),
@@ -305,6 +311,8 @@ mod tests {
         assert_eq!(check_const(Some(&value), Some(&varint_field(6, 3))), Ok(()));
         assert_eq!(check_value(&value, Some("tensor")), Ok(8));
         assert!(check_value(&varint_field(2, 0), Some("tensor")).is_err());
+        assert!(check_value(&bytes_field(2, b"x"), Some("bool")).unwrap_err().contains("a bool attribute holding a string"));
+        assert_eq!(check_value(&varint_field(5, 0), Some("bool")), Ok(5));
         assert!(check_value(&value, Some("list(shape)")).is_err());
         let list = bytes_field(1, &bytes_field(7, &shape(&[-7])));
         assert!(check_value(&list, Some("list(shape)")).unwrap_err().contains("-7"));

@@ -138,7 +138,13 @@ final class SavedFunctionMetadata {
     List<String> vars = new ArrayList<>();
     List<Object> vs = r.list("variables", doc.get("variables"));
     for (int i = 0; i < vs.size(); i++) {
-      vars.add(r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key")));
+      String key = r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key"));
+      if (!key.equals(variableKey(i))) {
+        // The writer keys variable i so, and the loader reads node variables/i with it.
+        throw new IllegalArgumentException("variables[" + i + "].checkpoint_key: expected \"" + variableKey(i) + "\", got \""
+            + key + "\"");
+      }
+      vars.add(key);
     }
     List<Concrete> concrete = new ArrayList<>();
     List<Object> cs = r.list("concrete_functions", doc.get("concrete_functions"));

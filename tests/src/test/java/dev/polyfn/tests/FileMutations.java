@@ -107,7 +107,7 @@ final class FileMutations {
       return "JSON unchanged";
     }
     String object = text.substring(open, close + 1);
-    if (pick == 2 && open > 0 && text.charAt(open - 1) == '[' || pick == 2 && open > 0 && text.charAt(open - 1) == ',') {
+    if (pick == 2 && open > 0 && (text.charAt(open - 1) == '[' || text.charAt(open - 1) == ',')) {
       out[0] = text.substring(0, close + 1) + "," + object + text.substring(close + 1);
       return "JSON element repeated";
     }
@@ -181,14 +181,14 @@ final class FileMutations {
         for (int i = r.nextInt(3); i > 0; i--) {
           shape.addDim(TensorShapeProto.Dim.newBuilder().setSize(sizes[r.nextInt(sizes.length)]));
         }
-        TensorProto.Builder t = TensorProto.newBuilder().setDtype(DataType.forNumber(1 + r.nextInt(23)) == null
-            ? DataType.DT_FLOAT : DataType.forNumber(1 + r.nextInt(23))).setTensorShape(shape);
+        DataType dtype = DataType.forNumber(1 + r.nextInt(23));
+        TensorProto.Builder t = TensorProto.newBuilder().setDtype(dtype == null ? DataType.DT_FLOAT : dtype).setTensorShape(shape);
         if (r.nextBoolean()) {
           t.setTensorContent(com.google.protobuf.ByteString.copyFrom(new byte[r.nextInt(16)]));
         } else {
           t.addIntVal(r.nextInt());
         }
-        n.putAttr(n.getAttrCount() > 0 && r.nextBoolean() ? "value" : "value", AttrValue.newBuilder().setTensor(t).build());
+        n.putAttr("value", AttrValue.newBuilder().setTensor(t).build());
         name[0] = "tensor value";
       }
       case 2 -> {

@@ -125,6 +125,23 @@ class LoadValidationTest {
   }
 
   @Test
+  void aCheckpointKeyPolyfnJsonGetsWrongIsRefusedNamingPolyfnJson(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("m");
+    try (dev.polyfn.Variable<org.tensorflow.types.TFloat32> w = dev.polyfn.Variable.create(
+            org.tensorflow.types.TFloat32.vectorOf(1f, 2f, 3f));
+        MapFunction f = SavedModelTest.scale(w)) {
+      f.getConcreteFunction(java.util.Map.of("x", dev.polyfn.TensorSpec.of(org.tensorflow.types.TFloat32.class,
+          org.tensorflow.ndarray.Shape.of(3))));
+      f.save(saved);
+    }
+    String json = Files.readString(metadata(saved));
+    Files.writeString(metadata(saved), json.replace("\"variables/0\"", "\"variableables/0\""));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertEquals(metadata(saved) + ": variables[0].checkpoint_key: expected \"variables/0\", got \"variableables/0\"",
+        e.getMessage());
+  }
+
+  @Test
   void aDamagedFunctionDefIsReportedAgainstSavedModelPb(@TempDir Path dir) throws Exception {
     Path saved = FileFixtures.save(dir.resolve("m"), "plus");
     FileFixtures.editSavedModel(saved, lib -> {
