@@ -62,7 +62,8 @@ class LoadValidationTest {
   }
 
   /** Defines the cached function again: the damaged entry is skipped with a WARNING naming it, and traced anew. */
-  private static void skippedAndTracedAnew(Path cache, Path entry, String why) {
+  private static void skippedAndTracedAnew(Path cache, Path entry, String why) throws Exception {
+    byte[] damaged = Files.readAllBytes(entry);
     List<String> logged = warnings(() -> {
       try (MapFunction f = FileFixtures.define(cache, "plus")) {
         assertEquals(FileFixtures.ANSWER, FileFixtures.answer(f));
@@ -71,6 +72,13 @@ class LoadValidationTest {
     });
     assertTrue(logged.stream().anyMatch(m -> m.contains("ignoring trace cache entry " + entry) && m.contains(why)),
         logged.toString());
+    // The new trace's entry replaces the damaged one, written by a background thread: waited for,
+    // so the next edit (or the temporary directory's removal) does not race with it.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (java.util.Arrays.equals(damaged, Files.readAllBytes(entry)) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertTrue(!java.util.Arrays.equals(damaged, Files.readAllBytes(entry)), "the traced entry was not written");
   }
 
   @Test
