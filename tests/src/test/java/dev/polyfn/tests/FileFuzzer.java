@@ -164,7 +164,7 @@ final class FileFuzzer {
       String outcome = outcome(t, copy, file, expected.get(t), warnings);
       System.out.println("outcome " + i + " " + outcome);
       System.out.flush();
-      delete(copy);
+      deleteLater(copy);
     }
   }
 
@@ -293,6 +293,21 @@ final class FileFuzzer {
         return FileVisitResult.CONTINUE;
       }
     });
+  }
+
+  /**
+   * Deletes a case's copy, trying again while the trace cache's writer thread may still be
+   * writing the entry of a trace into it; what is left, the driver deletes after the child.
+   */
+  private static void deleteLater(Path p) throws InterruptedException {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      try {
+        delete(p);
+        return;
+      } catch (IOException e) {
+        Thread.sleep(50);
+      }
+    }
   }
 
   static void delete(Path p) throws IOException {
