@@ -2,7 +2,8 @@
 //! TensorFlow sees it: every node names a registered op and sets every attribute that op
 //! requires. TensorFlow's graph optimizer (Grappler) trusts function definitions and aborts the
 //! process on some malformed nodes (a `Const` without its `value`), so a damaged definition must
-//! be refused here, not by TensorFlow.
+//! be refused here, not by TensorFlow. The attribute values themselves (tensors, shapes, kinds)
+//! are checked by [`crate::attr_check`].
 
 use crate::c_api::{TF_Buffer, TF_Graph, TF_Status};
 use crate::function_def_proto::{nested, single};
@@ -44,9 +45,9 @@ fn check_api(rt: &Runtime) -> Result<&'static CheckApi, TfError> {
     .ok_or_else(|| TfError::new(Code::Unimplemented, format!("the loaded TensorFlow {} cannot list op definitions", rt.version())))
 }
 
-/// The attributes `op` requires (those without a default value), or an error if it is not a
-/// registered op.
-fn required_attrs(rt: &Runtime, api: &CheckApi, graph: *mut TF_Graph, op: &str) -> Result<Vec<Vec<u8>>, String> {
+/// The attributes `op` defines: name, type (`"tensor"`, `"list(shape)"`...) and whether it is
+/// required (has no default value); an error if `op` is not a registered op.
+fn op_attrs(rt: &Runtime, api: &CheckApi, graph: *mut TF_Graph, op: &str) -> Result<Vec<OpAttr>, String> {
     let c = CString::new(op).map_err(|_| "an op type with a NUL byte".to_owned())?;
     let status = Status::new(rt.api());
     // SAFETY: live graph and buffer, both owned here; the bytes are copied before the buffer
@@ -59,14 +60,23 @@ fn required_attrs(rt: &Runtime, api: &CheckApi, graph: *mut TF_Graph, op: &str) 
         bytes
     };
     status.check("").map_err(|e| format!("op {op:?} is not registered: {e}"))?;
-    // OpDef.attr (4) is an AttrDef: name (1), default_value (3).
+    // OpDef.attr (4) is an AttrDef: name (1), type (2), default_value (3).
     let mut out = Vec::new();
     for attr in nested(&def, &[4])? {
-        if nested(attr, &[3])?.is_empty() {
-            out.extend(nested(attr, &[1])?.into_iter().map(<[u8]>::to_vec));
-        }
+        out.push(OpAttr {
+            name: single(attr, 1)?.unwrap_or_default().to_vec(),
+            kind: String::from_utf8_lossy(single(attr, 2)?.unwrap_or_default()).into_owned(),
+            required: nested(attr, &[3])?.is_empty(),
+        });
     }
     Ok(out)
+}
+
+/// One attribute of an op's definition.
+struct OpAttr {
+    name: Vec<u8>,
+    kind: String,
+    required: bool,
 }
 
 /// Checks every node of `def` (see the module docs); the error says which node and why.
@@ -81,29 +91,104 @@ pub(crate) fn check_nodes(rt: &Runtime, def: &[u8]) -> Result<(), String> {
     }
     // SAFETY: TF_NewGraph has no preconditions; the graph only serves op definition lookups.
     let graph = OwnedGraph(rt, unsafe { (rt.api().TF_NewGraph)() });
-    let mut known: std::collections::HashMap<Vec<u8>, Vec<Vec<u8>>> = Default::default();
-    // FunctionDef.node_def (3) is a NodeDef: name (1), op (2), attr (5, map entries keyed by 1).
+    let mut known: std::collections::HashMap<Vec<u8>, Vec<OpAttr>> = Default::default();
+    // FunctionDef.node_def (3) is a NodeDef: name (1), op (2), attr (5, map entries: key 1, value 2).
     for node in nested(def, &[3])? {
         let name = String::from_utf8_lossy(single(node, 1)?.unwrap_or_default()).into_owned();
         let op = single(node, 2)?.unwrap_or_default();
+        let op_text = String::from_utf8_lossy(op).into_owned();
         if !known.contains_key(op) {
             let text = std::str::from_utf8(op).map_err(|_| format!("node {name:?}: an op type that is not UTF-8"))?;
-            let required = required_attrs(rt, api, graph.1, text).map_err(|e| format!("node {name:?}: {e}"))?;
-            known.insert(op.to_vec(), required);
+            let attrs = op_attrs(rt, api, graph.1, text).map_err(|e| format!("node {name:?}: {e}"))?;
+            known.insert(op.to_vec(), attrs);
         }
-        let mut set = Vec::new();
+        let defined = &known[op];
+        let mut set: Vec<(Vec<u8>, &[u8])> = Vec::new();
         for entry in nested(node, &[5])? {
-            set.extend(single(entry, 1).map_err(|e| format!("node {name:?}: an attribute entry: {e}"))?);
+            let bad = |e: String| format!("node {name:?}: an attribute entry: {e}");
+            let key = single(entry, 1).map_err(bad)?.unwrap_or_default();
+            let value = single(entry, 2).map_err(bad)?.unwrap_or_default();
+            let kind = defined.iter().find(|a| a.name == key).map(|a| a.kind.as_str());
+            crate::attr_check::check_value(value, kind).map_err(|e| {
+                format!("node {name:?} ({op_text}): attribute {:?}: {e}", String::from_utf8_lossy(key))
+            })?;
+            set.push((key.to_vec(), value));
         }
-        for attr in &known[op] {
-            if !set.iter().any(|a| a == attr) {
+        for attr in defined.iter().filter(|a| a.required) {
+            if !set.iter().any(|(a, _)| *a == attr.name) {
                 return Err(format!(
-                    "node {name:?} ({}) lacks its required attribute {:?}",
-                    String::from_utf8_lossy(op),
-                    String::from_utf8_lossy(attr)
+                    "node {name:?} ({op_text}) lacks its required attribute {:?}",
+                    String::from_utf8_lossy(&attr.name)
                 ));
             }
         }
+        if op == b"Const" || op == b"HostConst" {
+            let get = |k: &[u8]| set.iter().rev().find(|(a, _)| a == k).map(|(_, v)| *v);
+            crate::attr_check::check_const(get(b"value"), get(b"dtype")).map_err(|e| format!("node {name:?} ({op_text}): {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// One imported function whose body [`check_bodies`] checks: its TensorFlow object, the name it
+/// was imported under, its input and output dtypes.
+pub(crate) struct Body<'a> {
+    pub(crate) function: *mut crate::c_api::TF_Function,
+    pub(crate) name: &'a str,
+    pub(crate) inputs: &'a [i32],
+    pub(crate) outputs: &'a [i32],
+}
+
+/// Checks that each function's body is a valid graph (every input and returned value names an
+/// existing node output, every edge joins matching dtypes) by adding a call of it to a scratch
+/// graph: the graph's shape inference builds the body as TensorFlow will at the first call. A
+/// definition whose body TensorFlow cannot build would otherwise load, then fail every call.
+///
+/// # Safety
+/// Every function must be live; they are copied, not taken.
+pub(crate) unsafe fn check_bodies(rt: &Runtime, bodies: &[Body<'_>]) -> Result<(), String> {
+    use crate::c_api::TF_Output;
+    let api = rt.api();
+    struct OwnedGraph<'a>(&'a Runtime, *mut TF_Graph);
+    impl Drop for OwnedGraph<'_> {
+        fn drop(&mut self) {
+            // SAFETY: made below, deleted once.
+            unsafe { (self.0.api().TF_DeleteGraph)(self.1) }
+        }
+    }
+    // SAFETY: TF_NewGraph has no preconditions.
+    let graph = OwnedGraph(rt, unsafe { (api.TF_NewGraph)() });
+    let status = Status::new(api);
+    for b in bodies {
+        // SAFETY: live graph and function (caller's contract).
+        unsafe { (api.TF_GraphCopyFunction)(graph.1, b.function, std::ptr::null(), status.raw()) };
+        status.check("").map_err(|e| format!("function {}: {}", b.name, e.message))?;
+    }
+    for (n, b) in bodies.iter().enumerate() {
+        let mut feeds = Vec::with_capacity(b.inputs.len());
+        for (i, &dtype) in b.inputs.iter().enumerate() {
+            let name = CString::new(format!("x{n}_{i}")).map_err(|_| "a NUL in a name".to_owned())?;
+            // SAFETY: live graph; the description is finished exactly once.
+            let op = unsafe {
+                let d = (api.TF_NewOperation)(graph.1, c"Placeholder".as_ptr(), name.as_ptr());
+                (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype);
+                (api.TF_FinishOperation)(d, status.raw())
+            };
+            status.check("").map_err(|e| format!("function {}: input {i}: {}", b.name, e.message))?;
+            feeds.push(TF_Output { oper: op, index: 0 });
+        }
+        let name = CString::new(format!("call{n}")).map_err(|_| "a NUL in a name".to_owned())?;
+        let fname = b.name.as_bytes();
+        // SAFETY: as above; every array holds the count passed with it.
+        unsafe {
+            let d = (api.TF_NewOperation)(graph.1, c"StatefulPartitionedCall".as_ptr(), name.as_ptr());
+            (api.TF_AddInputList)(d, feeds.as_ptr(), feeds.len() as std::ffi::c_int);
+            (api.TF_SetAttrTypeList)(d, c"Tin".as_ptr(), b.inputs.as_ptr(), b.inputs.len() as std::ffi::c_int);
+            (api.TF_SetAttrTypeList)(d, c"Tout".as_ptr(), b.outputs.as_ptr(), b.outputs.len() as std::ffi::c_int);
+            (api.TF_SetAttrFuncName)(d, c"f".as_ptr(), fname.as_ptr().cast(), fname.len());
+            (api.TF_FinishOperation)(d, status.raw());
+        }
+        status.check("").map_err(|e| format!("function {}: its body is not a valid graph: {}", b.name, e.message))?;
     }
     Ok(())
 }

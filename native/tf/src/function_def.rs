@@ -173,6 +173,21 @@ impl EagerFunction {
                 return Err(e);
             }
         };
+        // Built once here as TensorFlow builds it at the first call, so a body that cannot be
+        // built is refused at load instead of failing every call.
+        let lib_types: Vec<_> = entries.iter().map(|e| (proto::name(e).ok(), proto::arg_dtypes(e).ok())).collect();
+        let mut bodies = vec![crate::def_check::Body { function: func, name, inputs: &input_dtypes, outputs: &output_dtypes }];
+        for (&f, (lib_name, types)) in owned.iter().zip(&lib_types) {
+            if let (Some(lib_name), Some((inputs, outputs))) = (lib_name, types) {
+                bodies.push(crate::def_check::Body { function: f, name: lib_name, inputs, outputs });
+            }
+        }
+        // SAFETY: every function was just made and is owned here.
+        if let Err(why) = unsafe { crate::def_check::check_bodies(rt, &bodies) } {
+            delete_all(&owned);
+            delete_all(&[func]);
+            return Err(bad(why));
+        }
         // A definition exported from a function compiled with XLA carries `_XlaMustCompile`:
         // the options of this run decide, either way.
         // SAFETY: func was just made, is owned here and not registered.

@@ -68,6 +68,43 @@ fn fields(b: &[u8]) -> Result<Vec<Field>, String> {
     Ok(out)
 }
 
+/// One decoded field of a message, for checks that walk arbitrary messages.
+pub(crate) enum FieldValue<'a> {
+    Varint(u64),
+    /// A fixed32 or fixed64 field (its value is never needed).
+    Fixed,
+    /// A length-delimited field's payload.
+    Bytes(&'a [u8]),
+}
+
+/// The fields of `msg` in order, as field number and value; an error for malformed bytes.
+pub(crate) fn decoded(msg: &[u8]) -> Result<Vec<(u64, FieldValue<'_>)>, String> {
+    let mut out = Vec::new();
+    for f in fields(msg)? {
+        let value = match f.wire_type {
+            0 => {
+                let mut i = f.whole.start;
+                varint(msg, &mut i)?; // the tag
+                FieldValue::Varint(varint(msg, &mut i)?)
+            }
+            2 => FieldValue::Bytes(&msg[f.payload]),
+            _ => FieldValue::Fixed,
+        };
+        out.push((f.number, value));
+    }
+    Ok(out)
+}
+
+/// How many varints `packed` (a packed repeated field's payload) holds.
+pub(crate) fn packed_varints(packed: &[u8]) -> Result<usize, String> {
+    let (mut i, mut n) = (0, 0);
+    while i < packed.len() {
+        varint(packed, &mut i)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
 fn signature(def: &[u8]) -> Result<(Vec<Field>, Field), String> {
     let mut top = fields(def)?;
     let at = top

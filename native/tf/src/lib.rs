@@ -5,6 +5,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod attr_check;
 mod branch_library;
 mod call;
 pub mod call_options;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,14 +61,18 @@ final class FunctionLibrary {
    * not hold.
    */
   static List<FunctionDef> reachable(FunctionDef main, Map<String, FunctionDef> available, String where) {
+    String mainName = main.getSignature().getName();
     Map<String, FunctionDef> found = new LinkedHashMap<>();
+    Map<String, Set<String>> calls = new HashMap<>();
     Deque<FunctionDef> todo = new ArrayDeque<>();
     todo.add(main);
     while (!todo.isEmpty()) {
       FunctionDef d = todo.poll();
       String from = d.getSignature().getName();
-      references(d, available.keySet(), name -> {
-        if (name.equals(main.getSignature().getName()) || found.containsKey(name)) {
+      Set<String> callees = calls.computeIfAbsent(from, k -> new LinkedHashSet<>());
+      references(d, op -> op.equals(mainName) || available.keySet().contains(op), name -> {
+        callees.add(name);
+        if (name.equals(mainName) || found.containsKey(name)) {
           return;
         }
         FunctionDef def = available.get(name);
@@ -79,7 +84,45 @@ final class FunctionLibrary {
         todo.add(def);
       });
     }
+    refuseCycles(mainName, calls);
     return new ArrayList<>(found.values());
+  }
+
+  /**
+   * Refuses a function that reaches itself: TensorFlow instantiates a function with every
+   * function it calls, whichever branch runs, so a cycle (a branch whose inner If calls that
+   * branch) makes the first call expand it forever, in native code, growing without bound.
+   */
+  private static void refuseCycles(String main, Map<String, Set<String>> calls) {
+    Map<String, Integer> state = new HashMap<>(); // 1: on the current path, 2: done
+    Deque<String> path = new ArrayDeque<>();
+    Deque<java.util.Iterator<String>> next = new ArrayDeque<>();
+    path.push(main);
+    next.push(calls.getOrDefault(main, Set.of()).iterator());
+    state.put(main, 1);
+    while (!path.isEmpty()) {
+      java.util.Iterator<String> it = next.peek();
+      if (!it.hasNext()) {
+        state.put(path.pop(), 2);
+        next.pop();
+        continue;
+      }
+      String callee = it.next();
+      Integer s = state.get(callee);
+      if (s != null && s == 1) {
+        List<String> cycle = new ArrayList<>(path);
+        java.util.Collections.reverse(cycle);
+        cycle = new ArrayList<>(cycle.subList(cycle.indexOf(callee), cycle.size()));
+        cycle.add(callee);
+        throw new IllegalArgumentException("its functions call one another in a cycle (" + String.join(" -> ", cycle)
+            + "), which TensorFlow would expand forever");
+      }
+      if (s == null) {
+        state.put(callee, 1);
+        path.push(callee);
+        next.push(calls.getOrDefault(callee, Set.of()).iterator());
+      }
+    }
   }
 
   /**
@@ -101,9 +144,9 @@ final class FunctionLibrary {
   }
 
   /** Calls {@code sink} with each function name {@code d}'s nodes refer to (op types only if in {@code library}). */
-  private static void references(FunctionDef d, Set<String> library, Consumer<String> sink) {
+  private static void references(FunctionDef d, java.util.function.Predicate<String> library, Consumer<String> sink) {
     for (NodeDef n : d.getNodeDefList()) {
-      if (library.contains(n.getOp())) {
+      if (library.test(n.getOp())) {
         sink.accept(n.getOp()); // a direct call: the op type is the function's name
       }
       n.getAttrMap().values().forEach(v -> funcs(v, sink));

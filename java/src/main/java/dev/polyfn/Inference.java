@@ -87,6 +87,20 @@ final class Inference {
       return;
     }
     try {
+      traceExamples(f, examples, profileCalls);
+    } catch (IllegalArgumentException e) {
+      if (options.signatureProfile() == null) {
+        throw e;
+      }
+      // A profile names parameters and shapes the body may not have: say which file they came from.
+      String from = options.exampleInputs().isEmpty() ? "signature profile " + options.signatureProfile()
+          : "the example inputs or signature profile " + options.signatureProfile();
+      throw new IllegalArgumentException(from + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void traceExamples(PolymorphicFunction f, List<Map<String, ?>> examples, long profileCalls) {
+    try {
       synchronized (f.traceLock) {
         long fn = f.address();
         Inference inference = new Inference(examples, profileCalls);

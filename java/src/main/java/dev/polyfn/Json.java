@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A minimal JSON reader and writer: objects (insertion order), arrays, strings, integers,
- * booleans, null. Enough for Polyfn's own small documents (saved-function metadata, signature
+ * A minimal JSON reader and writer: objects (insertion order), arrays, strings, numbers (integers
+ * as {@link Long}, others as {@link Double}), booleans, null. Enough for Polyfn's own small documents (saved-function metadata, signature
  * profiles); TensorFlow Java brings no JSON library and Polyfn adds no dependency for this.
  */
 final class Json {
@@ -81,15 +81,59 @@ final class Json {
         return w.equals("null") ? null : Boolean.valueOf(w);
       }
     }
+    return number();
+  }
+
+  /**
+   * A JSON number (RFC 8259): an integer without fraction or exponent is a {@link Long} (when
+   * it fits in 64 bits), any other a {@link Double}; what a field must
+   * be is for its reader to say.
+   */
+  private Object number() {
     int start = at;
-    while (at < s.length() && (Character.isDigit(s.charAt(at)) || s.charAt(at) == '-')) {
+    if (at < s.length() && s.charAt(at) == '-') {
       at++;
     }
-    try {
-      return Long.valueOf(s.substring(start, at));
-    } catch (NumberFormatException e) {
+    if (at < s.length() && s.charAt(at) == '0') {
+      at++;
+    } else if (!digits()) {
       throw error("expected a value");
     }
+    boolean integer = true;
+    if (at < s.length() && s.charAt(at) == '.') {
+      at++;
+      integer = false;
+      if (!digits()) {
+        throw error("expected a digit after the decimal point");
+      }
+    }
+    if (at < s.length() && (s.charAt(at) == 'e' || s.charAt(at) == 'E')) {
+      at++;
+      integer = false;
+      if (at < s.length() && (s.charAt(at) == '+' || s.charAt(at) == '-')) {
+        at++;
+      }
+      if (!digits()) {
+        throw error("expected a digit in the exponent");
+      }
+    }
+    String text = s.substring(start, at);
+    if (!integer) {
+      return Double.valueOf(text);
+    }
+    try {
+      return Long.valueOf(text);
+    } catch (NumberFormatException e) {
+      return Double.valueOf(text); // beyond 64 bits: no field of Polyfn's takes it as an integer
+    }
+  }
+
+  private boolean digits() {
+    int start = at;
+    while (at < s.length() && s.charAt(at) >= '0' && s.charAt(at) <= '9') {
+      at++;
+    }
+    return at > start;
   }
 
   private String string() {
@@ -105,11 +149,13 @@ final class Json {
       }
       if (c == '\\' && at + 1 < s.length()) {
         char e = s.charAt(++at);
-        if (e == 'u' && at + 4 < s.length()) {
+        if (e == 'u' && at + 4 < s.length() && s.substring(at + 1, at + 5).matches("[0-9a-fA-F]{4}")) {
           b.append((char) Integer.parseInt(s.substring(at + 1, at + 5), 16));
           at += 4;
-        } else {
+        } else if ("\"\\/bfnrt".indexOf(e) >= 0) {
           b.append(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e);
+        } else {
+          throw error("an invalid escape \\" + e);
         }
       } else {
         b.append(c);
@@ -141,6 +187,20 @@ final class Json {
 
   private IllegalArgumentException error(String what) {
     return new IllegalArgumentException("malformed JSON at character " + at + ": " + what);
+  }
+
+  /**
+   * {@code v} as an integer when it is a JSON number with an integral value ({@code 3}, {@code
+   * 3.0}, {@code 3e0}: JSON does not tell integers from other numbers), else null.
+   */
+  static Long integer(Object v) {
+    if (v instanceof Long n) {
+      return n;
+    }
+    if (v instanceof Double d && d == Math.rint(d) && Math.abs(d) < 0x1p63) {
+      return d.longValue();
+    }
+    return null;
   }
 
   /** Parses {@code text}; malformed text is an {@link IllegalArgumentException} saying where. */

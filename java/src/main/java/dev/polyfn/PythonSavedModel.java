@@ -68,7 +68,13 @@ final class PythonSavedModel {
     List<String> argNames = argNames(graph.getNodes(node));
     List<String> names = graph.getNodes(node).getFunction().getConcreteFunctionsList();
     List<SavedConcreteFunction> saved = new ArrayList<>();
-    names.forEach(n -> saved.add(graph.getConcreteFunctionsOrThrow(n)));
+    for (String n : names) {
+      if (!graph.containsConcreteFunctions(n)) {
+        throw new IllegalArgumentException(pb + ": the object graph's function '" + fname + "' names concrete function "
+            + n + ", which the object graph does not hold");
+      }
+      saved.add(graph.getConcreteFunctionsOrThrow(n));
+    }
     PythonLiterals literals = PythonLiterals.of(graph.getNodes(node), saved, argNames.size());
     // Created first: literal arguments are interned by the function that will dispatch on them.
     MapFunction f = new MapFunction((tf, in) -> {

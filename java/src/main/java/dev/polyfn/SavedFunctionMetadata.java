@@ -102,7 +102,7 @@ final class SavedFunctionMetadata {
     if (!FORMAT.equals(doc.get("format"))) {
       throw new IllegalArgumentException("format: expected \"" + FORMAT + "\", got " + doc.get("format"));
     }
-    if (!Long.valueOf(VERSION).equals(doc.get("version"))) {
+    if (!Long.valueOf(VERSION).equals(Json.integer(doc.get("version")))) {
       throw new IllegalArgumentException("version: expected " + VERSION + ", got " + doc.get("version")
           + " (written by another Polyfn version)");
     }
@@ -138,7 +138,13 @@ final class SavedFunctionMetadata {
     List<String> vars = new ArrayList<>();
     List<Object> vs = r.list("variables", doc.get("variables"));
     for (int i = 0; i < vs.size(); i++) {
-      vars.add(r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key")));
+      String key = r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key"));
+      if (!key.equals(variableKey(i))) {
+        // The writer keys variable i so, and the loader reads node variables/i with it.
+        throw new IllegalArgumentException("variables[" + i + "].checkpoint_key: expected \"" + variableKey(i) + "\", got \""
+            + key + "\"");
+      }
+      vars.add(key);
     }
     List<Concrete> concrete = new ArrayList<>();
     List<Object> cs = r.list("concrete_functions", doc.get("concrete_functions"));
@@ -171,7 +177,8 @@ final class SavedFunctionMetadata {
     }
     long[] dims = new long[l.size()];
     for (int i = 0; i < dims.length; i++) {
-      if (!(l.get(i) instanceof Long d) || d < -1) {
+      Long d = Json.integer(l.get(i));
+      if (d == null || d < -1) {
         throw new IllegalArgumentException(at + "[" + i + "]: expected a dim >= -1, got " + l.get(i));
       }
       dims[i] = d;

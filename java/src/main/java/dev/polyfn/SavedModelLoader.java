@@ -76,7 +76,7 @@ final class SavedModelLoader {
     }
     String text;
     try {
-      text = Files.readString(metaFile, StandardCharsets.UTF_8);
+      text = BoundedFiles.readText(metaFile, BoundedFiles.METADATA);
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException(metaFile + ": missing, so " + root
           + " was not written by Polyfn's save, and it holds no object graph of Python's tf.saved_model.save");
@@ -99,8 +99,15 @@ final class SavedModelLoader {
     for (SavedFunctionMetadata.Concrete c : meta.concrete) {
       SavedModelParts.Fn def = library.get(c.function());
       if (def == null) {
+        // Either file may be the damaged one: the message names both.
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no function " + c.function()
-            + " in the graph's library, which signature " + c.signature() + " needs");
+            + " in the graph's library, which signature " + c.signature() + " of " + metaFile + " names");
+      }
+      try {
+        RestoreChecks.parameters(meta.params, c.declared(), c.traced());
+        RestoreChecks.outputNames(c.outputs(), c.outputs().length);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(metaFile + ": signature " + c.signature() + ": " + e.getMessage(), e);
       }
       checkArity(root, c, def, meta.variableKeys.size());
       defs.add(restorable(root, c, def, library));
@@ -118,7 +125,16 @@ final class SavedModelLoader {
       Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
       for (int i = 0; i < defs.size(); i++) {
         SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
-        f.restoreConcrete(meta.params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
+        try {
+          f.restoreConcrete(meta.params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
+        } catch (RuntimeException e) {
+          if (!(e instanceof TensorFlowException) && (e.getMessage() == null || !e.getMessage().startsWith("not a usable "))) {
+            throw e; // the types or parameters: polyfn.json's
+          }
+          // The definition itself was refused (the types are read first): saved_model.pb's fault.
+          throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function()
+              + " (signature " + c.signature() + "): " + e.getMessage(), e);
+        }
       }
       if (body == null) {
         f.markBodyless();
@@ -127,6 +143,9 @@ final class SavedModelLoader {
       return f;
     } catch (RuntimeException e) {
       f.close(); // releases what was restored and the variables it adopted
+      if (e instanceof IllegalArgumentException && e.getMessage() != null && e.getMessage().startsWith(root.toString())) {
+        throw e; // already names its file
+      }
       throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
     }
   }
@@ -154,7 +173,7 @@ final class SavedModelLoader {
   /** {@code file} read with {@code parser}; every failure an IllegalArgumentException naming the file. */
   private static <T> T readModel(Path file, PbParser<T> parser, java.util.function.ToIntFunction<T> metaGraphs) {
     try {
-      T m = parser.parse(Files.readAllBytes(file));
+      T m = parser.parse(BoundedFiles.read(file, BoundedFiles.SAVED_MODEL));
       if (metaGraphs.applyAsInt(m) == 0) {
         throw new IllegalArgumentException(file + ": holds no MetaGraph (not a SavedModel, or truncated)");
       }
@@ -180,9 +199,9 @@ final class SavedModelLoader {
     }
     if (def.inputs() != flat + variables || def.resourceInputs() != variables || def.outputs() != c.outputs().length) {
       throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function() + " takes "
-          + def.inputs() + " inputs and returns " + def.outputs()
-          + ", but its saved type has " + flat + " inputs, " + variables + " variables and " + c.outputs().length
-          + " outputs");
+          + def.inputs() + " inputs and returns " + def.outputs() + ", but its saved type in "
+          + root.resolve(SavedModelWriter.METADATA) + " has " + flat + " inputs, " + variables + " variables and "
+          + c.outputs().length + " outputs");
     }
   }
 
@@ -261,6 +280,9 @@ final class SavedModelLoader {
       NodeDef node = node(root, nodes.get("variables/" + i));
       if (node == null || !node.getOp().equals("VarHandleOp")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no variable node variables/" + i);
+      }
+      if (!node.containsAttr("dtype")) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no dtype");
       }
       DataType dt = node.getAttrOrThrow("dtype").getType();
       try {

@@ -154,8 +154,10 @@ final class TraceCache {
     for (Path file : files) {
       try {
         Entry e = read(file);
+        RestoreChecks.parameters(e.params, e.declared, e.traced);
         f.restoreCached(e.params, e.declared, e.traced, restorable(e), e.outputNames);
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException | OutOfMemoryError | StackOverflowError e) {
+        // A damaged entry never fails the definition: its signature traces anew.
         LOG.log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
       }
     }
@@ -292,12 +294,13 @@ final class TraceCache {
     } catch (InvalidProtocolBufferException x) {
       throw new IllegalArgumentException("its function or function library does not parse: " + x.getMessage());
     }
+    RestoreChecks.outputNames(e.outputNames, main.getSignature().getOutputArgCount());
     return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, library, "the entry"));
   }
 
   /** Reads and checks one entry; any problem is an exception whose message says what is wrong. */
   private Entry read(Path file) throws IOException {
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(Files.readAllBytes(file)));
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(BoundedFiles.read(file, BoundedFiles.CACHE_ENTRY)));
     try {
       byte[] magic = in.readNBytes(MAGIC.length);
       if (!Arrays.equals(magic, MAGIC)) {

@@ -13,6 +13,15 @@ import java.util.concurrent.TimeUnit;
 final class ChildJvm {
   private ChildJvm() {}
 
+  /**
+   * How a child JVM ended: its exit code (-1 when it was killed after the timeout) and its output.
+   *
+   * @param exit the exit code, -1 after a timeout
+   * @param timedOut whether it was killed for running past the timeout
+   * @param output stdout and stderr
+   */
+  record Outcome(int exit, boolean timedOut, String output) {}
+
   /** Runs {@code main} of {@code mainClass} with {@code args}; asserts it exits 0; returns its output. */
   static String run(Class<?> mainClass, String... args) throws Exception {
     return runWith(List.of(), mainClass, args);
@@ -20,9 +29,52 @@ final class ChildJvm {
 
   /** {@link #run} with these JVM options (a fixed heap, say) before the class name. */
   static String runWith(List<String> jvmOptions, Class<?> mainClass, String... args) throws Exception {
+    List<String> cmd = command(jvmOptions, mainClass, args);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+
+  /**
+   * Runs {@code main} of {@code mainClass} with JVM options {@code jvm} and {@code args}, killing
+   * it after {@code seconds}: for code that may crash, abort or hang the JVM it runs in.
+   */
+  static Outcome outcome(long seconds, List<String> jvm, Class<?> mainClass, String... args) throws Exception {
+    return outcome(seconds, 0, jvm, mainClass, args);
+  }
+
+  /**
+   * {@link #outcome(long, List, Class, String...)} with the child's address space limited to
+   * {@code addressSpace} bytes (0: unlimited), for code that might grow without bound in native
+   * memory: it then fails inside its limit instead of exhausting the machine's memory.
+   */
+  static Outcome outcome(long seconds, long addressSpace, List<String> jvm, Class<?> mainClass, String... args)
+      throws Exception {
+    Path log = java.nio.file.Files.createTempFile("polyfn-child-", ".log");
+    try {
+      List<String> cmd = new ArrayList<>();
+      if (addressSpace > 0 && java.nio.file.Files.isExecutable(Path.of("/usr/bin/prlimit"))) {
+        cmd.addAll(List.of("/usr/bin/prlimit", "--as=" + addressSpace));
+      }
+      cmd.addAll(command(jvm, mainClass, args));
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(log.toFile()).start();
+      boolean done = p.waitFor(seconds, TimeUnit.SECONDS);
+      if (!done) {
+        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+      String out = java.nio.file.Files.readString(log, StandardCharsets.ISO_8859_1);
+      return new Outcome(done ? p.exitValue() : -1, !done, out);
+    } finally {
+      java.nio.file.Files.deleteIfExists(log);
+    }
+  }
+
+  private static List<String> command(List<String> jvm, Class<?> mainClass, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(jvmOptions);
     String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
         Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
     cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
@@ -35,14 +87,11 @@ final class ChildJvm {
         cmd.add("-D" + property + "=" + value);
       }
     }
+    cmd.addAll(jvm);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(mainClass.getName());
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    return cmd;
   }
 }

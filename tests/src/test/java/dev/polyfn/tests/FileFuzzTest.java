@@ -1,0 +1,41 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The file fuzzer ({@link FileFuzzer}) in short form: a few hundred seeded mutations of every
+ * file Polyfn reads, loaded in child JVMs; no crash, hang, {@code Error}, unnamed refusal or
+ * file that loads and then fails its call. The long form is one command (see the README's
+ * "Development notes"):
+ *
+ * <pre>{@code
+ * mvn -B -pl java,tests verify -Dtest=FileFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dpolyfn.fuzz.cases=20000 -Dpolyfn.fuzz.seed=7
+ * }</pre>
+ */
+class FileFuzzTest {
+  @Test
+  void mutatedFilesLoadAndAnswerRightOrAreRefusedNamingTheFile(@TempDir Path dir) throws Exception {
+    int cases = Integer.getInteger("polyfn.fuzz.cases", 300);
+    long seed = Long.getLong("polyfn.fuzz.seed", 1);
+    String keep = System.getProperty("polyfn.fuzz.dir"); // a long run's files, kept for a look at its violations
+    if (keep != null) {
+      FileFuzzer.delete(Path.of(keep));
+      dir = Files.createDirectories(Path.of(keep));
+    }
+    Path corpus = dir.resolve("corpus");
+    String python = System.getProperty("polyfn.python");
+    FileFuzzer.corpus(corpus, python != null && Files.isExecutable(Path.of(python)) ? python : null);
+    Path scratch = Files.createDirectories(dir.resolve("scratch"));
+    FileFuzzer.Report report = FileFuzzer.drive(corpus, scratch, seed, cases, 60);
+    System.out.println("file fuzzer, seed " + seed + ":\n" + report.table());
+    assertTrue(report.violations().isEmpty(), report.table());
+    assertTrue(report.counts().getOrDefault("answers right", 0) > 0
+        && report.counts().getOrDefault("refused naming the file", 0) > 0, report.table());
+  }
+}
