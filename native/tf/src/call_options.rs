@@ -221,22 +221,34 @@ pub fn xla_available(rt: &Runtime) -> bool {
 /// # Safety
 /// `graph` must be live and not mutated concurrently.
 pub(crate) unsafe fn graph_ops(rt: &Runtime, graph: *mut crate::c_api::TF_Graph) -> Vec<(String, String)> {
+    let mut opers = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            // SAFETY: operations of the live graph.
+            return unsafe { described(rt, &opers) };
+        }
+        opers.push(oper as *const crate::c_api::TF_Operation);
+    }
+}
+
+/// The `(op type, node name)` of each operation.
+///
+/// # Safety
+/// The operations must belong to a live graph not mutated concurrently.
+pub(crate) unsafe fn described(rt: &Runtime, opers: &[*const crate::c_api::TF_Operation]) -> Vec<(String, String)> {
     let api = rt.api();
     let text = |p: *const c_char| {
         // SAFETY: a NUL-terminated string owned by the live graph, copied at once.
         unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
     };
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    loop {
-        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
-        let oper = unsafe { (api.TF_GraphNextOperation)(graph, &mut pos) };
-        if oper.is_null() {
-            return out;
-        }
-        // SAFETY: an operation of the live graph.
-        out.push(unsafe { (text((api.TF_OperationOpType)(oper)), text((api.TF_OperationName)(oper))) });
-    }
+    opers
+        .iter()
+        // SAFETY: an operation of the live graph (caller's contract).
+        .map(|&oper| unsafe { (text((api.TF_OperationOpType)(oper.cast_mut())), text((api.TF_OperationName)(oper.cast_mut()))) })
+        .collect()
 }
 
 /// Used by the op cache: the `config_proto` attribute's setter.

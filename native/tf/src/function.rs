@@ -130,7 +130,29 @@ impl EagerFunction {
         sig: &GraphSignature<'_>,
         options: CallOptions,
     ) -> Result<Self, TfError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { Self::from_graph_excluding(rt, ctx, graph, name, sig, options, &[]) }
+    }
+
+    /// [`EagerFunction::from_graph_with`] leaving the `excluded` operations of the graph out of
+    /// the function: control flow's originals, gathered into branch functions but left in the
+    /// graph (the C API cannot delete operations), and the dead values wired into them. Nothing
+    /// kept may read them. With none excluded, the function holds every operation of the graph.
+    ///
+    /// # Safety
+    /// As for [`EagerFunction::from_graph`]; the excluded operations must belong to `graph`.
+    pub unsafe fn from_graph_excluding(
+        rt: &'static Runtime,
+        ctx: EagerContext,
+        graph: *mut TF_Graph,
+        name: &str,
+        sig: &GraphSignature<'_>,
+        options: CallOptions,
+        excluded: &[*mut TF_Operation],
+    ) -> Result<Self, TfError> {
         let api = rt.api();
+        // SAFETY: live graph (caller's contract).
+        let body = unsafe { body_of(rt, graph, sig.inputs, excluded) };
         let status = Status::new(api);
         let cname = CString::new(name).map_err(|_| TfError::invalid_argument("function name contains NUL"))?;
         let names: Vec<*const libc::c_char> = sig.output_names.iter().map(|n| n.as_ptr()).collect();
@@ -151,8 +173,8 @@ impl EagerFunction {
             graph,
             cname.as_ptr(),
             0,
-            -1,
-            ptr::null(),
+            body.as_ref().map_or(-1, |b| b.len() as c_int),
+            body.as_ref().map_or(ptr::null(), |b| b.as_ptr()),
             sig.inputs.len() as c_int,
             sig.inputs.as_ptr(),
             sig.outputs.len() as c_int,
@@ -166,8 +188,13 @@ impl EagerFunction {
             status.raw(),
         ) };
         status.check("converting the traced graph to a function")?;
-        // SAFETY: live graph (caller's contract).
-        let ops = unsafe { crate::call_options::graph_ops(rt, graph) };
+        // What XLA must compile and the call path depends on: the function's operations only.
+        let ops = match &body {
+            // SAFETY: operations of the live graph (caller's contract).
+            Some(b) => unsafe { crate::call_options::described(rt, b) },
+            // SAFETY: live graph (caller's contract).
+            None => unsafe { crate::call_options::graph_ops(rt, graph) },
+        };
         if options.jit_compile {
             // SAFETY: func was just made, is owned here and not registered.
             if let Err(e) = unsafe { crate::call_options::mark_for_xla(rt, func, name, &ops) } {
@@ -377,6 +404,37 @@ impl EagerFunction {
         };
         status.check("adding the function call to the graph")?;
         Ok(op)
+    }
+}
+
+/// The operations of `graph` that make the function's body when some are `excluded`: all but
+/// those and the inputs' placeholders (which an explicit body must not list), in graph order.
+/// None when nothing is excluded: TensorFlow then takes every operation but the inputs itself.
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently.
+unsafe fn body_of(
+    rt: &Runtime,
+    graph: *mut TF_Graph,
+    inputs: &[TF_Output],
+    excluded: &[*mut TF_Operation],
+) -> Option<Vec<*const TF_Operation>> {
+    if excluded.is_empty() {
+        return None;
+    }
+    let skip: std::collections::HashSet<*mut TF_Operation> =
+        excluded.iter().copied().chain(inputs.iter().map(|o| o.oper)).collect();
+    let mut body = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            return Some(body);
+        }
+        if !skip.contains(&oper) {
+            body.push(oper as *const TF_Operation);
+        }
     }
 }
 

@@ -135,7 +135,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
       int key = outputNames.record(outs.names());
       int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
-          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), key);
+          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), Regions.absorbed(graph), key);
       if (params == null) {
         captures = inputs.captures();
         params = inputs.declared();

@@ -89,6 +89,17 @@ final class Regions {
     }
   }
 
+  /**
+   * The operations of {@code graph} gathered into branch functions and the dead values wired into
+   * them: what the function traced in the graph leaves out (none when the body has no control flow).
+   */
+  static String[] absorbed(Graph graph) {
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.get(graph);
+      return set == null ? new String[0] : set.toArray(new String[0]);
+    }
+  }
+
   /** Runs {@code lambda} and records the operations it added to {@code graph}. */
   static <R> Region<R> trace(Graph graph, Supplier<R> lambda) {
     Set<String> before = new HashSet<>();
@@ -321,6 +332,9 @@ final class Regions {
     Ops tf = Ops.create(graph).withSubScope("polyfn_absorbed");
     Operand<TBool> never = null;
     Map<String, Output<?>> dead = new HashMap<>();
+    // The constant and Switch operations made here are absorbed too: no function holds them
+    // (XLA has no Switch kernel, and a branch enclosing this one must not capture through them).
+    Set<String> helpers = new HashSet<>();
     TF_Graph g = TensorFlowInternals.graphHandle(graph);
     try (PointerScope scope = new PointerScope()) {
       TF_Status status = TF_Status.newStatus();
@@ -332,15 +346,20 @@ final class Regions {
           }
           if (never == null) {
             never = tf.constant(false);
+            helpers.add(never.op().name());
           }
           Operand<TBool> pred = never;
           Output<?> d = dead.computeIfAbsent(key(in), k -> tf.switchCond(in, pred).outputTrue().asOutput());
+          helpers.add(d.op().name());
           TF_Output src = new TF_Output(1).oper(((GraphOperation) d.op()).getUnsafeNativeHandle()).index(d.index());
           TF_Input dst = new TF_Input(1).oper(op.getUnsafeNativeHandle()).index(i);
           tensorflow.TF_UpdateEdge(g, src, dst, status);
           status.throwExceptionIfNotOK();
         }
       }
+    }
+    synchronized (ABSORBED) {
+      ABSORBED.computeIfAbsent(graph, k -> new HashSet<>()).addAll(helpers);
     }
   }
 
