@@ -100,6 +100,41 @@ final class Regions {
     }
   }
 
+  /**
+   * Refuses a body that uses, outside its lambda, a value made inside a branch or loop lambda (kept
+   * in a Java field): as an output ({@code outputOps}) or an input of an operation the function
+   * keeps. Such a value exists only inside the branch function, as Python's out-of-scope tensors.
+   */
+  static void requireNotUsedOutside(Graph graph, String[] absorbed, String function, String[] outputOps) {
+    if (absorbed.length == 0) {
+      return;
+    }
+    Set<String> gone = Set.of(absorbed);
+    for (int i = 0; i < outputOps.length; i++) {
+      if (gone.contains(outputOps[i])) {
+        throw escaped(function, outputOps[i], "returned by the body");
+      }
+    }
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
+      if (gone.contains(op.name())) {
+        continue;
+      }
+      for (int i = 0; i < op.numInputs(); i++) {
+        String from = op.input(i).op().name();
+        if (gone.contains(from)) {
+          throw escaped(function, from, "read by operation '" + op.name() + "'");
+        }
+      }
+    }
+  }
+
+  private static IllegalArgumentException escaped(String function, String op, String how) {
+    return new IllegalArgumentException("function '" + function + "': the value of operation '" + op
+        + "' was made inside a Flow.cond, whileLoop or mapFn lambda and is " + how
+        + " outside it; return it from the lambda and use the result instead");
+  }
+
   /** Runs {@code lambda} and records the operations it added to {@code graph}. */
   static <R> Region<R> trace(Graph graph, Supplier<R> lambda) {
     Set<String> before = new HashSet<>();
