@@ -43,7 +43,9 @@ import org.tensorflow.types.TBool;
  * operations, so the originals stay in the enclosing graph, "absorbed": each of their inputs from
  * outside is rewired to the untaken output of a {@code Switch} on {@code false}, a dead tensor,
  * so TensorFlow never executes them (a variable assignment in an untaken branch would otherwise
- * run at every call), and {@link #isAbsorbed} keeps them out of the function's control outputs.
+ * run at every call), {@link #isAbsorbed} keeps them out of the function's control outputs, and
+ * the traced function is built without them and the dead values ({@link #absorbed}), which XLA
+ * could not compile.
  * The branch function itself orders its stateful operations and keeps its effects as control
  * outputs ({@link Effects}), and its results wait for them, so a taken branch runs its writes.
  */
