@@ -152,7 +152,7 @@ impl EagerFunction {
     ) -> Result<Self, TfError> {
         let api = rt.api();
         // SAFETY: live graph (caller's contract).
-        let body = unsafe { body_of(rt, graph, sig.inputs, excluded) };
+        let body = unsafe { crate::call_options::body_of(rt, graph, sig.inputs, excluded) };
         let status = Status::new(api);
         let cname = CString::new(name).map_err(|_| TfError::invalid_argument("function name contains NUL"))?;
         let names: Vec<*const libc::c_char> = sig.output_names.iter().map(|n| n.as_ptr()).collect();
@@ -404,37 +404,6 @@ impl EagerFunction {
         };
         status.check("adding the function call to the graph")?;
         Ok(op)
-    }
-}
-
-/// The operations of `graph` that make the function's body when some are `excluded`: all but
-/// those and the inputs' placeholders (which an explicit body must not list), in graph order.
-/// None when nothing is excluded: TensorFlow then takes every operation but the inputs itself.
-///
-/// # Safety
-/// `graph` must be live and not mutated concurrently.
-unsafe fn body_of(
-    rt: &Runtime,
-    graph: *mut TF_Graph,
-    inputs: &[TF_Output],
-    excluded: &[*mut TF_Operation],
-) -> Option<Vec<*const TF_Operation>> {
-    if excluded.is_empty() {
-        return None;
-    }
-    let skip: std::collections::HashSet<*mut TF_Operation> =
-        excluded.iter().copied().chain(inputs.iter().map(|o| o.oper)).collect();
-    let mut body = Vec::new();
-    let mut pos = 0usize;
-    loop {
-        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
-        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
-        if oper.is_null() {
-            return Some(body);
-        }
-        if !skip.contains(&oper) {
-            body.push(oper as *const TF_Operation);
-        }
     }
 }
 
