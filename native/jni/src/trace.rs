@@ -129,6 +129,7 @@ pub fn finish_trace<'l>(
     output_ops: JObjectArray<'l, JString<'l>>,
     output_indices: JIntArray<'l>,
     control_ops: JObjectArray<'l, JString<'l>>,
+    absorbed_ops: JObjectArray<'l, JString<'l>>,
     outputs_key: jint,
 ) -> Result<jint> {
     let trace = handles::trace(env, trace)?;
@@ -140,12 +141,18 @@ pub fn finish_trace<'l>(
     let ops = convert::strings(env, &output_ops, "output operations")?;
     let indices = convert::ints(env, &output_indices)?;
     let control = convert::strings(env, &control_ops, "control operations")?;
+    let absorbed = convert::strings(env, &absorbed_ops, "absorbed operations")?;
     if ops.len() != names.len() || indices.len() != names.len() {
         return Err(NativeError::IllegalArgument("output names, operations and indices differ in length".into()));
     }
     let inputs = outputs_of(rt, graph, placeholders.iter().map(|op| (op.as_str(), 0)))?;
     let outputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
     let control = control
+        .iter()
+        // SAFETY: the graph is live for the duration of this native call.
+        .map(|op| unsafe { graph_operation(rt, graph, op) })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let absorbed = absorbed
         .iter()
         // SAFETY: the graph is live for the duration of this native call.
         .map(|op| unsafe { graph_operation(rt, graph, op) })
@@ -158,7 +165,7 @@ pub fn finish_trace<'l>(
     let concrete = f.finish_trace(&trace.session, names, |_ty, _id| {
         let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names, control_outputs: &control };
         // SAFETY: the graph is the live trace graph Java holds open for this call.
-        let mut function = unsafe { EagerFunction::from_graph_with(rt, ctx, graph, &tf_name, &sig, options) }?;
+        let mut function = unsafe { EagerFunction::from_graph_excluding(rt, ctx, graph, &tf_name, &sig, options, &absorbed) }?;
         for dependency in calls {
             function.keep_alive(dependency);
         }

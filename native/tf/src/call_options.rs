@@ -11,7 +11,7 @@
 //! eager runtime then compiles the whole function for `XLA_CPU_JIT` (or the GPU's JIT) when it
 //! is first called with given shapes.
 
-use crate::c_api::{TFE_Op, TF_Buffer, TF_Function, TF_Status};
+use crate::c_api::{TFE_Op, TF_Buffer, TF_Function, TF_Graph, TF_Operation, TF_Output, TF_Status};
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use std::ffi::{c_char, c_void, CStr};
@@ -220,23 +220,66 @@ pub fn xla_available(rt: &Runtime) -> bool {
 ///
 /// # Safety
 /// `graph` must be live and not mutated concurrently.
-pub(crate) unsafe fn graph_ops(rt: &Runtime, graph: *mut crate::c_api::TF_Graph) -> Vec<(String, String)> {
+pub(crate) unsafe fn graph_ops(rt: &Runtime, graph: *mut TF_Graph) -> Vec<(String, String)> {
+    let mut opers = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            // SAFETY: operations of the live graph.
+            return unsafe { described(rt, &opers) };
+        }
+        opers.push(oper as *const TF_Operation);
+    }
+}
+
+/// The operations of `graph` that make the function's body when some are `excluded`: all but
+/// those and the inputs' placeholders (which an explicit body must not list), in graph order.
+/// None when nothing is excluded: TensorFlow then takes every operation but the inputs itself.
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently.
+pub(crate) unsafe fn body_of(
+    rt: &Runtime,
+    graph: *mut TF_Graph,
+    inputs: &[TF_Output],
+    excluded: &[*mut TF_Operation],
+) -> Option<Vec<*const TF_Operation>> {
+    if excluded.is_empty() {
+        return None;
+    }
+    let skip: std::collections::HashSet<*mut TF_Operation> =
+        excluded.iter().copied().chain(inputs.iter().map(|o| o.oper)).collect();
+    let mut body = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            return Some(body);
+        }
+        if !skip.contains(&oper) {
+            body.push(oper as *const TF_Operation);
+        }
+    }
+}
+
+/// The `(op type, node name)` of each operation.
+///
+/// # Safety
+/// The operations must belong to a live graph not mutated concurrently.
+pub(crate) unsafe fn described(rt: &Runtime, opers: &[*const TF_Operation]) -> Vec<(String, String)> {
     let api = rt.api();
     let text = |p: *const c_char| {
         // SAFETY: a NUL-terminated string owned by the live graph, copied at once.
         unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
     };
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    loop {
-        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
-        let oper = unsafe { (api.TF_GraphNextOperation)(graph, &mut pos) };
-        if oper.is_null() {
-            return out;
-        }
-        // SAFETY: an operation of the live graph.
-        out.push(unsafe { (text((api.TF_OperationOpType)(oper)), text((api.TF_OperationName)(oper))) });
-    }
+    opers
+        .iter()
+        // SAFETY: an operation of the live graph (caller's contract).
+        .map(|&oper| unsafe { (text((api.TF_OperationOpType)(oper.cast_mut())), text((api.TF_OperationName)(oper.cast_mut()))) })
+        .collect()
 }
 
 /// Used by the op cache: the `config_proto` attribute's setter.

@@ -130,7 +130,29 @@ impl EagerFunction {
         sig: &GraphSignature<'_>,
         options: CallOptions,
     ) -> Result<Self, TfError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { Self::from_graph_excluding(rt, ctx, graph, name, sig, options, &[]) }
+    }
+
+    /// [`EagerFunction::from_graph_with`] leaving the `excluded` operations of the graph out of
+    /// the function: control flow's originals, gathered into branch functions but left in the
+    /// graph (the C API cannot delete operations), and the dead values wired into them. Nothing
+    /// kept may read them. With none excluded, the function holds every operation of the graph.
+    ///
+    /// # Safety
+    /// As for [`EagerFunction::from_graph`]; the excluded operations must belong to `graph`.
+    pub unsafe fn from_graph_excluding(
+        rt: &'static Runtime,
+        ctx: EagerContext,
+        graph: *mut TF_Graph,
+        name: &str,
+        sig: &GraphSignature<'_>,
+        options: CallOptions,
+        excluded: &[*mut TF_Operation],
+    ) -> Result<Self, TfError> {
         let api = rt.api();
+        // SAFETY: live graph (caller's contract).
+        let body = unsafe { crate::call_options::body_of(rt, graph, sig.inputs, excluded) };
         let status = Status::new(api);
         let cname = CString::new(name).map_err(|_| TfError::invalid_argument("function name contains NUL"))?;
         let names: Vec<*const libc::c_char> = sig.output_names.iter().map(|n| n.as_ptr()).collect();
@@ -151,8 +173,8 @@ impl EagerFunction {
             graph,
             cname.as_ptr(),
             0,
-            -1,
-            ptr::null(),
+            body.as_ref().map_or(-1, |b| b.len() as c_int),
+            body.as_ref().map_or(ptr::null(), |b| b.as_ptr()),
             sig.inputs.len() as c_int,
             sig.inputs.as_ptr(),
             sig.outputs.len() as c_int,
@@ -166,8 +188,13 @@ impl EagerFunction {
             status.raw(),
         ) };
         status.check("converting the traced graph to a function")?;
-        // SAFETY: live graph (caller's contract).
-        let ops = unsafe { crate::call_options::graph_ops(rt, graph) };
+        // What XLA must compile and the call path depends on: the function's operations only.
+        let ops = match &body {
+            // SAFETY: operations of the live graph (caller's contract).
+            Some(b) => unsafe { crate::call_options::described(rt, b) },
+            // SAFETY: live graph (caller's contract).
+            None => unsafe { crate::call_options::graph_ops(rt, graph) },
+        };
         if options.jit_compile {
             // SAFETY: func was just made, is owned here and not registered.
             if let Err(e) = unsafe { crate::call_options::mark_for_xla(rt, func, name, &ops) } {

@@ -164,3 +164,31 @@ fn a_definition_exported_with_xla_follows_the_options_it_is_restored_with() {
     drop((compiled, plain, again));
     unsafe { ctx.delete(rt) };
 }
+
+/// Operations excluded from a function (control flow's absorbed originals) are not in it: XLA
+/// compiles the rest, and the definition does not hold them. Not excluded, the same graph is refused.
+#[test]
+fn excluded_operations_stay_out_of_the_function_and_of_xla() {
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(&[3])).unwrap();
+    let y = g.unary("Neg", x).unwrap();
+    let dead = g.unary("AsString", x).unwrap();
+    let names = naming::output_arg_names(1);
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
+    let xla = CallOptions { jit_compile: true, ..CallOptions::default() };
+    let make = |excluded: &[_]| unsafe {
+        EagerFunction::from_graph_excluding(rt, ctx, g.raw(), &naming::function_name("excluding"), &sig, xla, excluded)
+    };
+    let err = make(&[]).unwrap_err();
+    assert!(err.message.contains("No registered 'AsString' OpKernel for XLA_CPU_JIT devices"), "{err}");
+    let f = make(&[dead.oper]).unwrap();
+    let def = f.to_function_def().unwrap();
+    assert!(!def.windows(8).any(|w| w == b"AsString"), "the excluded operation is not in the definition");
+    assert!(def.windows(3).any(|w| w == b"Neg"));
+    let input = OwnedTensor::from_f32(rt, &[3], &[1.0, -2.0, 3.5]);
+    assert_eq!(run(rt, &f, &input), vec![-1.0, 2.0, -3.5]);
+    drop(f);
+    unsafe { ctx.delete(rt) };
+}

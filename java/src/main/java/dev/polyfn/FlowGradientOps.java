@@ -86,9 +86,13 @@ final class FlowGradientOps {
     // 1. The loop again, recording each iteration's loop variables.
     List<Operand<?>> recIn = new ArrayList<>(vars);
     LoopOptions recOptions = info.options();
+    // A bounded loop records at most maximumIterations values: a list of that fixed size is what
+    // XLA needs to compile it (as Python's while_v2 sizes its accumulators in an XLA context).
+    int maxRecorded = (int) Math.max(-1, recOptions.maximumIterations());
     for (int i = 0; i < nv; i++) {
       recIn.add(g.scope().opBuilder("EmptyTensorList", "record").addInput(g.constant(-1).asOutput())
-          .addInput(g.constant(-1).asOutput()).setAttr("element_dtype", vars.get(i).dataType()).build().output(0));
+          .addInput(g.constant(maxRecorded).asOutput()).setAttr("element_dtype", vars.get(i).dataType())
+          .build().output(0));
     }
     List<Operand<?>> rec = Flow.whileLoop(g, recIn, recOptions, v -> info.cond().apply(v.subList(0, nv)), v -> {
       List<Operand<?>> next = new ArrayList<>(info.body().apply(List.copyOf(v.subList(0, nv))));

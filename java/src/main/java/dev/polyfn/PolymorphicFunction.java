@@ -141,9 +141,11 @@ public abstract class PolymorphicFunction implements AutoCloseable {
       Tracing.push(inputs);
       Traced outs = trace(tf, inputs);
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
+      String[] absorbed = Regions.absorbed(graph);
+      Regions.requireNotUsedOutside(graph, absorbed, name(), resolved.ops());
       int key = outputNames.record(outs.names());
       int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
-          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), key);
+          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), absorbed, key);
       if (params == null) {
         captures = inputs.captures();
         params = inputs.declared();

@@ -43,7 +43,9 @@ import org.tensorflow.types.TBool;
  * operations, so the originals stay in the enclosing graph, "absorbed": each of their inputs from
  * outside is rewired to the untaken output of a {@code Switch} on {@code false}, a dead tensor,
  * so TensorFlow never executes them (a variable assignment in an untaken branch would otherwise
- * run at every call), and {@link #isAbsorbed} keeps them out of the function's control outputs.
+ * run at every call), {@link #isAbsorbed} keeps them out of the function's control outputs, and
+ * the traced function is built without them and the dead values ({@link #absorbed}), which XLA
+ * could not compile.
  * The branch function itself orders its stateful operations and keeps its effects as control
  * outputs ({@link Effects}), and its results wait for them, so a taken branch runs its writes.
  */
@@ -87,6 +89,52 @@ final class Regions {
       Set<String> set = ABSORBED.get(graph);
       return set != null && set.contains(op);
     }
+  }
+
+  /**
+   * The operations of {@code graph} gathered into branch functions and the dead values wired into
+   * them: what the function traced in the graph leaves out (none when the body has no control flow).
+   */
+  static String[] absorbed(Graph graph) {
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.get(graph);
+      return set == null ? new String[0] : set.toArray(new String[0]);
+    }
+  }
+
+  /**
+   * Refuses a body that uses, outside its lambda, a value made inside a branch or loop lambda (kept
+   * in a Java field): as an output ({@code outputOps}) or an input of an operation the function
+   * keeps. Such a value exists only inside the branch function, as Python's out-of-scope tensors.
+   */
+  static void requireNotUsedOutside(Graph graph, String[] absorbed, String function, String[] outputOps) {
+    if (absorbed.length == 0) {
+      return;
+    }
+    Set<String> gone = Set.of(absorbed);
+    for (int i = 0; i < outputOps.length; i++) {
+      if (gone.contains(outputOps[i])) {
+        throw escaped(function, outputOps[i], "returned by the body");
+      }
+    }
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
+      if (gone.contains(op.name())) {
+        continue;
+      }
+      for (int i = 0; i < op.numInputs(); i++) {
+        String from = op.input(i).op().name();
+        if (gone.contains(from)) {
+          throw escaped(function, from, "read by operation '" + op.name() + "'");
+        }
+      }
+    }
+  }
+
+  private static IllegalArgumentException escaped(String function, String op, String how) {
+    return new IllegalArgumentException("function '" + function + "': the value of operation '" + op
+        + "' was made inside a Flow.cond, whileLoop or mapFn lambda and is " + how
+        + " outside it; return it from the lambda and use the result instead");
   }
 
   /** Runs {@code lambda} and records the operations it added to {@code graph}. */
@@ -321,6 +369,9 @@ final class Regions {
     Ops tf = Ops.create(graph).withSubScope("polyfn_absorbed");
     Operand<TBool> never = null;
     Map<String, Output<?>> dead = new HashMap<>();
+    // The constant and Switch operations made here are absorbed too: no function holds them
+    // (XLA has no Switch kernel, and a branch enclosing this one must not capture through them).
+    Set<String> helpers = new HashSet<>();
     TF_Graph g = TensorFlowInternals.graphHandle(graph);
     try (PointerScope scope = new PointerScope()) {
       TF_Status status = TF_Status.newStatus();
@@ -332,15 +383,20 @@ final class Regions {
           }
           if (never == null) {
             never = tf.constant(false);
+            helpers.add(never.op().name());
           }
           Operand<TBool> pred = never;
           Output<?> d = dead.computeIfAbsent(key(in), k -> tf.switchCond(in, pred).outputTrue().asOutput());
+          helpers.add(d.op().name());
           TF_Output src = new TF_Output(1).oper(((GraphOperation) d.op()).getUnsafeNativeHandle()).index(d.index());
           TF_Input dst = new TF_Input(1).oper(op.getUnsafeNativeHandle()).index(i);
           tensorflow.TF_UpdateEdge(g, src, dst, status);
           status.throwExceptionIfNotOK();
         }
       }
+    }
+    synchronized (ABSORBED) {
+      ABSORBED.computeIfAbsent(graph, k -> new HashSet<>()).addAll(helpers);
     }
   }
 

@@ -139,10 +139,12 @@ public final class Native {
    * @param placeholders the placeholder operation names, in declaration order
    * @param outputOps operation names of the outputs, with {@code outputIndices}
    * @param controlOps operations run for their effects (variable assignments) though no output needs them
+   * @param absorbedOps operations left out of the function: control flow's originals gathered into
+   *     branch functions, and the dead values wired into them (none: every operation of the graph)
    * @param outputsKey the key under which the caller recorded the output names; calls return it
    */
   public static native int finishTrace(long trace, long graph, String[] placeholders, String[] outputNames,
-      String[] outputOps, int[] outputIndices, String[] controlOps, int outputsKey);
+      String[] outputOps, int[] outputIndices, String[] controlOps, String[] absorbedOps, int outputsKey);
 
   /**
    * Declares a capture (a hidden input fed at every call) of a tensor or, if {@code variable}, a

@@ -131,4 +131,38 @@ class ControlFlowBadInputTest {
       assertEquals(Shape.of(0, 3), y.shape());
     }
   }
+  /**
+   * A value made inside a branch lambda and used outside it (kept in a Java field, as Python's
+   * "out of scope" tensors) is refused at trace time naming it, whether returned or read by an
+   * operation of the body; the function stays usable.
+   */
+  @Test
+  void aBranchValueUsedOutsideTheBranchIsRefusedNamingIt() {
+    for (boolean returned : new boolean[] {true, false}) {
+      Operand<?>[] escaped = new Operand<?>[1];
+      String[] name = new String[1];
+      boolean[] leak = {true};
+      try (UnaryFunction<TFloat32, TFloat32> f = Function.unary(TFloat32.class, (tf, x) -> {
+            Operand<TFloat32> y = Flow.cond(tf, tf.math.greater(tf.sum(x, tf.constant(0)), tf.constant(0f)), () -> {
+              Operand<TFloat32> inner = tf.math.mul(x, tf.constant(2f));
+              escaped[0] = inner;
+              name[0] = inner.op().name();
+              return inner;
+            }, () -> x);
+            if (!leak[0]) {
+              return y;
+            }
+            return returned ? f32(escaped[0]) : tf.math.add(y, f32(escaped[0]));
+          });
+          TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.call(x).close());
+        assertTrue(e.getMessage().contains("'" + name[0] + "'"), e.getMessage());
+        assertTrue(e.getMessage().contains("made inside a Flow.cond, whileLoop or mapFn lambda"), e.getMessage());
+        leak[0] = false;
+        try (TFloat32 y = f.call(x)) {
+          assertEquals(4f, y.getFloat(1), 0f);
+        }
+      }
+    }
+  }
 }

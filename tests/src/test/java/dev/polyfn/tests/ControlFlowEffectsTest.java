@@ -23,7 +23,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
-import org.tensorflow.exceptions.TFInvalidArgumentException;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TInt32;
@@ -236,29 +235,20 @@ class ControlFlowEffectsTest {
   }
 
   /**
-   * With XLA (jitCompile), a body with control flow, stateful or not, does not compile today: the
-   * dead copies of branch operations left in the body are Switch operations, which XLA has no
-   * kernel for. The call fails with TensorFlow's message, the JVM goes on, the variables are
-   * untouched; should XLA compile it, the numbers must be Python's.
+   * With XLA (jitCompile), every program gives Python's outputs and variable values call by call:
+   * the main function holds only the body's own operations (not the dead copies of the branch
+   * operations gathered into branch functions, which XLA could not compile), and the branch and
+   * loop functions compile with it.
    */
   @Test
-  void xlaRefusesControlFlowClearlyOrMatchesPython() throws Exception {
-    Map<String, Object> expected = map(cases("cond_effects").get(0).get("outputs"));
-    try (Variable<TFloat32> a = Variable.create(TFloat32.scalarOf(0f));
-         Variable<TFloat32> b = Variable.create(TFloat32.scalarOf(0f));
-         MapFunction f = Function.define(condEffects(a, b), FunctionOptions.defaults().withJitCompile(true));
-         TFloat32 x = TFloat32.scalarOf(3f)) {
-      try (Outputs out = f.call(Map.of("x", x))) {
-        assertClose(expected.get("y"), out.get("y", TFloat32.class), "XLA y");
-        assertClose(expected.get("a"), out.get("a", TFloat32.class), "XLA a");
-      } catch (TFInvalidArgumentException e) {
-        assertTrue(e.getMessage().contains("Detected unsupported operations") && e.getMessage().contains("XLA"),
-            e.getMessage());
-        try (TFloat32 av = a.value()) {
-          assertEquals(0f, av.getFloat(), 0f);
-        }
-      }
-    }
+  void withXlaEveryProgramGivesPythonsResults() throws Exception {
+    FunctionOptions xla = FunctionOptions.defaults().withJitCompile(true);
+    check("cond_effects", ControlFlowEffectsTest::condEffects, xla);
+    check("while_effects", ControlFlowEffectsTest::whileEffects, xla);
+    check("map_effects", (s, unused) -> mapEffects(s), xla);
+    check("nested_effects", ControlFlowEffectsTest::nestedEffects, xla);
+    check("deep_effects", ControlFlowEffectsTest::deepEffects, xla);
+    check("unused_cond", ControlFlowEffectsTest::unusedCond, xla);
   }
 
   /** Two variables' programs; the names and initial values come from the Python record. */
@@ -271,12 +261,17 @@ class ControlFlowEffectsTest {
    * initial values, and compares outputs and variables after each call with Python's.
    */
   private static void check(String name, Program program) throws Exception {
+    check(name, program, FunctionOptions.defaults());
+  }
+
+  /** {@link #check(String, Program)} with the function defined with {@code options}. */
+  private static void check(String name, Program program, FunctionOptions options) throws Exception {
     List<Map<String, Object>> calls = cases(name);
     List<String> names = new ArrayList<>(map(calls.get(0).get("variables")).keySet());
     float[] initial = initialValues(name);
     Variable<TFloat32> first = Variable.create(TFloat32.scalarOf(initial[0]));
     Variable<TFloat32> second = Variable.create(TFloat32.scalarOf(names.size() > 1 ? initial[1] : 0f));
-    try (first; second; MapFunction f = Function.define(program.body(first, second))) {
+    try (first; second; MapFunction f = Function.define(program.body(first, second), options)) {
       Map<String, Variable<TFloat32>> vars = new LinkedHashMap<>();
       vars.put(names.get(0), first);
       if (names.size() > 1) {

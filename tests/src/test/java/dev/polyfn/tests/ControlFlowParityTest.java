@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Flow;
 import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
 import dev.polyfn.Inputs;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
@@ -105,6 +106,81 @@ class ControlFlowParityTest {
             (tf, x) -> Flow.mapFn(tf, x, row -> tf.sum(tf.math.square(row), tf.constant(0))));
         TFloat32 x = TFloat32.tensorOf(StdArrays.ndCopyOf(data)); TFloat32 y = f.call(x)) {
       assertVector(c.get("y"), y);
+    }
+  }
+
+  /**
+   * The same programs compiled with XLA (jitCompile) give Python's numbers too, gradients through
+   * a cond and a bounded while included.
+   */
+  @Test
+  void withXlaCondWhileMapFnAndGradientsMatchPython() {
+    FunctionOptions xla = FunctionOptions.defaults().withJitCompile(true);
+    try (UnaryFunction<TFloat32, TFloat32> cond = Function.unary(TFloat32.class, (tf, x) -> Flow.cond(tf,
+            tf.math.greater(tf.sum(x, tf.constant(0)), tf.constant(0f)),
+            () -> tf.math.mul(x, tf.constant(10f)), () -> tf.math.neg(x)), xla);
+        UnaryFunction<TInt32, TFloat32> sum = Function.unary(TInt32.class, (tf, n) -> f32(Flow.whileLoop(tf,
+            List.of(tf.constant(0), tf.constant(0f)), v -> tf.math.less(i(v.get(0)), n),
+            v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.add(f32(v.get(1)), tf.constant(0.5f))))
+            .get(1)), xla);
+        UnaryFunction<TFloat32, TFloat32> squares = Function.unary(TFloat32.class,
+            (tf, x) -> Flow.mapFn(tf, x, row -> tf.sum(tf.math.square(row), tf.constant(0))), xla);
+        MapFunction model = Function.define((tf, in) -> {
+          Operand<TFloat32> w = in.input("w", TFloat32.class);
+          Operand<TFloat32> b = in.input("b", TFloat32.class);
+          Operand<TFloat32> loss = modelLoss(tf, w, b, in.input("x", TFloat32.class), in.input("t", TFloat32.class));
+          List<Operand<?>> d = Flow.gradients(tf, loss, List.of(w, b));
+          return Map.of("loss", loss, "dw", d.get(0), "db", d.get(1));
+        }, xla)) {
+      for (Map<String, Object> c : cases("cond_scale")) {
+        try (TFloat32 x = vector(c.get("x")); TFloat32 y = cond.call(x)) {
+          assertVector(c.get("y"), y);
+        }
+      }
+      for (Map<String, Object> c : cases("while_sum")) {
+        try (TInt32 n = TInt32.scalarOf(num(c.get("n")).intValue()); TFloat32 y = sum.call(n)) {
+          assertEquals(num(c.get("y")), y.getFloat(), 1e-4);
+        }
+      }
+      Map<String, Object> rows = map(PY.get("row_square_sums"));
+      List<?> r = (List<?>) rows.get("x");
+      float[][] data = new float[r.size()][];
+      for (int k = 0; k < data.length; k++) {
+        data[k] = floats(r.get(k));
+      }
+      try (TFloat32 x = TFloat32.tensorOf(StdArrays.ndCopyOf(data)); TFloat32 y = squares.call(x)) {
+        assertVector(rows.get("y"), y);
+      }
+      for (Map<String, Object> c : cases("model_gradients")) {
+        try (TFloat32 w = TFloat32.scalarOf(num(c.get("w")).floatValue());
+            TFloat32 b = TFloat32.scalarOf(num(c.get("b")).floatValue());
+            TFloat32 x = vector(c.get("x")); TFloat32 t = vector(c.get("t"));
+            Outputs out = model.call(Map.of("w", w, "b", b, "x", x, "t", t))) {
+          assertEquals(num(c.get("loss")), out.get("loss", TFloat32.class).getFloat(), 1e-4);
+          assertEquals(num(c.get("dw")), out.get("dw", TFloat32.class).getFloat(), 1e-3);
+          assertEquals(num(c.get("db")), out.get("db", TFloat32.class).getFloat(), 1e-3);
+        }
+      }
+    }
+  }
+
+  /**
+   * As in Python, a loop differentiated under XLA needs maximumIterations (the recorded values need
+   * a list of fixed size): without it the call fails with TensorFlow's message saying so, and the
+   * JVM goes on.
+   */
+  @Test
+  void withXlaAGradientThroughAnUnboundedLoopFailsSayingWhy() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> w = in.input("w", TFloat32.class);
+          Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), w), v -> tf.math.less(i(v.get(0)),
+              tf.constant(3)), v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.mul(f32(v.get(1)), w)))
+              .get(1));
+          return Map.of("d", Flow.gradients(tf, y, List.of(w)).get(0));
+        }, FunctionOptions.defaults().withJitCompile(true));
+        TFloat32 w = TFloat32.scalarOf(2f)) {
+      Exception e = assertThrows(Exception.class, () -> f.call(Map.of("w", w)).close());
+      assertTrue(e.getMessage().contains("XLA compilation requires a fixed tensor list size"), e.getMessage());
     }
   }
 

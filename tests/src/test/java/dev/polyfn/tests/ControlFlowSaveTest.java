@@ -73,13 +73,14 @@ class ControlFlowSaveTest {
 
   static final float[][] INPUTS = {{1f, 2f, 3f}, {-1f, -4f}, {0.5f, -3f}};
 
-  /** Child JVM: args = mode (save, load, cache), directory. Prints results and counts. */
+  /** Child JVM: args = mode (save, load, cache; xla-save, xla-cache with XLA), directory. Prints results and counts. */
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[1]);
+    FunctionOptions options = FunctionOptions.defaults().withName("flow").withJitCompile(args[0].startsWith("xla-"));
     PolymorphicFunction f = switch (args[0]) {
       case "load" -> Function.load(dir);
-      case "cache" -> Function.define(BODY, FunctionOptions.defaults().withName("flow").withTraceCache(dir, "v1"));
-      default -> Function.define(BODY, FunctionOptions.defaults().withName("flow"));
+      case "cache", "xla-cache" -> Function.define(BODY, options.withTraceCache(dir, "v1"));
+      default -> Function.define(BODY, options);
     };
     try (f) {
       for (float[] values : INPUTS) {
@@ -88,7 +89,7 @@ class ControlFlowSaveTest {
               + " m " + Arrays.toString(SavedModelTest.floats(out.get("m"))));
         }
       }
-      if (args[0].equals("save")) {
+      if (args[0].endsWith("save")) {
         f.save(dir);
       }
       System.out.println("traceCount " + f.traceCount());
@@ -158,6 +159,24 @@ class ControlFlowSaveTest {
     assertEquals(results(first), results(second));
     assertTrue(second.contains("traceCount 0"), second);
     assertTrue(second.contains("bodyRuns 0"), second);
+  }
+
+  /** Compiled with XLA, the function gives the same numbers traced, restored from a trace cache, and saved then loaded. */
+  @Test
+  void withXlaControlFlowIsCachedSavedAndLoaded(@TempDir Path dir) throws Exception {
+    Path cache = dir.resolve("cache");
+    String first = ChildJvm.run(ControlFlowSaveTest.class, "xla-cache", cache.toString());
+    assertTrue(first.contains(FIRST), first);
+    assertTrue(first.contains("traceCount 2"), first);
+    String second = ChildJvm.run(ControlFlowSaveTest.class, "xla-cache", cache.toString());
+    assertEquals(results(first), results(second));
+    assertTrue(second.contains("traceCount 0"), second);
+    Path saved = dir.resolve("saved");
+    String save = ChildJvm.run(ControlFlowSaveTest.class, "xla-save", saved.toString());
+    assertEquals(results(first), results(save));
+    String loaded = ChildJvm.run(ControlFlowSaveTest.class, "load", saved.toString());
+    assertEquals(results(first), results(loaded));
+    assertTrue(loaded.contains("traceCount 2"), loaded);
   }
 
   @Test
