@@ -10,7 +10,7 @@ use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
 use polyfn_core::{wire, DType, DTypeSet, ParamKind};
-use polyfn_tf::c_api::{TF_Graph, TF_Output};
+use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
 use polyfn_tf::naming::{output_arg_names, unused_function_name};
 use polyfn_tf::{graph_operation, graph_output, EagerFunction, GraphSignature, Runtime, TfError};
 
@@ -138,25 +138,13 @@ pub fn finish_trace<'l>(
     let graph = graph as *mut TF_Graph;
     let placeholders = convert::strings(env, &placeholders, "placeholders")?;
     let names = convert::strings(env, &output_names, "output names")?;
-    let ops = convert::strings(env, &output_ops, "output operations")?;
-    let indices = convert::ints(env, &output_indices)?;
-    let control = convert::strings(env, &control_ops, "control operations")?;
-    let absorbed = convert::strings(env, &absorbed_ops, "absorbed operations")?;
-    if ops.len() != names.len() || indices.len() != names.len() {
-        return Err(NativeError::IllegalArgument("output names, operations and indices differ in length".into()));
-    }
     let inputs = outputs_of(rt, graph, placeholders.iter().map(|op| (op.as_str(), 0)))?;
-    let outputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
-    let control = control
-        .iter()
-        // SAFETY: the graph is live for the duration of this native call.
-        .map(|op| unsafe { graph_operation(rt, graph, op) })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let absorbed = absorbed
-        .iter()
-        // SAFETY: the graph is live for the duration of this native call.
-        .map(|op| unsafe { graph_operation(rt, graph, op) })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let outputs = named_outputs(env, rt, graph, &output_ops, &output_indices, "output")?;
+    if outputs.len() != names.len() {
+        return Err(NativeError::IllegalArgument("output names and operations differ in length".into()));
+    }
+    let control = named_operations(env, rt, graph, &control_ops, "control operations")?;
+    let absorbed = named_operations(env, rt, graph, &absorbed_ops, "absorbed operations")?;
     // TensorFlow argument names must match [a-z][a-z0-9_]*; user names stay on the Java side.
     let arg_names = output_arg_names(outputs.len());
     let tf_name = unused_function_name(rt, ctx, f.name());
@@ -174,6 +162,39 @@ pub fn finish_trace<'l>(
     let id = concrete.id as jint;
     trace.traced = Some(concrete);
     Ok(id)
+}
+
+/// The graph outputs Java names as two arrays, operation names and output indices (of one length).
+fn named_outputs<'l>(
+    env: &mut Env<'l>,
+    rt: &Runtime,
+    graph: *mut TF_Graph,
+    ops: &JObjectArray<'l, JString<'l>>,
+    indices: &JIntArray<'l>,
+    what: &str,
+) -> Result<Vec<TF_Output>> {
+    let ops = convert::strings(env, ops, &format!("{what} operations"))?;
+    let indices = convert::ints(env, indices)?;
+    if ops.len() != indices.len() {
+        return Err(NativeError::IllegalArgument(format!("{what} operations and indices differ in length")));
+    }
+    outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))
+}
+
+/// The graph operations Java names; a missing one is an error.
+fn named_operations<'l>(
+    env: &mut Env<'l>,
+    rt: &Runtime,
+    graph: *mut TF_Graph,
+    names: &JObjectArray<'l, JString<'l>>,
+    what: &str,
+) -> Result<Vec<*mut TF_Operation>> {
+    let names = convert::strings(env, names, what)?;
+    names
+        .iter()
+        // SAFETY: the graph is live for the duration of the native call that passed it.
+        .map(|op| unsafe { graph_operation(rt, graph, op) }.map_err(NativeError::from))
+        .collect()
 }
 
 /// The graph outputs named by `(operation, index)` pairs; a missing operation is an error.
@@ -208,12 +229,7 @@ pub fn add_call<'l>(
     let (rt, _) = runtime()?;
     let graph = graph as *mut TF_Graph;
     let op_name = convert::string(env, &op_name, "operation name")?;
-    let ops = convert::strings(env, &input_ops, "input operations")?;
-    let indices = convert::ints(env, &input_indices)?;
-    if ops.len() != indices.len() {
-        return Err(NativeError::IllegalArgument("input operations and indices differ in length".into()));
-    }
-    let inputs = outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))?;
+    let inputs = named_outputs(env, rt, graph, &input_ops, &input_indices, "input")?;
     // Gone when a clear or eviction on another thread dropped it since Java found it: -1 (nothing
     // added) tells Java to find it again.
     let Some(concrete) = u32::try_from(concrete_id).ok().and_then(|id| f.concrete_by_id(id)) else {
