@@ -22,4 +22,5 @@ mod raw_env;
 mod registry;
 mod runtime;
 mod saved;
+mod stack;
 mod trace;

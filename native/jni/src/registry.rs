@@ -4,7 +4,7 @@
 //! on one side only fails at load time, naming the method, instead of at its first call.
 
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::{cache, call, function, infer, introspection, runtime, saved, trace};
+use crate::{cache, call, function, infer, introspection, runtime, saved, stack, trace};
 use jni::objects::JClass;
 use jni::{native_method, Env, NativeMethod};
 
@@ -16,6 +16,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn wire_names() -> java.lang.String[], fn = runtime::wire_names, error_policy = ThrowJava },
     native_method! { static fn wire_values() -> jlong[], fn = runtime::wire_values, error_policy = ThrowJava },
     native_method! { static fn live_concrete_functions() -> jlong, fn = runtime::live_concrete_functions, error_policy = ThrowJava },
+    native_method! { static fn stack_left() -> jlong, fn = stack::stack_left, error_policy = ThrowJava },
     native_method! { static fn is_registered(name: JString) -> jboolean, fn = runtime::is_registered, error_policy = ThrowJava },
     native_method! { static fn resolve_handle(handle: jlong) -> jlong, fn = runtime::resolve_handle, error_policy = ThrowJava },
     native_method! { static fn delete_tensor(tensor: jlong), fn = runtime::delete_tensor, error_policy = ThrowJava },

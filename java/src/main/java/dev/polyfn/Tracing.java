@@ -62,6 +62,12 @@ final class Tracing {
             + MAX_NESTED_TRACES + " levels, or one that never reaches its base case");
       }
     }
+    if (!active.isEmpty() && !StackHeadroom.has(StackHeadroom.NESTED_TRACE_BYTES)) {
+      // Native code that runs out of stack aborts the JVM: refuse while Java can still throw.
+      throw new IllegalStateException("function '" + f.name() + "' cannot trace a nested call for " + describe(args)
+          + ": this thread's stack is nearly used up (" + active.size() + " traces are nested on it). Run the "
+          + "call on a thread with a larger stack (new Thread(group, task, name, stackSize), or -Xss), or nest less.");
+    }
     Reentry r = new Reentry(f, facts, signature);
     active.add(r);
     return r;

@@ -191,6 +191,9 @@ public final class Native {
   /** Concrete functions registered by Polyfn and not yet released, in this process. */
   public static native long liveConcreteFunctions();
 
+  /** Bytes of stack left below the caller's frame on this thread, or -1 when the platform does not tell. */
+  public static native long stackLeft();
+
   /** Whether TensorFlow's eager context has a function called {@code name}. */
   public static native boolean isRegistered(String name);
 

@@ -100,7 +100,7 @@ class FailureLeavesNoStateTest {
   }
 
   @Test
-  void aRecursionThatNeverEndsIsRefusedAndTheFunctionStaysUsable() throws InterruptedException {
+  void aRecursionThatNeverEndsIsRefusedAndTheFunctionStaysUsable() {
     MapFunction[] self = new MapFunction[1];
     self[0] = Function.define((Ops tf, dev.polyfn.Inputs in) -> {
       Operand<TFloat32> x = in.input("x", TFloat32.class);
@@ -114,25 +114,54 @@ class FailureLeavesNoStateTest {
       IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", x, "n", -1)));
       assertTrue(e.getMessage().contains("nested"), e.getMessage());
       assertEquals(0, Diagnostics.tracesInProgressOnThisThread());
-      // On a thread with a small stack the stack may run out first: a StackOverflowError in Java
-      // (never in native code), after which the thread and the function are as before.
-      Throwable[] onSmallStack = new Throwable[1];
-      Thread small = new Thread(null, () -> {
-        try {
-          f.call(Map.of("x", x, "n", -1)).close();
-        } catch (Throwable t) {
-          onSmallStack[0] = t;
-        }
-        onSmallStack[0] = Diagnostics.tracesInProgressOnThisThread() == 0 ? onSmallStack[0] : new AssertionError("left");
-      }, "small-stack", 256 * 1024);
-      small.start();
-      small.join();
-      assertTrue(onSmallStack[0] instanceof IllegalStateException || onSmallStack[0] instanceof StackOverflowError,
-          String.valueOf(onSmallStack[0]));
       try (Outputs out = f.call(Map.of("x", x, "n", 1))) {
         assertEquals(2f, out.get("y", TFloat32.class).getFloat(), 0f);
       }
     }
+  }
+
+  /**
+   * A recursion on threads with small stacks: refused with an exception before native code runs
+   * out of stack (which aborted the JVM), and the thread and function stay usable. In a child
+   * JVM, so that a regression fails this test rather than ending the suite.
+   */
+  @Test
+  void aRecursionOnASmallStackIsRefusedBeforeNativeCodeRunsOutOfStack() throws Exception {
+    String out = ChildJvm.run(FailureLeavesNoStateTest.class, "small-stacks");
+    assertTrue(out.contains("small stacks: 6 refused, 6 usable after"), out);
+  }
+
+  public static void main(String[] args) throws Exception {
+    MapFunction[] self = new MapFunction[1];
+    self[0] = Function.define((Ops tf, dev.polyfn.Inputs in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      int n = in.javaInput("n", Integer.class);
+      return Map.of("y", n < 0 ? self[0].apply(tf, Map.of("x", x, "n", n - 1)).get("y") : x); // n < 0: no base case
+    });
+    int refused = 0;
+    int usable = 0;
+    try (MapFunction f = self[0]; TFloat32 x = TFloat32.scalarOf(2f)) {
+      for (int kib : new int[] {192, 256, 384, 512, 768, 1024}) {
+        Throwable[] thrown = new Throwable[1];
+        boolean[] ok = new boolean[1];
+        Thread t = new Thread(null, () -> {
+          try {
+            f.call(Map.of("x", x, "n", -1)).close();
+          } catch (Throwable e) {
+            thrown[0] = e;
+          }
+          try (Outputs out = f.call(Map.of("x", x, "n", 1))) {
+            ok[0] = Diagnostics.tracesInProgressOnThisThread() == 0 && out.get("y", TFloat32.class).getFloat() == 2f;
+          }
+        }, "stack-" + kib, kib * 1024L);
+        t.start();
+        t.join();
+        System.out.println(kib + " KiB: " + thrown[0]);
+        refused += thrown[0] instanceof IllegalStateException ? 1 : 0;
+        usable += ok[0] ? 1 : 0;
+      }
+    }
+    System.out.println("small stacks: " + refused + " refused, " + usable + " usable after");
   }
 
   @Test
