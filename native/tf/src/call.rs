@@ -33,9 +33,10 @@ impl EagerFunction {
                 return result;
             }
             let start = out.len();
+            let purges = crate::kernel_cache::purges();
             // SAFETY: the caller's contract, passed on.
             let mut result = unsafe { self.call_with(inputs, out, status) };
-            if fast && result.as_ref().is_err_and(crate::kernel_cache::retry_after_purge) {
+            if fast && result.as_ref().is_err_and(|e| crate::kernel_cache::retry_after_purge(e, purges)) {
                 // It met a purge of the wrapper its kernel is filed under (see kernel_cache) and
                 // ran nothing: again, with purges kept out.
                 let _no_purge = crate::kernel_cache::calls_guard();

@@ -19,7 +19,8 @@
 //!
 //! A purge could meet a call between TensorFlow's check that the wrapper exists and its
 //! instantiation: that call fails with `NotFound`, having run nothing. [`retry_after_purge`] tells
-//! the caller to run it again under [`calls_guard`], which no purge overlaps. TensorFlow Java's
+//! the caller to run it again under [`calls_guard`], which no purge overlaps, only when a purge
+//! overlapped it and the error is not its body's (which may follow effects the body ran). TensorFlow Java's
 //! own eager `Const` ops have no such retry: one that builds a new kernel on another thread at
 //! the moment its wrapper is purged (after every [`threshold`] closed variables) fails with that
 //! `NotFound`; it has run nothing, and running it again succeeds.
@@ -29,6 +30,7 @@ use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard};
 
 /// Stale kernels of one wrapper before it may be purged, whatever the number of live functions.
@@ -49,6 +51,15 @@ fn stale() -> &'static Mutex<HashMap<(usize, String), usize>> {
 fn purging() -> &'static RwLock<()> {
     static PURGING: RwLock<()> = RwLock::new(());
     &PURGING
+}
+
+/// Twice the purges done, plus one while one is under way: a failed call is taken for one that
+/// met a purge only if this moved while it ran, or a purge is under way.
+static PURGES: AtomicU64 = AtomicU64::new(0);
+
+/// The purge count (read by a call before it runs: one atomic load, no lock).
+pub(crate) fn purges() -> u64 {
+    PURGES.load(Ordering::SeqCst)
 }
 
 /// How many stale kernels a wrapper may collect before it is purged.
@@ -151,6 +162,8 @@ fn purge(rt: &Runtime, ctx: EagerContext, name: &str) {
         return;
     }
     log::debug!("purging the eager kernels cached under {name}");
+    PURGES.fetch_add(1, Ordering::SeqCst); // odd: under way
+    let _done = PurgeDone;
     let status = Status::new(api);
     // SAFETY: as above. Kernels in use keep their own reference and finish.
     unsafe { (api.TFE_ContextRemoveFunction)(ctx.0, c.as_ptr(), status.raw()) };
@@ -178,10 +191,32 @@ pub fn retire_variable(rt: &Runtime, ctx: EagerContext) {
     }
 }
 
-/// Whether a call that failed with `e` may have met a purge of its wrapper (TensorFlow found no
-/// such function while instantiating it): it ran nothing and can run again under [`calls_guard`].
-pub(crate) fn retry_after_purge(e: &TfError) -> bool {
-    e.code == Code::NotFound && e.message.contains("__wrapped__")
+/// Makes the purge count even again when the purge ends.
+struct PurgeDone;
+
+impl Drop for PurgeDone {
+    fn drop(&mut self) {
+        PURGES.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether a call that failed with `e`, and saw `purges_before` as [`purges`] when it began, met
+/// a purge of its wrapper while TensorFlow built its kernel: it ran nothing and can run again
+/// under [`calls_guard`]. All of these must hold:
+/// - a purge ran (at least in part) while it ran (otherwise a missing wrapper is a real error);
+/// - the error names a wrapper and is what a missing one gives (`NotFound` "Op type not
+///   registered", `InvalidArgument` "Failed to find function");
+/// - it comes from no function's body: an error raised while the wrapped call executes carries
+///   `{{function_node ...}}` (the wrapper's name too), and the body may have run effects before
+///   it (a variable assigned, then a file not found): running it again would repeat them.
+pub(crate) fn retry_after_purge(e: &TfError, purges_before: u64) -> bool {
+    matches!(e.code, Code::NotFound | Code::InvalidArgument)
+        && e.message.contains("__wrapped__")
+        && !e.message.contains("{{function_node")
+        && {
+            let now = purges();
+            now != purges_before || now % 2 == 1
+        }
 }
 
 /// Keeps purges out while held.
@@ -191,7 +226,25 @@ pub(crate) fn calls_guard() -> RwLockReadGuard<'static, ()> {
 
 #[cfg(test)]
 mod tests {
-    use super::wrapper_name;
+    use super::{purges, retry_after_purge, wrapper_name, PurgeDone, PURGES};
+    use crate::status::{Code, TfError};
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn only_a_kernel_build_that_met_a_purge_is_run_again() {
+        let missing = TfError::new(Code::NotFound, "Op type not registered '__wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0' in binary");
+        let body = TfError::new(Code::NotFound, "{{function_node __wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0}} /tmp/x; No such file or directory");
+        let before = purges();
+        assert!(!retry_after_purge(&missing, before), "no purge met: a real error");
+        PURGES.fetch_add(1, Ordering::SeqCst);
+        let done = PurgeDone;
+        assert!(retry_after_purge(&missing, before), "a purge under way");
+        assert!(!retry_after_purge(&body, before), "the body's own error may follow its effects");
+        assert!(!retry_after_purge(&TfError::new(Code::Internal, "__wrapped__X"), before));
+        let during = purges();
+        drop(done);
+        assert!(retry_after_purge(&missing, during), "the purge it met ended since");
+    }
 
     #[test]
     fn wrapper_names_follow_tensorflow() {

@@ -67,10 +67,13 @@ final class OutputNames {
       try {
         tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
       } catch (RuntimeException e) {
-        // The ones adopted are closed, the others deleted: the caller gets none of them.
+        // The ones adopted are closed, the others deleted (this one was, by adoptTensor): the
+        // caller gets none of them.
         new OwnedTensors(Arrays.copyOf(tensors, i)).close();
-        release(r, i, names.length);
-        throw e;
+        release(r, i + 1, names.length);
+        throw new IllegalStateException("function '" + function + "': its output '" + names[i]
+            + "' cannot be handed over as a TensorFlow Java tensor: " + e.getMessage()
+            + (e.getCause() == null ? "" : " (" + e.getCause().getMessage() + ")"), e);
       }
     }
     return new PolymorphicFunction.Result(names, tensors);

@@ -88,15 +88,27 @@ public final class TensorFlowInternals {
     return p;
   }
 
-  /** Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. */
+  /**
+   * Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. If
+   * that fails (a dtype TensorFlow Java has no tensor class for), the tensor is freed here: the
+   * caller must not delete it.
+   */
   public static TType adoptTensor(long address) {
+    TF_Tensor handle = null;
     try {
-      TF_Tensor handle = TensorOwnership.own(address);
+      handle = TensorOwnership.own(address);
       RawTensor raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
       // Its close() and its outputs object's, from any threads, give the reference back once.
       TENSOR_SCOPE.set(raw, new OwnedScope(handle));
       return (TType) TENSOR_AS_TYPED.invokeExact(raw);
     } catch (Throwable t) {
+      // Once owned, it is registered with JavaCPP (and maybe the caller's PointerScope), which
+      // would free it again: freed through it, which clears that registration.
+      if (handle != null) {
+        handle.deallocate();
+      } else {
+        Native.deleteTensor(address);
+      }
       throw new IllegalStateException("wrapping an output tensor", t);
     }
   }

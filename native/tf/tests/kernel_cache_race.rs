@@ -1,0 +1,65 @@
+//! Purges racing kernel builds: threads register, call once (a new kernel under the shared
+//! wrapper) and drop functions, so the wrapper is purged every `threshold()` drops while other
+//! threads are building kernels under it. Counts the calls that failed, by message. Ignored by
+//! default (slow); `cargo test -p polyfn-tf --test kernel_cache_race -- --ignored --nocapture`.
+
+mod support;
+
+use polyfn_tf::graph::Graph;
+use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+use polyfn_tf::{naming, EagerContext, EagerFunction, GraphSignature, Runtime};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+fn add(rt: &'static Runtime, ctx: EagerContext, k: f32) -> EagerFunction {
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(&[])).unwrap();
+    let c = g.constant(&OwnedTensor::from_f32(rt, &[], &[k])).unwrap();
+    let y = g.binary("AddV2", x, c).unwrap();
+    let names = naming::output_arg_names(1);
+    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
+    // SAFETY: a live graph, not mutated while converted.
+    unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("race"), &sig) }.unwrap()
+}
+
+#[test]
+#[ignore]
+fn purges_racing_kernel_builds() {
+    let rt = support::runtime();
+    if !polyfn_tf::fast_path_supported(rt) {
+        return;
+    }
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let threads: usize = std::env::var("RACE_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let per: usize = std::env::var("RACE_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
+    let failures = Mutex::new(BTreeMap::<String, usize>::new());
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let failures = &failures;
+            s.spawn(move || {
+                let x = OwnedTensor::from_f32(rt, &[], &[1.0]);
+                for i in 0..per {
+                    let f = add(rt, ctx, (t * per + i) as f32);
+                    let mut out = Vec::new();
+                    // SAFETY: a live float scalar for the function's one input.
+                    match unsafe { f.call(&[x.raw()], &mut out) } {
+                        Ok(()) => {
+                            // SAFETY: ours.
+                            let v = unsafe { OwnedTensor::from_raw(rt, out[0]) }.to_f32()[0];
+                            assert_eq!(v, 1.0 + (t * per + i) as f32);
+                        }
+                        Err(e) => {
+                            let key = format!("{:?}: {}", e.code, e.message.chars().take(90).collect::<String>());
+                            *failures.lock().unwrap().entry(key).or_insert(0) += 1;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    eprintln!("{} threads x {} cycles; failed calls: {:#?}", threads, per, failures);
+    // SAFETY: every function registered in it was dropped.
+    unsafe { ctx.delete(rt) };
+    assert!(failures.is_empty(), "calls failed while the wrapper was purged: {failures:#?}");
+}
