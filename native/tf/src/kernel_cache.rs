@@ -180,8 +180,14 @@ pub fn retire_variable(rt: &Runtime, ctx: EagerContext) {
 
 /// Whether a call that failed with `e` may have met a purge of its wrapper (TensorFlow found no
 /// such function while instantiating it): it ran nothing and can run again under [`calls_guard`].
+/// TensorFlow says so with `NotFound` from the context, or with `InvalidArgument` from the function
+/// library runtime when the purge falls between the wrapper's lookup and its instantiation.
 pub(crate) fn retry_after_purge(e: &TfError) -> bool {
-    e.code == Code::NotFound && e.message.contains("__wrapped__")
+    match e.code {
+        Code::NotFound => e.message.contains("__wrapped__"),
+        Code::InvalidArgument => e.message.contains("Failed to find function \"__wrapped__"),
+        _ => false,
+    }
 }
 
 /// Keeps purges out while held.
@@ -200,5 +206,21 @@ mod tests {
             "__wrapped__StatefulPartitionedCall_Tin_1_Tout_2_device_/job:localhost/replica:0/task:0/device:CPU:0"
         );
         assert_eq!(wrapper_name("Var_Op", &[], "d"), "__wrapped__Var__Op_device_d");
+    }
+
+    #[test]
+    fn both_errors_of_a_purged_wrapper_are_retried_and_nothing_else() {
+        use super::retry_after_purge;
+        use crate::status::{Code, TfError};
+        let name = "\"__wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0\"";
+        // Met between the wrapper's lookup and its instantiation (seen with 8 threads defining,
+        // calling and closing functions): InvalidArgument from the function library runtime.
+        let lib = TfError::new(Code::InvalidArgument, format!("Failed to find function {name} in function library: 0x7f"));
+        assert!(retry_after_purge(&lib));
+        assert!(retry_after_purge(&TfError::new(Code::NotFound, format!("Function {name} is not defined."))));
+        // A body's own errors are not retried: they may have run something.
+        assert!(!retry_after_purge(&TfError::new(Code::InvalidArgument, "indices[0] = 5 is not in [0, 2)")));
+        assert!(!retry_after_purge(&TfError::new(Code::InvalidArgument, "Failed to find function \"f_1\" in function library")));
+        assert!(!retry_after_purge(&TfError::new(Code::FailedPrecondition, format!("Failed to find function {name}"))));
     }
 }
