@@ -244,6 +244,7 @@ mod tests {
         let during = purges();
         drop(done);
         assert!(retry_after_purge(&missing, during), "the purge it met ended since");
+        both_errors_of_a_purged_wrapper_are_retried_and_nothing_else();
     }
 
     #[test]
@@ -253,5 +254,22 @@ mod tests {
             "__wrapped__StatefulPartitionedCall_Tin_1_Tout_2_device_/job:localhost/replica:0/task:0/device:CPU:0"
         );
         assert_eq!(wrapper_name("Var_Op", &[], "d"), "__wrapped__Var__Op_device_d");
+    }
+
+    /// Part of the test above (both use the process-wide purge count, so they run in one test).
+    fn both_errors_of_a_purged_wrapper_are_retried_and_nothing_else() {
+        let name = "\"__wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0\"";
+        let before = purges();
+        PURGES.fetch_add(1, Ordering::SeqCst);
+        let _under_way = PurgeDone;
+        // Met between the wrapper's lookup and its instantiation (seen with 8 threads defining,
+        // calling and closing functions): InvalidArgument from the function library runtime.
+        let lib = TfError::new(Code::InvalidArgument, format!("Failed to find function {name} in function library: 0x7f"));
+        assert!(retry_after_purge(&lib, before));
+        assert!(retry_after_purge(&TfError::new(Code::NotFound, format!("Function {name} is not defined.")), before));
+        // A body's own errors are not retried: they may have run something.
+        assert!(!retry_after_purge(&TfError::new(Code::InvalidArgument, "indices[0] = 5 is not in [0, 2)"), before));
+        assert!(!retry_after_purge(&TfError::new(Code::InvalidArgument, "Failed to find function \"f_1\" in function library"), before));
+        assert!(!retry_after_purge(&TfError::new(Code::FailedPrecondition, format!("Failed to find function {name}")), before));
     }
 }

@@ -258,11 +258,18 @@ public abstract class PolymorphicFunction implements AutoCloseable {
 
   /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
   final void traceInferred(Object body) {
-    cache = TraceCache.open(options, body);
-    if (cache != null) {
-      cache.restoreInto(this);
+    try {
+      cache = TraceCache.open(options, body);
+      if (cache != null) {
+        cache.restoreInto(this);
+      }
+      Inference.traceAtDefinition(this, options);
+    } catch (RuntimeException | Error e) {
+      // The caller never gets this function to close: free it and the concrete functions the
+      // examples before the failing one traced now, not whenever the garbage collector runs.
+      close();
+      throw e;
     }
-    Inference.traceAtDefinition(this, options);
   }
 
   /** Adds a concrete function read from the trace cache; the first one fixes the parameter list. */
