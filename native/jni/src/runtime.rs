@@ -69,13 +69,10 @@ pub fn delete_tensor<'l>(_env: &mut Env<'l>, _class: JClass<'l>, tensor: jlong) 
 }
 
 /// `Native.releaseVariable`: deletes a variable's resource tensor (made by `resolveHandle`) once
-/// its resource was destroyed, and counts the eager kernels TensorFlow cached for it as stale
-/// (see `polyfn_tf::kernel_cache`).
+/// its resource was destroyed. (TensorFlow Java's eager `Const` kernel of its initial value stays
+/// cached, as for any eager constant; see `polyfn_tf::kernel_cache`.)
 pub fn release_variable<'l>(env: &mut Env<'l>, class: JClass<'l>, resource: jlong) -> Result<()> {
-    delete_tensor(env, class, resource)?;
-    let (rt, ctx) = runtime()?;
-    polyfn_tf::kernel_cache::retire_variable(rt, ctx);
-    Ok(())
+    delete_tensor(env, class, resource)
 }
 
 /// `Native.wireNames` / `Native.wireValues`: the Rust side's wire constants, which a Java test

@@ -7,8 +7,10 @@
 //! distinct set of attributes. A Polyfn function's `StatefulPartitionedCall` names the function
 //! in its `f` attribute, so every concrete function ever called leaves a kernel there (its
 //! instantiated, optimized graph: about 45 KB), which removing the function itself does not
-//! drop: the kernel is filed under the wrapper's name. TensorFlow Java's own eager ops do the same
-//! with each distinct `Const` (a variable's initial value).
+//! drop: the kernel is filed under the wrapper's name. (TensorFlow Java's own eager ops do the
+//! same, e.g. one `Const` kernel per distinct constant; those wrappers are never purged here:
+//! TensorFlow Java's ops cannot be retried, and a user's `tf.constant` on another thread failed
+//! when a purge met it.)
 //!
 //! TensorFlow drops a function's cached kernels when the function is removed from the context,
 //! and the wrapper is re-added by the next op that needs it. So dropped functions and closed
@@ -18,12 +20,13 @@
 //! rebuild per stale kernel over time), the wrapper is removed ("purged").
 //!
 //! A purge could meet a call between TensorFlow's check that the wrapper exists and its
-//! instantiation: that call fails with `NotFound`, having run nothing. [`retry_after_purge`] tells
-//! the caller to run it again under [`calls_guard`], which no purge overlaps, only when a purge
-//! overlapped it and the error is not its body's (which may follow effects the body ran). TensorFlow Java's
-//! own eager `Const` ops have no such retry: one that builds a new kernel on another thread at
-//! the moment its wrapper is purged (after every [`threshold`] closed variables) fails with that
-//! `NotFound`; it has run nothing, and running it again succeeds.
+//! instantiation: that call fails with `NotFound` (or `InvalidArgument` from the function library
+//! runtime), having run nothing. [`retry_after_purge`] tells the caller to run it again under
+//! [`calls_guard`], which no purge overlaps, only when a purge overlapped it and the error is not
+//! its body's (which may follow effects the body ran). Only the wrappers of Polyfn's own calls
+//! (`StatefulPartitionedCall` with Polyfn's input and output counts) are purged; a TensorFlow Java
+//! program that runs its own `StatefulPartitionedCall` eagerly with the same counts, on another
+//! thread, at the moment of a purge, can still meet that error once.
 
 use crate::function::{EagerContext, EagerFunction};
 use crate::runtime::Runtime;
@@ -36,10 +39,6 @@ use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard};
 /// Stale kernels of one wrapper before it may be purged, whatever the number of live functions.
 pub const MIN_STALE: usize = 64;
 
-/// Wrapped ops TensorFlow Java's eager code runs with new attributes for each variable: the
-/// constant of its initial value (its `VarHandleOp` uses TensorFlow's anonymous name, so one kernel
-/// serves every variable of a dtype and shape).
-const VARIABLE_OPS: [&str; 1] = ["Const"];
 
 /// Stale kernels counted per (context, wrapper name).
 fn stale() -> &'static Mutex<HashMap<(usize, String), usize>> {
@@ -180,14 +179,6 @@ impl EagerFunction {
             let lists = [("Tin", self.input_dtypes.len()), ("Tout", self.output_dtypes.len())];
             note(self.rt, self.ctx, "StatefulPartitionedCall", &lists, 1);
         }
-    }
-}
-
-/// Counts the eager kernels TensorFlow Java cached for a variable as stale (called when the
-/// variable's resource is destroyed).
-pub fn retire_variable(rt: &Runtime, ctx: EagerContext) {
-    for op in VARIABLE_OPS {
-        note(rt, ctx, op, &[], 1);
     }
 }
 

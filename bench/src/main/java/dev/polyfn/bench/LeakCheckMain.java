@@ -82,7 +82,7 @@ public final class LeakCheckMain {
           };
           case "evict" -> evictions(tmp);
           case "variable" -> i -> {
-            try (TFloat32 init = TFloat32.scalarOf(i); Variable<TFloat32> v = Variable.create(init)) {
+            try (TFloat32 init = TFloat32.scalarOf(7f); Variable<TFloat32> v = Variable.create(init)) {
               if (!v.shape().equals(init.shape())) {
                 throw new IllegalStateException("a variable of another shape");
               }
