@@ -155,19 +155,24 @@ fn note(rt: &Runtime, ctx: EagerContext, op_type: &str, lists: &[(&str, usize)],
 fn purge(rt: &Runtime, ctx: EagerContext, name: &str) {
     let Ok(c) = CString::new(name) else { return };
     let api = rt.api();
-    let _exclusive = purging().write().unwrap_or_else(|e| e.into_inner());
-    // SAFETY: live context, NUL-terminated name.
-    if unsafe { (api.TFE_ContextHasFunction)(ctx.0, c.as_ptr()) } == 0 {
-        return;
-    }
-    log::debug!("purging the eager kernels cached under {name}");
-    PURGES.fetch_add(1, Ordering::SeqCst); // odd: under way
-    let _done = PurgeDone;
-    let status = Status::new(api);
-    // SAFETY: as above. Kernels in use keep their own reference and finish.
-    unsafe { (api.TFE_ContextRemoveFunction)(ctx.0, c.as_ptr(), status.raw()) };
-    if let Err(e) = status.check("") {
-        log::debug!("purging the eager kernels of {name}: {e}");
+    let failed = {
+        let _exclusive = purging().write().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: live context, NUL-terminated name.
+        if unsafe { (api.TFE_ContextHasFunction)(ctx.0, c.as_ptr()) } == 0 {
+            return;
+        }
+        PURGES.fetch_add(1, Ordering::SeqCst); // odd: under way
+        let _done = PurgeDone;
+        let status = Status::new(api);
+        // SAFETY: as above. Kernels in use keep their own reference and finish.
+        unsafe { (api.TFE_ContextRemoveFunction)(ctx.0, c.as_ptr(), status.raw()) };
+        status.check("").err()
+    };
+    // Logged after the lock is released: a log handler is user code, which may close a function
+    // or variable and so start another purge on this thread.
+    match failed {
+        None => log::debug!("purged the eager kernels cached under {name}"),
+        Some(e) => log::debug!("purging the eager kernels of {name}: {e}"),
     }
 }
 
