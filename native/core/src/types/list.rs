@@ -291,6 +291,36 @@ mod tests {
     }
 
     #[test]
+    fn a_constraint_with_a_length_and_a_bound_checks_both() {
+        let a = list(&[&[2], &[3]]);
+        let two = ListConstraint::new(Some(t(&[-1])), Some(2));
+        let three = ListConstraint::new(Some(t(&[-1])), Some(3));
+        assert!(a.is_subtype_of(&two));
+        assert!(!a.is_subtype_of(&three));
+        assert!(!a.is_subtype_of(&ListConstraint::new(Some(t(&[-1, -1])), Some(2))));
+        assert_eq!(a.explain_mismatch(&two), None);
+        assert_eq!(a.explain_mismatch(&three).unwrap(), "list of length 2 does not match list of length 3");
+        assert_eq!(
+            a.explain_mismatch(&ListConstraint::new(Some(t(&[2])), Some(2))).unwrap(),
+            "element 1: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
+        );
+        assert_eq!(a.mismatch_path(&ListConstraint::new(Some(t(&[2])), None)), "[1]");
+    }
+
+    #[test]
+    fn a_constraint_join_bounds_its_elements_by_the_join_of_every_bound() {
+        let joined = ListConstraint::new(Some(t(&[2])), None)
+            .most_specific_common_supertype(&[&ListConstraint::new(Some(t(&[3])), None)])
+            .unwrap();
+        assert_eq!(joined, TypeRef::new(ListConstraint::new(Some(t(&[-1])), None)));
+        // One side bounds nothing: neither does the join.
+        let open = ListConstraint::new(None, Some(2))
+            .most_specific_common_supertype(&[&ListConstraint::new(Some(t(&[3])), Some(2))])
+            .unwrap();
+        assert_eq!(open, TypeRef::new(ListConstraint::new(None, Some(2))));
+    }
+
+    #[test]
     fn subtyping_and_join() {
         let a = list(&[&[2], &[3]]);
         assert!(a.is_subtype_of(&a));

@@ -324,6 +324,16 @@ mod tests {
     }
 
     #[test]
+    fn a_constraint_join_bounds_its_values_by_the_join_of_every_bound() {
+        let joined = MapConstraint::new(Some(t(&[2])))
+            .most_specific_common_supertype(&[&MapConstraint::new(Some(t(&[3])))])
+            .unwrap();
+        assert_eq!(joined, TypeRef::new(MapConstraint::new(Some(t(&[-1])))));
+        let open = MapConstraint::new(None).most_specific_common_supertype(&[&map(&[("a", &[1])])]).unwrap();
+        assert_eq!(open, TypeRef::new(MapConstraint::new(None)));
+    }
+
+    #[test]
     fn explain() {
         let m = map(&[("a", &[2]), ("c", &[1])]);
         assert_eq!(
