@@ -17,7 +17,6 @@ import org.tensorflow.ndarray.NdArrays;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.MetaGraphDef;
-import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
@@ -34,8 +33,9 @@ import org.tensorflow.types.family.TType;
  * graph). Representable: positional parameters that are tensors, lists or tuples of tensors,
  * dicts of tensors, or Python literals (Java-value parameters, see {@link PythonLiterals}). A
  * concrete function that takes a None where others take values, has another parameter list
- * or captures other variables than the first, or calls other library functions is left out with a
- * WARNING; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
+ * or captures other variables than the first is left out with a WARNING. The library functions a
+ * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
+ * Keras RNN loops) are restored with it under fresh names; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
  */
 final class PythonSavedModel {
   private static final System.Logger LOG = System.getLogger("dev.polyfn");
@@ -43,8 +43,8 @@ final class PythonSavedModel {
   private PythonSavedModel() {}
 
   /** One concrete function, converted: its parameters, types, FunctionDef and outputs. */
-  private record Converted(List<Param> params, String declared, String traced, FunctionDef def, String[] outputs,
-      List<Integer> bound) {}
+  private record Converted(List<Param> params, String declared, String traced, FunctionDef def,
+      List<FunctionDef> called, String[] outputs, List<Integer> bound) {}
 
   static MapFunction load(Path root, MetaGraphDef meta, String name) {
     SavedObjectGraph graph = meta.getObjectGraphDef();
@@ -118,7 +118,7 @@ final class PythonSavedModel {
       Param[] params = converted.get(0).params().toArray(new Param[0]);
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
-            FunctionLibrary.forRestore(c.def(), java.util.List.of()), c.outputs());
+            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs());
       }
       f.markBodyless();
       f.countSavedTraces(converted.size());
@@ -149,13 +149,9 @@ final class PythonSavedModel {
     if (def == null) {
       throw new IllegalArgumentException("it is not in the graph's library");
     }
-    for (NodeDef n : def.getNodeDefList()) {
-      boolean calls = library.containsKey(n.getOp())
-          || n.getAttrMap().values().stream().anyMatch(a -> a.hasFunc() || a.getList().getFuncCount() > 0);
-      if (calls) {
-        throw new IllegalArgumentException("it calls other functions (node " + n.getName() + "), which is not supported");
-      }
-    }
+    // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
+    // the library functions it reaches travel with it (renamed on restore, cycles refused).
+    List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
     StructuredValue sig = c.getCanonicalizedInputSignature();
     List<StructuredValue> args = PythonLiterals.args(c);
     if (sig.getTupleValue().getValues(1).getDictValue().getFieldsCount() > 0 || args.size() > argNames.size()) {
@@ -197,7 +193,7 @@ final class PythonSavedModel {
       spec.put("alias", (long) i);
       tracedCaptures.add(capture(i, spec));
     }
-    return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def,
+    return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def, called,
         outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
   }
 
