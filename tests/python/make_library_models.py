@@ -8,8 +8,11 @@ compares Polyfn's results with these numbers, not with hard-coded ones.
 
 OUT_DIR/flow: a tf.Module whose functions use tf.cond (If), tf.while_loop (While), tf.switch_case
 (Case), tf.map_fn and a nested tf.function (StatefulPartitionedCall), some capturing a variable.
+OUT_DIR/nests: a function whose parameters are a dict of dicts and lists, and a tuple holding a list;
+one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a RaggedTensorSpec (which Polyfn refuses, saying why).
 OUT_DIR/lstm, OUT_DIR/gru: Keras 3 models (an LSTM or GRU layer, then Dense) exported for serving.
 """
+import collections
 import sys
 
 import numpy as np
@@ -54,6 +57,29 @@ class Flow(tf.Module):
         return {"y": inner(inner(x, self.w), self.w)}
 
 
+Pair = collections.namedtuple("Pair", ["b", "a"])
+
+
+class Nests(tf.Module):
+    @tf.function
+    def keywords(self, x, *, y, z=None):
+        return {"y": x * 3.0 - y if z is None else x + y + z}
+
+    @tf.function(input_signature=[tf.RaggedTensorSpec([None, None], tf.float32)])
+    def ragged(self, r):
+        return {"y": tf.reduce_sum(r, axis=1)}
+
+    @tf.function
+    def pair(self, p):
+        return {"y": p.b * 2.0 - p.a}
+
+    @tf.function(input_signature=[{"a": {"p": tf.TensorSpec([None], tf.float32), "q": tf.TensorSpec([None], tf.float32)},
+                                   "lst": [tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.float32)]},
+                                  (tf.TensorSpec([None], tf.float32), [tf.TensorSpec([None], tf.float32)])])
+    def deep(self, d, t):
+        return {"y": d["a"]["p"] * 2.0 - d["a"]["q"] + d["lst"][0] * d["lst"][1] + t[0] * 10.0 - t[1][0]}
+
+
 def show(name, t):
     print(name, " ".join(repr(float(v)) for v in np.asarray(t).reshape(-1)))
 
@@ -79,6 +105,18 @@ def main(out):
         show("switch_%d" % k, r.switch(x, tf.constant(k))["y"])
     show("mapped", r.mapped(x)["y"])
     show("nested", r.nested(x)["y"])
+
+    nests = Nests()
+    s = tf.TensorSpec([None], tf.float32)
+    nests.keywords.get_concrete_function(s, y=s)
+    nests.pair.get_concrete_function(Pair(s, s))
+    tf.saved_model.save(nests, out + "/nests")
+    r = tf.saved_model.load(out + "/nests")
+    v = lambda *xs: tf.constant(xs, tf.float32)
+    show("deep", r.deep({"a": {"p": v(1.0, 2.0), "q": v(0.5, 4.0)}, "lst": [v(3.0, -1.0), tf.constant(2.0)]},
+                        (v(0.25, 0.5), [v(7.0, 8.0)]))["y"])
+    show("keywords", r.keywords(v(1.0, 2.0), y=v(0.5, -4.0))["y"])
+    show("pair", r.pair(Pair(v(1.0, 2.0), v(0.5, -4.0)))["y"])
 
     import keras
     for name, layer in (("lstm", keras.layers.LSTM(4)), ("gru", keras.layers.GRU(4))):

@@ -10,6 +10,7 @@ import dev.polyfn.Outputs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,6 +128,61 @@ class LibraryFunctionsLoadTest {
         assertClose("nested", o.get("y"));
       }
     }
+  }
+
+  /**
+   * A dict of dicts and lists and a tuple holding a list load as nest parameters: the call passes
+   * the same structure of Maps and Lists, flattened in Python's order (dict keys sorted).
+   */
+  @Test
+  void nestedStructureParametersLoadAsNests() {
+    try (MapFunction f = Function.load(dir.resolve("nests"), "deep");
+         TFloat32 p = TFloat32.vectorOf(1f, 2f);
+         TFloat32 q = TFloat32.vectorOf(0.5f, 4f);
+         TFloat32 l0 = TFloat32.vectorOf(3f, -1f);
+         TFloat32 l1 = TFloat32.scalarOf(2f);
+         TFloat32 t0 = TFloat32.vectorOf(0.25f, 0.5f);
+         TFloat32 t1 = TFloat32.vectorOf(7f, 8f)) {
+      assertEquals("nest", f.concreteFunctions().get(0).functionType().parameters().get(0).kind());
+      Map<String, Object> d = Map.of("a", Map.of("p", p, "q", q), "lst", List.of(l0, l1));
+      try (Outputs o = f.call(Map.of("d", d, "t", List.of(t0, List.of(t1))))) {
+        assertClose("deep", o.get("y"));
+      }
+      // A structure that differs from the saved one is refused naming the parameter; the function still answers.
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("d", Map.of("a", Map.of("p", p), "lst", List.of(l0, l1)), "t", List.of(t0, List.of(t1)))).close());
+      assertTrue(e.getMessage().contains("d['a']: map keys ['p']") && e.getMessage().contains("missing key 'q'"), e.getMessage());
+      try (Outputs o = f.call(Map.of("d", d, "t", List.of(t0, List.of(t1))))) {
+        assertClose("deep", o.get("y"));
+      }
+    }
+  }
+
+  /**
+   * A keyword-only argument is a parameter after the positional ones (its None default no
+   * parameter); a namedtuple is a list parameter of its fields in declaration order, as Python
+   * flattens it.
+   */
+  @Test
+  void keywordOnlyArgumentsAndNamedTuplesLoad() {
+    try (MapFunction keywords = Function.load(dir.resolve("nests"), "keywords");
+         MapFunction pair = Function.load(dir.resolve("nests"), "pair");
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(0.5f, -4f)) {
+      assertEquals(List.of("x", "y"), keywords.concreteFunctions().get(0).functionType().parameters().stream()
+          .map(p -> p.name()).toList());
+      try (Outputs o = keywords.call(Map.of("x", a, "y", b))) {
+        assertClose("keywords", o.get("y"));
+      }
+      assertEquals("list", pair.concreteFunctions().get(0).functionType().parameters().get(0).kind());
+      try (Outputs o = pair.call(Map.of("p", List.of(a, b)))) {
+        assertClose("pair", o.get("y"));
+      }
+    }
+    // A signature Polyfn cannot represent is refused at load, saying why (not loaded to fail every call).
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("nests"), "ragged"));
+    assertTrue(e.getMessage().contains("no concrete function of 'ragged' can be represented")
+        && e.getMessage().contains("argument 'r' is a TYPE_SPEC_VALUE"), e.getMessage());
   }
 
   @Test
