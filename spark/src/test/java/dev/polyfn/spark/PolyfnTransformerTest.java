@@ -146,6 +146,28 @@ class PolyfnTransformerTest {
     assertEquals(before, sorted(Pipeline.load(pipelinePath).fit(rows()).transform(rows())));
   }
 
+  private static FunctionFactory line(double a, double b) {
+    return () -> Models.line(a, b);
+  }
+
+  @Test
+  void aFactoryCapturingValuesIsSavedAndLoadedWithTheTransformer() throws Exception {
+    PolyfnTransformer line = new PolyfnTransformer().setFunction("line", line(3.0, -1.0))
+        .setInputCols("x").setOutputs("y").setOutputCols("line").setOutputTypes(DataTypes.DoubleType);
+    String path = dir.resolve("line-transformer").toString();
+    line.write().overwrite().save(path);
+    PolyfnTransformer loaded = PolyfnTransformer.load(path);
+    assertEquals(line.uid(), loaded.uid());
+    PolyfnTransformer copied = loaded.copy(new org.apache.spark.ml.param.ParamMap().put(loaded.batchSize(), 5));
+    assertEquals(5, copied.getBatchSize());
+    assertEquals(PolyfnScoring.DEFAULT_BATCH_SIZE, loaded.getBatchSize());
+    for (PolyfnTransformer t : List.of(loaded, copied)) {
+      for (Row r : t.transform(rows()).collectAsList()) {
+        assertEquals(3 * r.getInt(0) * 0.5 - 1, r.getDouble(r.fieldIndex("line")), 1e-12);
+      }
+    }
+  }
+
   private static List<Row> sorted(Dataset<Row> scored) {
     List<Row> rows = new ArrayList<>(scored.collectAsList());
     rows.sort((a, b) -> Integer.compare(a.getInt(0), b.getInt(0)));
@@ -213,9 +235,10 @@ class PolyfnTransformerTest {
         "its parameters: (v: TensorSpec(DOUBLE, [-1]))");
     // PolyfnScoring checks the same way.
     assertRefusedBeforeAnyJob("scoring-wrong-name",
-        () -> PolyfnScoring.with("affine", Models::affine).input("x", "nope").input("features")
+        () -> PolyfnScoring.with("line-untraced", line(2.0, 1.0)).input("x", "nope").input("features")
             .output("y", DataTypes.DoubleType).score(rows()),
-        "input columns [x -> nope, features -> features]", "missing required argument 'x'");
+        "function 'line-untraced' cannot be called with input columns [x -> nope, features -> features]",
+        "missing required argument 'x'");
   }
 
   @Test
