@@ -118,6 +118,10 @@ class PolyfnTransformerTest {
     Dataset<Row> scored = scorer.transform(rows());
     List<String> added = scala.jdk.javaapi.CollectionConverters.asJava(spark.sparkContext().listFiles());
     assertTrue(added.stream().anyMatch(f -> f.matches(".*/model/?")), "not added: " + added);
+    // This JVM's copy (driver and executors are one JVM in local mode) is what was loaded.
+    Path copy = Path.of(org.apache.spark.SparkFiles.get("model"));
+    assertTrue(java.nio.file.Files.isRegularFile(copy.resolve("saved_model.pb")), copy + " holds no saved_model.pb");
+    assertTrue(!copy.equals(Path.of(model)), copy.toString());
     assertLikePython(scored);
   }
 
