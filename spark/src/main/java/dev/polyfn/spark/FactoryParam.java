@@ -15,7 +15,9 @@ import org.apache.spark.ml.param.Params;
  * A {@link FunctionFactory} parameter that a saved pipeline keeps: Spark ML writes parameters as
  * JSON, so the factory is written as its Java serialization in Base64 (the form Spark already
  * ships it to executors in). Loading it needs the factory's class on the class path, as running
- * it does.
+ * it does. Reading it back is Java deserialization, which runs code of the classes it names: load
+ * only pipelines you trust (as with Spark's own Java-serialized state), never one from an
+ * untrusted source.
  */
 final class FactoryParam extends Param<FunctionFactory> {
   private static final long serialVersionUID = 1L;
