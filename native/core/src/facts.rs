@@ -3,11 +3,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::{
-    CompositeType, VariableSpec,
-    BindError, DType, FunctionType, ListType, Literal, MapType, ParamKind, Parameter,
-    RecordType, Shape, TensorSpec, TypeRef,
-};
+use crate::binding::BindError;
+use crate::dtype::DType;
+use crate::function_type::{FunctionType, ParamKind, Parameter};
+use crate::shape::Shape;
+use crate::trace_type::TypeRef;
+use crate::types::{CompositeType, ListType, Literal, MapType, RecordType, TensorSpec, VariableSpec};
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_COMPOSITE, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
 
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.

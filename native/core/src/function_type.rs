@@ -8,7 +8,8 @@
 use std::fmt;
 
 use crate::trace_type::as_dyns;
-use crate::{BindError, TypeRef};
+use crate::binding::BindError;
+use crate::trace_type::TypeRef;
 
 /// The syntactic kind of a parameter, as declared on the Java side.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::{DType, Shape};
+use crate::dtype::DType;
+use crate::shape::Shape;
 
 /// One flat graph input of a traced function: the placeholder Java creates before tracing.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

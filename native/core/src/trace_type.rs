@@ -10,7 +10,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::serial::{SerialError, SerialForm};
-use crate::{PlaceholderContext, PlaceholderSpec};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 
 /// The type of one traced value: a node of the subtype lattice used to pick a concrete function.
 ///

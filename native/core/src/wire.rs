@@ -33,7 +33,10 @@
 //!
 //! [`Stats::to_wire`] gives an array indexed by the `STAT_*` constants, [`STAT_COUNT`] long.
 
-use crate::{ParamKind, PlaceholderSpec, Shape, Stats};
+use crate::function_type::ParamKind;
+use crate::placeholder::PlaceholderSpec;
+use crate::polymorphic::Stats;
+use crate::shape::Shape;
 
 /// Facts tag of a tensor argument.
 pub const TAG_TENSOR: i64 = 1;

@@ -30,10 +30,13 @@ pub use monitor::{
 };
 pub use session::TraceSession;
 
-use crate::{
-    bind, check_constraints, decode_call_with_captures, decode_value, explain_retrace, BindError, RetraceReason, DispatchTable,
-    FunctionType, LiteralTable, PlaceholderContext, StringTable, TypeRef,
-};
+use crate::binding::{bind, BindError};
+use crate::dispatch::DispatchTable;
+use crate::explain::{explain_retrace, RetraceReason};
+use crate::facts::{decode_call_with_captures, decode_value, LiteralTable, StringTable};
+use crate::function_type::{check_constraints, FunctionType};
+use crate::placeholder::PlaceholderContext;
+use crate::trace_type::TypeRef;
 use cache::{Published, WriteToken};
 use monitor::Monitor;
 use parking_lot::Mutex;

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::Options;
-use crate::{FunctionType, ParamKind, Parameter};
+use crate::function_type::{FunctionType, ParamKind, Parameter};
 
 /// Distinct values of one Java parameter from which tracing warns (then again at each doubling).
 pub const LITERAL_WARNING_THRESHOLD: usize = 8;

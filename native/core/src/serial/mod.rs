@@ -74,10 +74,9 @@ pub use registry::{encode_type, Decoder, Fields, SerialForm, TypeRegistry, MAX_T
 
 use serde_json::{json, Map, Value};
 
-use crate::{
-    CompositeType, FunctionType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType,
-    ParamKind, Parameter, TensorConstraint, TensorSpec, TypeRef, VariableConstraint, VariableSpec,
-};
+use crate::function_type::{FunctionType, ParamKind, Parameter};
+use crate::trace_type::TypeRef;
+use crate::types::{CompositeType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType, TensorConstraint, TensorSpec, VariableConstraint, VariableSpec};
 
 /// The version this crate writes and the only one it reads.
 pub const FORMAT_VERSION: u64 = 1;

@@ -8,7 +8,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::{values, SerialError};
-use crate::{DType, DTypeSet, Shape, TraceType, TypeRef};
+use crate::dtype::{DType, DTypeSet};
+use crate::shape::Shape;
+use crate::trace_type::{TraceType, TypeRef};
 
 /// Deepest nesting of types a document may hold. serde_json refuses documents nested deeper
 /// than 128 levels when parsing text; this bound keeps decoding of a hand-built `Value` (which

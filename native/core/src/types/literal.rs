@@ -3,7 +3,8 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::{TraceType, TypeRef};
 use crate::serial::{Fields, SerialError, SerialForm};
 use serde_json::json;
 

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::children::{self, Key, Pairs};
-use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::{TraceType, TypeRef};
+use super::record::NestConstraint;
 use crate::serial::{encode_type, Fields, SerialError, SerialForm};
 use serde_json::json;
 

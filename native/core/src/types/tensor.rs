@@ -2,7 +2,10 @@
 
 use std::fmt;
 
-use crate::{DType, DTypeSet, PlaceholderContext, PlaceholderSpec, Shape, TraceType, TypeRef};
+use crate::dtype::{DType, DTypeSet};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::shape::Shape;
+use crate::trace_type::{TraceType, TypeRef};
 use crate::serial::{values, Fields, SerialError, SerialForm};
 
 /// A tensor of one dtype and a (possibly partial) shape, like TF's `TensorSpec`.
