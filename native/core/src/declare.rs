@@ -5,7 +5,7 @@
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, SHAPE_UNDECLARED};
 use crate::binding::BindError;
 use crate::dtype::DTypeSet;
-use crate::function_type::ParamKind;
+use crate::parameter::ParamKind;
 use crate::shape::Shape;
 use crate::trace_type::TypeRef;
 use crate::types::{ListConstraint, LiteralConstraint, MapConstraint, NestConstraint, TensorConstraint, VariableConstraint};

@@ -10,7 +10,8 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::function_type::{FunctionType, ParamKind};
+use crate::function_type::FunctionType;
+use crate::parameter::ParamKind;
 use crate::trace_type::TypeRef;
 use index::Class;
 

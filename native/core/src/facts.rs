@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::binding::BindError;
 use crate::dtype::DType;
-use crate::function_type::{FunctionType, ParamKind, Parameter};
+use crate::function_type::FunctionType;
+use crate::parameter::{ParamKind, Parameter};
 use crate::shape::Shape;
 use crate::trace_type::TypeRef;
 use crate::types::{CompositeType, ListType, Literal, MapType, RecordType, TensorSpec, VariableSpec};

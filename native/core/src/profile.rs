@@ -12,7 +12,8 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::infer::{coalesce, declaration_lines, merge_declared, specialize, structures, Coalesced, Provenance};
-use crate::function_type::{FunctionType, Parameter};
+use crate::function_type::FunctionType;
+use crate::parameter::Parameter;
 use crate::shape::Shape;
 use crate::trace_type::TypeRef;
 use crate::types::{ListType, Literal, MapType, TensorSpec, VariableSpec};

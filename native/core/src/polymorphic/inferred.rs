@@ -13,7 +13,8 @@ use crate::infer::{coalesce, merge_declared, narrow, structures, Coalesced, Prov
 use crate::binding::BindError;
 use crate::explain::RetraceReason;
 use crate::facts::decode_call_with_captures;
-use crate::function_type::{FunctionType, Parameter};
+use crate::function_type::FunctionType;
+use crate::parameter::Parameter;
 use crate::trace_type::TypeRef;
 
 /// Inferred constraints by parameter name, and what inference said about each parameter.

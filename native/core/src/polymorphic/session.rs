@@ -6,7 +6,8 @@ use std::time::Instant;
 use super::error::PolyError;
 use crate::binding::BindError;
 use crate::explain::RetraceReason;
-use crate::function_type::{describe_mismatch, FunctionType, ParamKind, Parameter};
+use crate::function_type::{describe_mismatch, FunctionType};
+use crate::parameter::{ParamKind, Parameter};
 use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 use crate::trace_type::TypeRef;
 

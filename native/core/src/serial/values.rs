@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::SerialError;
+use super::form::SerialError;
 use crate::dtype::{DType, DTypeSet};
 use crate::shape::Shape;
 

@@ -11,7 +11,9 @@
 
 use std::fmt;
 
-use crate::serial::{encode_type, values, Fields, SerialError, SerialForm};
+use crate::serial::values;
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::{encode_type, Fields};
 use crate::dtype::DType;
 use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 use crate::shape::Shape;

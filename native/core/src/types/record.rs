@@ -8,7 +8,8 @@
 
 use std::fmt;
 
-use crate::serial::{encode_type, Fields, SerialError, SerialForm};
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::{encode_type, Fields};
 use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 use crate::trace_type::{TraceType, TypeRef};
 use super::list::ListType;

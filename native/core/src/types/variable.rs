@@ -13,7 +13,9 @@ use crate::dtype::{DType, DTypeSet};
 use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 use crate::shape::Shape;
 use crate::trace_type::{TraceType, TypeRef};
-use crate::serial::{values, Fields, SerialError, SerialForm};
+use crate::serial::values;
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::Fields;
 use serde_json::json;
 
 /// A variable in a call.
