@@ -13,8 +13,9 @@ cycle. A `pub use` (a re-export) is an alias, not an import of its own. Test cod
 
 Usage: tools/rust_imports.py [-v] [--check] [crate dir ...]   (default: native/core native/tf native/jni)
   -v       every file with its floor and its imports
-  --check  exit 1 if a crate has a cycle (used by nothing in the build: the Rust test
-           native/core/tests/architecture.rs checks the same rules)
+  --check  exit 1 if a cycle joins files of different modules (a folder module's own files may
+           import one another) or code imports through the crate root's re-exports: the rules
+           the build checks (native/core/tests/architecture.rs)
 """
 import os
 import re
@@ -128,6 +129,7 @@ class Module:
         self.aliases = {}             # name -> absolute path (segments) from `use`
         self.uses = []                # absolute paths used (segments), with a flag: inside a `use`
         self.reexports = 0
+        self.macros = set()           # at the root: exported macros (named from the root, no re-export)
 
 
 class Crate:
@@ -162,6 +164,7 @@ class Crate:
         # an exported macro is named from the crate root: `crate::m!` imports the file defining it
         for m in re.finditer(r'#\[macro_export\]\s*macro_rules!\s*(\w+)', code):
             self.modules[()].aliases[m.group(1)] = list(mod_path) + [m.group(1)]
+            self.modules[()].macros.add(m.group(1))
 
     def _absolute(self, module, segs):
         """A path as written in `module`, made absolute (from the crate root); None if external."""
@@ -180,7 +183,8 @@ class Crate:
         return None
 
     def _target(self, segs, depth=0):
-        """The module that defines what an absolute path names, and whether a re-export was crossed."""
+        """The module that defines what an absolute path names, whether a re-export was crossed,
+        and whether one of the crate root's was."""
         mod_path, i = (), 0
         while i < len(segs) and mod_path + (segs[i],) in self.modules:
             mod_path += (segs[i],)
@@ -188,9 +192,9 @@ class Crate:
         if i < len(segs) and depth < 16:
             alias = self.modules[mod_path].aliases.get(segs[i])
             if alias is not None:
-                target, _ = self._target(list(alias) + list(segs[i + 1:]), depth + 1)
-                return target, True
-        return mod_path, False
+                target, _, root = self._target(list(alias) + list(segs[i + 1:]), depth + 1)
+                return target, True, root or (mod_path == () and segs[i] not in self.modules[()].macros)
+        return mod_path, False, False
 
     def _resolve(self):
         for module in self.modules.values():
@@ -220,14 +224,14 @@ class Crate:
                 continue
             out = self.edges.setdefault(module.file, set())
             for absolute, text in module.use_paths:
-                target, crossed = self._target(absolute)
+                target, crossed, via_root = self._target(absolute)
                 target_file = self.modules[target].file
                 if self.modules[target].is_test or target_file == module.file:
                     continue
                 # a path naming a module itself (`use crate::wire;`) imports that module
                 out.add(target_file)
                 if crossed:
-                    self.via_reexport.append((module.file, text))
+                    self.via_reexport.append((module.file, text, via_root))
 
     def sccs(self):
         """Tarjan's strongly connected components of the file graph."""
@@ -276,16 +280,26 @@ def report(crate_dir, verbose):
     floor, cycles = crate.floors()
     imports = sum(len(v) for v in crate.edges.values())
     print(f"{crate_dir}: {len(crate.edges)} files, {imports} imports between them, "
-          f"{len(crate.via_reexport)} paths via re-exports, {max(floor.values())} floors, "
+          f"{sum(1 for v in crate.via_reexport if v[2])} paths via the root's re-exports "
+          f"({len(crate.via_reexport)} via any re-export), {max(floor.values())} floors, "
           f"{len(cycles)} cycles" + (" (" + ", ".join(str(len(c)) + " files" for c in cycles) + ")" if cycles else ""))
+    bad = [c for c in cycles if not within_one_folder(crate, c)]
     for c in cycles:
-        print("  cycle: " + " ".join(c))
+        print(("  cycle ACROSS MODULES: " if c in bad else "  cycle within one folder module: ") + " ".join(c))
     if verbose:
         for f in sorted(floor, key=lambda f: (floor[f], f)):
             print(f"  {floor[f]:2d} {f} -> {' '.join(sorted(crate.edges.get(f, ())))}")
-        for f, text in crate.via_reexport:
-            print(f"  via re-export: {f}: {text}")
-    return not cycles
+        for f, text, via_root in crate.via_reexport:
+            print(f"  via {'the root' if via_root else 'a'} re-export: {f}: {text}")
+    return not bad and not any(v[2] for v in crate.via_reexport)
+
+
+def within_one_folder(crate, cycle):
+    """Whether a cycle only joins one folder module's own files (one type over several files):
+    their module paths share a non-empty prefix and go at most one level below it."""
+    paths = [next(m.mod_path for m in crate.modules.values() if m.file == f) for f in cycle]
+    common = os.path.commonprefix(paths)
+    return bool(common) and all(len(p) <= len(common) + 1 for p in paths)
 
 
 def main(argv):
