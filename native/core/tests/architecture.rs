@@ -6,6 +6,7 @@
 //! - no import cycle between files of different modules: a cycle may only join a folder module's
 //!   own files (`function/mod.rs` and `function/call.rs`: one type over several files), never
 //!   files of two modules (`context.rs` and `function/mod.rs`);
+//! - `polyfn-jni` calls TensorFlow only through `polyfn-tf`'s functions, never its C API table;
 //! - inside a crate, code imports by module path (`crate::shape::Shape`), not through the crate
 //!   root's re-exports (`crate::Shape`), which would hide where an import goes.
 //!
@@ -85,6 +86,21 @@ fn code_imports_by_module_path_not_through_the_crate_root() {
         found.extend(graph.via_root.iter().map(|(file, path)| format!("native/{krate}/src/{file}: {path}")));
     }
     assert!(found.is_empty(), "paths through lib.rs's re-exports (write the module path, e.g. crate::shape::Shape):\n{}", found.join("\n"));
+}
+
+#[test]
+fn jni_calls_tensorflow_only_through_polyfn_tf() {
+    let dir = native().join("jni/src");
+    let mut found = Vec::new();
+    for entry in fs::read_dir(&dir).unwrap().flatten() {
+        let text = imports::strip(&fs::read_to_string(entry.path()).unwrap());
+        for (n, line) in text.lines().enumerate() {
+            if line.contains(".api()") {
+                found.push(format!("native/jni/src/{}:{}: {}", entry.file_name().to_string_lossy(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the JNI shims call TensorFlow's C API table directly (add a function to polyfn-tf):\n{}", found.join("\n"));
 }
 
 /// The scan itself: a cycle through a re-export is seen, a `pub use` is no import, test code is

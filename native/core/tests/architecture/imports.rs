@@ -36,7 +36,7 @@ pub struct Graph {
 
 /// Comments and string literals blanked, so that paths in them are not read (`"x.rs"` kept, for
 /// `#[path]`).
-fn strip(text: &str) -> String {
+pub fn strip(text: &str) -> String {
     let b = text.as_bytes();
     let (mut out, mut i) = (String::with_capacity(text.len()), 0);
     while i < b.len() {
