@@ -65,7 +65,9 @@ pub unsafe fn static_shape(rt: &Runtime, graph: *mut TF_Graph, output: TF_Output
 
 /// Control-flow op types (their branches and bodies are functions).
 pub(crate) const CONTROL_FLOW: [&str; 6] = ["If", "While", "StatelessIf", "StatelessWhile", "Case", "StatelessCase"];
+/// Call op types (they run the function named in their attribute `f`).
 pub(crate) const CALLS: [&str; 2] = ["StatefulPartitionedCall", "PartitionedCall"];
+
 /// Whether ops of type `ty` run other functions (control flow or calls).
 pub(crate) fn refers_to_functions(ty: &str) -> bool {
     CONTROL_FLOW.contains(&ty) || CALLS.contains(&ty)
