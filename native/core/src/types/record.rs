@@ -239,6 +239,10 @@ impl NestConstraint {
 }
 
 #[cfg(test)]
+#[path = "nest_tests.rs"]
+mod nest_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::{DType, Shape};
