@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::Parameter;
+use crate::parameter::Parameter;
 
 /// Why a call could not be bound to the function's parameters. Messages name the
 /// parameter and what was expected, since they reach the Java user verbatim.

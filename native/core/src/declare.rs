@@ -3,10 +3,12 @@
 //! reaches TensorFlow.
 
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, SHAPE_UNDECLARED};
-use crate::{
-    BindError, DTypeSet, ListConstraint, LiteralConstraint, MapConstraint, NestConstraint, ParamKind, Shape, TensorConstraint,
-    TypeRef, VariableConstraint,
-};
+use crate::binding::BindError;
+use crate::dtype::DTypeSet;
+use crate::parameter::ParamKind;
+use crate::shape::Shape;
+use crate::trace_type::TypeRef;
+use crate::types::{ListConstraint, LiteralConstraint, MapConstraint, NestConstraint, TensorConstraint, VariableConstraint};
 
 /// The declared shape of parameter `name` from Java's `(rank, dims)`: `None` when the
 /// declaration says nothing about the shape ([`SHAPE_UNDECLARED`]), unknown rank for

@@ -10,7 +10,9 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::{FunctionType, ParamKind, TypeRef};
+use crate::function_type::FunctionType;
+use crate::parameter::ParamKind;
+use crate::trace_type::TypeRef;
 use index::Class;
 
 /// How many of the most recent signatures (overall, of the call's structure, and of open

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::{FunctionType, TraceType};
+use crate::function_type::FunctionType;
+use crate::trace_type::TraceType;
 
 /// Why a call retraced: which parameter (or capture) differed, where inside it, and how.
 ///

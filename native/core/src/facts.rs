@@ -1,60 +1,20 @@
 //! Decoding the flat `i64` "facts" buffer Java writes for each call into a [`FunctionType`].
 //! The layout is the wire contract's (see [`crate::wire`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use crate::{
-    CompositeType, VariableSpec,
-    BindError, DType, FunctionType, ListType, Literal, MapType, ParamKind, Parameter,
-    RecordType, Shape, TensorSpec, TypeRef,
-};
+use crate::binding::BindError;
+use crate::dtype::DType;
+use crate::function_type::FunctionType;
+use crate::intern::{LiteralTable, StringTable};
+use crate::parameter::{ParamKind, Parameter};
+use crate::shape::Shape;
+use crate::trace_type::TypeRef;
+use crate::types::{CompositeType, ListType, Literal, MapType, RecordType, TensorSpec, VariableSpec};
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_COMPOSITE, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
 
 /// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
 const MAX_DEPTH: usize = 64;
-
-/// Interned strings (map keys) by id, shared with the Java side.
-#[derive(Clone, Debug, Default)]
-pub struct StringTable {
-    strings: HashMap<i64, String>,
-}
-
-impl StringTable {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn insert(&mut self, id: i64, s: impl Into<String>) {
-        self.strings.insert(id, s.into());
-    }
-
-    pub fn get(&self, id: i64) -> Option<&str> {
-        self.strings.get(&id).map(String::as_str)
-    }
-}
-
-/// Interned Java values by id: `(repr, class_name)`.
-#[derive(Clone, Debug, Default)]
-pub struct LiteralTable {
-    literals: HashMap<i64, (String, String)>,
-}
-
-impl LiteralTable {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn insert(&mut self, id: i64, repr: impl Into<String>, class_name: impl Into<String>) {
-        self.literals.insert(id, (repr.into(), class_name.into()));
-    }
-
-    /// `(repr, class_name)` of a literal id.
-    pub fn get(&self, id: i64) -> Option<(&str, &str)> {
-        self.literals
-            .get(&id)
-            .map(|(r, c)| (r.as_str(), c.as_str()))
-    }
-}
 
 /// A cursor over the facts with bounds-checked reads.
 struct Reader<'a> {

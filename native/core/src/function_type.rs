@@ -7,99 +7,9 @@
 
 use std::fmt;
 
-use crate::trace_type::as_dyns;
-use crate::{BindError, TypeRef};
-
-/// The syntactic kind of a parameter, as declared on the Java side.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum ParamKind {
-    Tensor,
-    List,
-    Map,
-    /// Any other Java value, traced as a [`crate::Literal`].
-    Java,
-    /// A resource variable, passed by handle ([`crate::VariableSpec`]).
-    Variable,
-    /// Any nest of lists, maps and records ([`crate::NestConstraint`]).
-    Nest,
-}
-
-impl ParamKind {
-    /// The kind's name, as printed and as written in the serialized form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ParamKind::Tensor => "tensor",
-            ParamKind::List => "list",
-            ParamKind::Map => "map",
-            ParamKind::Java => "java",
-            ParamKind::Variable => "variable",
-            ParamKind::Nest => "nest",
-        }
-    }
-}
-
-impl fmt::Display for ParamKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One named parameter.
-///
-/// ```
-/// use polyfn_core::{DType, ParamKind, Parameter, Shape, TensorSpec, TypeRef};
-/// let p = Parameter::new("x", ParamKind::Tensor)
-///     .with_constraint(TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(&[2, 3]))));
-/// assert_eq!(p.to_string(), "x: TensorSpec(FLOAT, [2, 3])");
-/// assert_eq!(Parameter::new("n", ParamKind::Java).optional().to_string(), "n: java = <default>");
-/// ```
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Parameter {
-    pub name: String,
-    pub kind: ParamKind,
-    pub optional: bool,
-    pub type_constraint: Option<TypeRef>,
-}
-
-impl Parameter {
-    /// A required, unconstrained parameter.
-    pub fn new(name: impl Into<String>, kind: ParamKind) -> Self {
-        Parameter {
-            name: name.into(),
-            kind,
-            optional: false,
-            type_constraint: None,
-        }
-    }
-
-    pub fn optional(mut self) -> Self {
-        self.optional = true;
-        self
-    }
-
-    pub fn with_constraint(mut self, t: TypeRef) -> Self {
-        self.type_constraint = Some(t);
-        self
-    }
-
-    /// Same name, kind and optionality (types ignored).
-    fn same_slot(&self, other: &Parameter) -> bool {
-        self.name == other.name && self.kind == other.kind && self.optional == other.optional
-    }
-}
-
-impl fmt::Display for Parameter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.type_constraint {
-            Some(t) => write!(f, "{}: {t}", self.name)?,
-            None => write!(f, "{}: {}", self.name, self.kind)?,
-        }
-        if self.optional {
-            f.write_str(" = <default>")?;
-        }
-        Ok(())
-    }
-}
+use crate::binding::BindError;
+use crate::parameter::Parameter;
+use crate::trace_type::{as_dyns, TypeRef};
 
 /// A function's parameters (and captured values), each with a type.
 ///
@@ -338,6 +248,7 @@ pub fn check_constraints(call: &FunctionType, declared: &FunctionType) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parameter::ParamKind;
     use crate::{DType, DTypeSet, Literal, Shape, TensorConstraint, TensorSpec};
 
     fn t(d: DType, dims: &[i64]) -> TypeRef {

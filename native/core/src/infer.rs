@@ -13,10 +13,10 @@
 
 use std::fmt;
 
-use crate::{
-    DType, DTypeSet, ListConstraint, ListType, Literal, MapConstraint, MapType, RecordType, Shape, TensorConstraint,
-    TensorSpec, TypeRef,
-};
+use crate::dtype::{DType, DTypeSet};
+use crate::shape::Shape;
+use crate::trace_type::TypeRef;
+use crate::types::{ListConstraint, ListType, Literal, MapConstraint, MapType, RecordType, TensorConstraint, TensorSpec};
 
 #[path = "infer_merge.rs"]
 mod merge;
@@ -210,11 +210,11 @@ pub fn structures(name: &str, examples: &[TypeRef]) -> Vec<TypeRef> {
 }
 
 /// The downcasts of every example, if all are `T`.
-fn all<T: crate::TraceType>(examples: &[TypeRef]) -> Option<Vec<&T>> {
+fn all<T: crate::trace_type::TraceType>(examples: &[TypeRef]) -> Option<Vec<&T>> {
     examples.iter().map(|e| e.downcast_ref::<T>()).collect()
 }
 
-fn all_of<'a, T: crate::TraceType>(examples: &[&'a TypeRef]) -> Option<Vec<&'a T>> {
+fn all_of<'a, T: crate::trace_type::TraceType>(examples: &[&'a TypeRef]) -> Option<Vec<&'a T>> {
     examples.iter().map(|e| e.downcast_ref::<T>()).collect()
 }
 

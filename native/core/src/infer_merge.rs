@@ -5,7 +5,10 @@
 //! unknown dim) is traced as the declaration allows, and one outside it is left out.
 
 use super::Provenance;
-use crate::{BindError, ListConstraint, ListType, MapConstraint, MapType, RecordType, Shape, TensorConstraint, TensorSpec, TypeRef};
+use crate::binding::BindError;
+use crate::shape::Shape;
+use crate::trace_type::TypeRef;
+use crate::types::{ListConstraint, ListType, MapConstraint, MapType, RecordType, TensorConstraint, TensorSpec};
 
 /// The constraint of parameter `name` when the body declares `declared` and `inferred` was
 /// inferred (from `source`): their meet, part by part (dtypes: those in both; shapes: dim by

@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::{DType, Shape};
+use crate::dtype::DType;
+use crate::shape::Shape;
+use crate::wire::{DIM_UNKNOWN, RANK_UNKNOWN};
 
 /// One flat graph input of a traced function: the placeholder Java creates before tracing.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -43,5 +45,44 @@ impl PlaceholderContext {
     /// Remember that `alias_id` was emitted at `flat_index`; the first record wins.
     pub fn record_alias(&mut self, alias_id: u64, flat_index: usize) {
         self.aliases.entry(alias_id).or_insert(flat_index);
+    }
+}
+
+/// Placeholder specs as Java reads them (see [`crate::wire`] for the layout).
+///
+/// ```
+/// use polyfn_core::placeholder::{encode_placeholder_specs, PlaceholderSpec};
+/// use polyfn_core::{DType, Shape};
+/// let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: DType::FLOAT, shape, alias: None };
+/// assert_eq!(
+///     encode_placeholder_specs(&[spec(Shape::of(&[2, -1])), spec(Shape::Unknown)]),
+///     [2, 1, 2, 2, -1, 1, -1]
+/// );
+/// ```
+pub fn encode_placeholder_specs(specs: &[PlaceholderSpec]) -> Vec<i64> {
+    let mut flat = vec![specs.len() as i64];
+    for spec in specs {
+        flat.push(spec.dtype.0 as i64);
+        match &spec.shape {
+            Shape::Unknown => flat.push(RANK_UNKNOWN),
+            Shape::Known(dims) => {
+                flat.push(dims.len() as i64);
+                flat.extend(dims.iter().map(|d| d.unwrap_or(DIM_UNKNOWN)));
+            }
+        }
+    }
+    flat
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_specs_encode_scalars_and_empty_lists() {
+        let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: DType(3), shape, alias: None };
+        assert_eq!(encode_placeholder_specs(&[]), [0]);
+        assert_eq!(encode_placeholder_specs(&[spec(Shape::scalar())]), [1, 3, 0]);
+        assert_eq!(encode_placeholder_specs(&[spec(Shape::of(&[4, -1])), spec(Shape::Unknown)]), [2, 3, 2, 4, -1, 3, -1]);
     }
 }

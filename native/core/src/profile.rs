@@ -12,7 +12,11 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::infer::{coalesce, declaration_lines, merge_declared, specialize, structures, Coalesced, Provenance};
-use crate::{FunctionType, ListType, Literal, MapType, Parameter, Shape, TensorSpec, TypeRef, VariableSpec};
+use crate::function_type::FunctionType;
+use crate::parameter::Parameter;
+use crate::shape::Shape;
+use crate::trace_type::TypeRef;
+use crate::types::{ListType, Literal, MapType, TensorSpec, VariableSpec};
 
 /// The signature suggested by recorded calls.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::serial::{SerialError, SerialForm};
-use crate::{PlaceholderContext, PlaceholderSpec};
+use crate::serial::form::{SerialError, SerialForm};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 
 /// The type of one traced value: a node of the subtype lattice used to pick a concrete function.
 ///

@@ -20,7 +20,7 @@
 //!
 //! ## Placeholder specs: the graph inputs Java creates before tracing
 //!
-//! [`encode_placeholder_specs`] writes `[count, (dtype, rank, d0, ..., d(rank-1))...]`:
+//! [`encode_placeholder_specs`](crate::placeholder::encode_placeholder_specs) writes `[count, (dtype, rank, d0, ..., d(rank-1))...]`:
 //!
 //! | field | meaning |
 //! |---|---|
@@ -31,9 +31,9 @@
 //!
 //! ## Statistics
 //!
-//! [`Stats::to_wire`] gives an array indexed by the `STAT_*` constants, [`STAT_COUNT`] long.
+//! [`Stats::to_wire`](crate::polymorphic::Stats::to_wire) gives an array indexed by the `STAT_*`
+//! constants, [`STAT_COUNT`] long.
 
-use crate::{ParamKind, PlaceholderSpec, Shape, Stats};
 
 /// Facts tag of a tensor argument.
 pub const TAG_TENSOR: i64 = 1;
@@ -70,19 +70,20 @@ pub const DIM_UNKNOWN: i64 = -1;
 /// The rank Java passes for a declared constraint that says nothing about the shape.
 pub const SHAPE_UNDECLARED: i64 = -2;
 
-/// Index of [`Stats::exact_hits`] in [`Stats::to_wire`].
+/// Index of [`Stats::exact_hits`](crate::polymorphic::Stats::exact_hits) in
+/// [`Stats::to_wire`](crate::polymorphic::Stats::to_wire).
 pub const STAT_EXACT_HITS: usize = 0;
-/// Index of [`Stats::inexact_hits`].
+/// Index of [`Stats::inexact_hits`](crate::polymorphic::Stats::inexact_hits).
 pub const STAT_INEXACT_HITS: usize = 1;
-/// Index of [`Stats::misses`].
+/// Index of [`Stats::misses`](crate::polymorphic::Stats::misses).
 pub const STAT_MISSES: usize = 2;
-/// Index of [`Stats::traces`].
+/// Index of [`Stats::traces`](crate::polymorphic::Stats::traces).
 pub const STAT_TRACES: usize = 3;
-/// Index of [`Stats::evictions`].
+/// Index of [`Stats::evictions`](crate::polymorphic::Stats::evictions).
 pub const STAT_EVICTIONS: usize = 4;
-/// Index of [`Stats::total_trace_nanos`].
+/// Index of [`Stats::total_trace_nanos`](crate::polymorphic::Stats::total_trace_nanos).
 pub const STAT_TOTAL_TRACE_NANOS: usize = 5;
-/// Index of [`Stats::last_trace_nanos`].
+/// Index of [`Stats::last_trace_nanos`](crate::polymorphic::Stats::last_trace_nanos).
 pub const STAT_LAST_TRACE_NANOS: usize = 6;
 /// Length of the statistics array.
 pub const STAT_COUNT: usize = 7;
@@ -94,73 +95,6 @@ pub const MAX_RANK: usize = 254;
 /// A call's result starts with one long: the outputs key in its low 32 bits and, above this
 /// shift, how many output addresses follow it (so Java never reads past what the call wrote).
 pub const RESULT_COUNT_SHIFT: u32 = 32;
-
-impl ParamKind {
-    /// The kind for its wire code, `None` for an unknown code.
-    pub fn from_wire(code: i32) -> Option<ParamKind> {
-        Some(match code {
-            KIND_TENSOR => ParamKind::Tensor,
-            KIND_LIST => ParamKind::List,
-            KIND_MAP => ParamKind::Map,
-            KIND_JAVA => ParamKind::Java,
-            KIND_VARIABLE => ParamKind::Variable,
-            KIND_NEST => ParamKind::Nest,
-            _ => return None,
-        })
-    }
-
-    /// The kind's wire code.
-    pub fn wire(self) -> i32 {
-        match self {
-            ParamKind::Tensor => KIND_TENSOR,
-            ParamKind::List => KIND_LIST,
-            ParamKind::Map => KIND_MAP,
-            ParamKind::Java => KIND_JAVA,
-            ParamKind::Variable => KIND_VARIABLE,
-            ParamKind::Nest => KIND_NEST,
-        }
-    }
-}
-
-impl Stats {
-    /// The counters as Java reads them, indexed by the `STAT_*` constants.
-    pub fn to_wire(&self) -> [i64; STAT_COUNT] {
-        let mut out = [0i64; STAT_COUNT];
-        out[STAT_EXACT_HITS] = self.exact_hits as i64;
-        out[STAT_INEXACT_HITS] = self.inexact_hits as i64;
-        out[STAT_MISSES] = self.misses as i64;
-        out[STAT_TRACES] = self.traces as i64;
-        out[STAT_EVICTIONS] = self.evictions as i64;
-        out[STAT_TOTAL_TRACE_NANOS] = self.total_trace_nanos as i64;
-        out[STAT_LAST_TRACE_NANOS] = self.last_trace_nanos as i64;
-        out
-    }
-}
-
-/// Placeholder specs as Java reads them (see the module docs for the layout).
-///
-/// ```
-/// use polyfn_core::{wire, DType, PlaceholderSpec, Shape};
-/// let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: DType::FLOAT, shape, alias: None };
-/// assert_eq!(
-///     wire::encode_placeholder_specs(&[spec(Shape::of(&[2, -1])), spec(Shape::Unknown)]),
-///     [2, 1, 2, 2, -1, 1, -1]
-/// );
-/// ```
-pub fn encode_placeholder_specs(specs: &[PlaceholderSpec]) -> Vec<i64> {
-    let mut flat = vec![specs.len() as i64];
-    for spec in specs {
-        flat.push(spec.dtype.0 as i64);
-        match &spec.shape {
-            Shape::Unknown => flat.push(RANK_UNKNOWN),
-            Shape::Known(dims) => {
-                flat.push(dims.len() as i64);
-                flat.extend(dims.iter().map(|d| d.unwrap_or(DIM_UNKNOWN)));
-            }
-        }
-    }
-    flat
-}
 
 /// Every constant of the wire contract by name, for the test that compares it with Java's.
 pub fn constants() -> Vec<(&'static str, i64)> {
@@ -201,32 +135,6 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn kinds_round_trip_and_unknown_codes_are_rejected() {
-        for kind in [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable, ParamKind::Nest] {
-            assert_eq!(ParamKind::from_wire(kind.wire()), Some(kind));
-        }
-        assert_eq!(ParamKind::from_wire(0), Some(ParamKind::Tensor));
-        assert_eq!(ParamKind::from_wire(4), Some(ParamKind::Variable));
-        assert_eq!(ParamKind::from_wire(5), Some(ParamKind::Nest));
-        assert_eq!(ParamKind::from_wire(6), None);
-        assert_eq!(ParamKind::from_wire(-1), None);
-    }
-
-    #[test]
-    fn stats_are_written_at_their_indices() {
-        let s = Stats {
-            exact_hits: 1,
-            inexact_hits: 2,
-            misses: 3,
-            traces: 4,
-            evictions: 5,
-            total_trace_nanos: 6,
-            last_trace_nanos: 7,
-        };
-        assert_eq!(s.to_wire(), [1, 2, 3, 4, 5, 6, 7]);
-    }
-
-    #[test]
     fn constants_are_listed_once_each_with_their_values() {
         let all = constants();
         let names: HashSet<&str> = all.iter().map(|(n, _)| *n).collect();
@@ -243,11 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn placeholder_specs_encode_scalars_and_empty_lists() {
-        let spec = |shape| PlaceholderSpec { path: "x".into(), dtype: crate::DType(3), shape, alias: None };
-        assert_eq!(encode_placeholder_specs(&[]), [0]);
-        assert_eq!(encode_placeholder_specs(&[spec(Shape::scalar())]), [1, 3, 0]);
-        assert_eq!(encode_placeholder_specs(&[spec(Shape::of(&[4, -1])), spec(Shape::Unknown)]), [2, 3, 2, 4, -1, 3, -1]);
+    fn unknown_ranks_and_dims_are_negative() {
         assert_eq!((RANK_UNKNOWN, DIM_UNKNOWN, SHAPE_UNDECLARED), (-1, -1, -2));
     }
 }

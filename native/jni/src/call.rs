@@ -134,7 +134,7 @@ fn execute<'l>(
             let (rt, _) = runtime()?;
             for &t in &s.outputs {
                 // SAFETY: the outputs were never handed to Java, so they are ours to delete.
-                unsafe { (rt.api().TF_DeleteTensor)(t) };
+                unsafe { polyfn_tf::tensor::delete(rt, t) };
             }
             Err(e)
         }

@@ -63,7 +63,7 @@ pub fn delete_tensor<'l>(_env: &mut Env<'l>, _class: JClass<'l>, tensor: jlong) 
     let (rt, _) = runtime()?;
     if tensor != 0 {
         // SAFETY: made by resolveHandle and owned by the caller, deleted once.
-        unsafe { (rt.api().TF_DeleteTensor)(tensor as *mut TF_Tensor) };
+        unsafe { polyfn_tf::tensor::delete(rt, tensor as *mut TF_Tensor) };
     }
     Ok(())
 }

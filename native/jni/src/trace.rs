@@ -9,7 +9,8 @@ use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
-use polyfn_core::{wire, DType, DTypeSet, ParamKind};
+use polyfn_core::placeholder::encode_placeholder_specs;
+use polyfn_core::{DType, DTypeSet, ParamKind};
 use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
 use polyfn_tf::naming::{output_arg_names, unused_function_name};
 use polyfn_tf::{graph_operation, graph_output, EagerFunction, GraphSignature, Runtime, TfError};
@@ -33,7 +34,7 @@ pub fn begin_trace<'l>(
 }
 
 /// `Native.declareParameter`: declares a parameter with its constraint and the call's argument;
-/// returns its placeholder specs (see `polyfn_core::wire::encode_placeholder_specs`).
+/// returns its placeholder specs (see `polyfn_core::placeholder::encode_placeholder_specs`).
 pub fn declare_parameter<'l>(
     env: &mut Env<'l>,
     _class: JClass<'l>,
@@ -65,7 +66,7 @@ pub fn declare_parameter<'l>(
     // An example is traced as the declaration allows (narrowed to it, or another example).
     let value = if trace.examples { f.example_argument(&name, &constraint, value) } else { value };
     let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value).map_err(|e| f.annotate(e))?;
-    convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
+    convert::new_longs(env, &encode_placeholder_specs(&specs))
 }
 
 /// `Native.traceExamples`: marks a trace as one of example inputs at definition, whose arguments
@@ -92,7 +93,7 @@ pub fn declare_capture<'l>(
     let value = f.decode_argument(&name, &convert::longs_prefix(env, &facts, fact_count)?)?;
     let constraint = polyfn_core::capture_constraint(variable);
     let specs = trace.session.declare_capture::<TfError>(&name, constraint, value)?;
-    convert::new_longs(env, &wire::encode_placeholder_specs(&specs))
+    convert::new_longs(env, &encode_placeholder_specs(&specs))
 }
 
 /// `Native.registerString`: the map key an id stands for in facts.

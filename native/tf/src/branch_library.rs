@@ -5,21 +5,21 @@
 use crate::c_api::TF_Function;
 use crate::runtime::Runtime;
 use crate::status::Status;
-use crate::function::EagerContext;
+use crate::context::EagerContext;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::OnceLock;
 
 type FunctionName = unsafe extern "C" fn(*mut TF_Function) -> *const c_char;
 
 /// `TF_FunctionName`, resolved on first use (the C API table lists only what every call needs).
-fn function_name(rt: &Runtime) -> Result<FunctionName, crate::TfError> {
+fn function_name(rt: &Runtime) -> Result<FunctionName, crate::status::TfError> {
     static SYM: OnceLock<Option<usize>> = OnceLock::new();
     let sym = SYM.get_or_init(|| rt.optional_symbol(c"TF_FunctionName").map(|p| p as usize));
     match sym {
         // SAFETY: the symbol is the C function of that name, declared as in tensorflow/c/c_api.h.
         Some(p) => Ok(unsafe { std::mem::transmute::<*mut c_void, FunctionName>(*p as *mut c_void) }),
-        None => Err(crate::TfError::new(
-            crate::Code::Unimplemented,
+        None => Err(crate::status::TfError::new(
+            crate::status::Code::Unimplemented,
             format!("the loaded TensorFlow {} has no TF_FunctionName: control flow cannot run", rt.version()),
         )),
     }
@@ -35,7 +35,7 @@ pub(crate) unsafe fn register_missing(
     rt: &Runtime,
     ctx: EagerContext,
     library: &[*mut TF_Function],
-) -> Result<Vec<CString>, crate::TfError> {
+) -> Result<Vec<CString>, crate::status::TfError> {
     let api = rt.api();
     let status = Status::new(api);
     let mut added = Vec::new();

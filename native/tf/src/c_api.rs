@@ -9,7 +9,6 @@
 //! lacking an unused function still works.
 #![allow(non_camel_case_types, non_snake_case)]
 
-use crate::runtime::RuntimeError;
 use std::ffi::{c_char, c_int, c_uchar, c_void};
 
 macro_rules! opaque {
@@ -59,14 +58,15 @@ macro_rules! c_api {
             /// # Safety
             /// `handle` must be a live `dlopen` handle of a TensorFlow C API library whose ABI
             /// matches the declarations above.
-            pub(crate) unsafe fn resolve(handle: *mut c_void) -> Result<Api, RuntimeError> {
+            /// On failure, the name of the first missing symbol.
+            pub(crate) unsafe fn resolve(handle: *mut c_void) -> Result<Api, &'static str> {
                 Ok(Api { $(
                     $name: {
                         // SAFETY: handle is a live dlopen handle (caller's contract); the name is
                         // NUL-terminated.
                         let sym = unsafe { libc::dlsym(handle, concat!(stringify!($name), "\0").as_ptr().cast()) };
                         if sym.is_null() {
-                            return Err(RuntimeError::MissingSymbol { symbol: stringify!($name) });
+                            return Err(stringify!($name));
                         }
                         // SAFETY: the symbol is the C function of that name, whose signature the
                         // declaration above copies from TensorFlow's headers (caller's contract).

@@ -11,15 +11,20 @@
 //! eager runtime then compiles the whole function for `XLA_CPU_JIT` (or the GPU's JIT) when it
 //! is first called with given shapes.
 
-use crate::c_api::{TFE_Op, TF_Buffer, TF_Function, TF_Graph, TF_Operation, TF_Output, TF_Status};
+use crate::c_api::{TFE_Op, TF_Buffer, TF_Function, TF_Status};
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::OnceLock;
 
+/// Calls on the eager path before a function moves to its session, by default
+/// ([`CallOptions::session_after`] sets it per function; tests set it low to run every
+/// function on the session path).
+pub const PROMOTE_AFTER: u32 = 64;
+
 /// How calls of one function run. The default is Python `tf.function`'s behaviour with
 /// Polyfn's fastest path: caller-thread calls where they give the same results (a session after
-/// [`crate::session_path::PROMOTE_AFTER`] calls where that does too), Grappler on, no XLA.
+/// [`PROMOTE_AFTER`] calls where that does too), Grappler on, no XLA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallOptions {
     /// Take the caller-thread path when the function allows it (see `fast_path`); false keeps
@@ -36,7 +41,7 @@ pub struct CallOptions {
 
 impl Default for CallOptions {
     fn default() -> Self {
-        CallOptions { fast_path: true, grappler: true, jit_compile: false, session_after: crate::session_path::PROMOTE_AFTER }
+        CallOptions { fast_path: true, grappler: true, jit_compile: false, session_after: PROMOTE_AFTER }
     }
 }
 
@@ -83,7 +88,7 @@ impl CallOptions {
 /// went in. For those the round trip (a new `MLIRContext`, import and export, about a sixth of a
 /// first call) is skipped, with the same results.
 pub fn tfg_can_change(ops: &[(String, String)], library_len: usize) -> bool {
-    library_len > 0 || ops.iter().any(|(ty, _)| crate::fast_path::refers_to_functions(ty))
+    library_len > 0 || ops.iter().any(|(ty, _)| crate::graph_ops::refers_to_functions(ty))
 }
 
 /// C API functions needed for the options, resolved when first asked for, so a TensorFlow build
@@ -214,72 +219,6 @@ pub fn xla_available(rt: &Runtime) -> bool {
     let Ok(api) = options_api(rt) else { return false };
     register_xla_kernels(rt);
     has_xla_kernel(api, &Status::new(rt.api()), "AddV2").unwrap_or(false)
-}
-
-/// The `(op type, node name)` of every operation of a graph.
-///
-/// # Safety
-/// `graph` must be live and not mutated concurrently.
-pub(crate) unsafe fn graph_ops(rt: &Runtime, graph: *mut TF_Graph) -> Vec<(String, String)> {
-    let mut opers = Vec::new();
-    let mut pos = 0usize;
-    loop {
-        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
-        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
-        if oper.is_null() {
-            // SAFETY: operations of the live graph.
-            return unsafe { described(rt, &opers) };
-        }
-        opers.push(oper as *const TF_Operation);
-    }
-}
-
-/// The operations of `graph` that make the function's body when some are `excluded`: all but
-/// those and the inputs' placeholders (which an explicit body must not list), in graph order.
-/// None when nothing is excluded: TensorFlow then takes every operation but the inputs itself.
-///
-/// # Safety
-/// `graph` must be live and not mutated concurrently.
-pub(crate) unsafe fn body_of(
-    rt: &Runtime,
-    graph: *mut TF_Graph,
-    inputs: &[TF_Output],
-    excluded: &[*mut TF_Operation],
-) -> Option<Vec<*const TF_Operation>> {
-    if excluded.is_empty() {
-        return None;
-    }
-    let skip: std::collections::HashSet<*mut TF_Operation> =
-        excluded.iter().copied().chain(inputs.iter().map(|o| o.oper)).collect();
-    let mut body = Vec::new();
-    let mut pos = 0usize;
-    loop {
-        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
-        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
-        if oper.is_null() {
-            return Some(body);
-        }
-        if !skip.contains(&oper) {
-            body.push(oper as *const TF_Operation);
-        }
-    }
-}
-
-/// The `(op type, node name)` of each operation.
-///
-/// # Safety
-/// The operations must belong to a live graph not mutated concurrently.
-pub(crate) unsafe fn described(rt: &Runtime, opers: &[*const TF_Operation]) -> Vec<(String, String)> {
-    let api = rt.api();
-    let text = |p: *const c_char| {
-        // SAFETY: a NUL-terminated string owned by the live graph, copied at once.
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-    };
-    opers
-        .iter()
-        // SAFETY: an operation of the live graph (caller's contract).
-        .map(|&oper| unsafe { (text((api.TF_OperationOpType)(oper.cast_mut())), text((api.TF_OperationName)(oper.cast_mut()))) })
-        .collect()
 }
 
 /// Used by the op cache: the `config_proto` attribute's setter.

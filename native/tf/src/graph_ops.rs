@@ -1,10 +1,12 @@
-//! Finding the operations of a traced graph by name (the graph is built in Java; Polyfn gets
-//! operation names back) and reading what TensorFlow inferred about them.
+//! The graph scans: finding the operations of a traced graph by name (the graph is built in
+//! Java; Polyfn gets operation names back), reading what TensorFlow inferred about them, and
+//! listing a graph's operations (what a function's body holds, and what its call path and
+//! options are chosen from).
 
 use crate::c_api::{TF_Graph, TF_Operation, TF_Output};
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
-use std::ffi::CString;
+use std::ffi::{c_char, CStr, CString};
 
 /// The operation called `op_name` in `graph`; an error if there is none.
 ///
@@ -59,4 +61,80 @@ pub unsafe fn static_shape(rt: &Runtime, graph: *mut TF_Graph, output: TF_Output
     unsafe { (api.TF_GraphGetTensorShape)(graph, output, dims.as_mut_ptr(), rank, status.raw()) };
     status.check("reading an output's shape")?;
     Ok(Some(dims))
+}
+
+/// Control-flow op types (their branches and bodies are functions).
+pub(crate) const CONTROL_FLOW: [&str; 6] = ["If", "While", "StatelessIf", "StatelessWhile", "Case", "StatelessCase"];
+/// Call op types (they run the function named in their attribute `f`).
+pub(crate) const CALLS: [&str; 2] = ["StatefulPartitionedCall", "PartitionedCall"];
+
+/// Whether ops of type `ty` run other functions (control flow or calls).
+pub(crate) fn refers_to_functions(ty: &str) -> bool {
+    CONTROL_FLOW.contains(&ty) || CALLS.contains(&ty)
+}
+
+/// The `(op type, node name)` of every operation of a graph.
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently.
+pub(crate) unsafe fn graph_ops(rt: &Runtime, graph: *mut TF_Graph) -> Vec<(String, String)> {
+    let mut opers = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            // SAFETY: operations of the live graph.
+            return unsafe { described(rt, &opers) };
+        }
+        opers.push(oper as *const TF_Operation);
+    }
+}
+
+/// The operations of `graph` that make the function's body when some are `excluded`: all but
+/// those and the inputs' placeholders (which an explicit body must not list), in graph order.
+/// None when nothing is excluded: TensorFlow then takes every operation but the inputs itself.
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently.
+pub(crate) unsafe fn body_of(
+    rt: &Runtime,
+    graph: *mut TF_Graph,
+    inputs: &[TF_Output],
+    excluded: &[*mut TF_Operation],
+) -> Option<Vec<*const TF_Operation>> {
+    if excluded.is_empty() {
+        return None;
+    }
+    let skip: std::collections::HashSet<*mut TF_Operation> =
+        excluded.iter().copied().chain(inputs.iter().map(|o| o.oper)).collect();
+    let mut body = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (rt.api().TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            return Some(body);
+        }
+        if !skip.contains(&oper) {
+            body.push(oper as *const TF_Operation);
+        }
+    }
+}
+
+/// The `(op type, node name)` of each operation.
+///
+/// # Safety
+/// The operations must belong to a live graph not mutated concurrently.
+pub(crate) unsafe fn described(rt: &Runtime, opers: &[*const TF_Operation]) -> Vec<(String, String)> {
+    let api = rt.api();
+    let text = |p: *const c_char| {
+        // SAFETY: a NUL-terminated string owned by the live graph, copied at once.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    };
+    opers
+        .iter()
+        // SAFETY: an operation of the live graph (caller's contract).
+        .map(|&oper| unsafe { (text((api.TF_OperationOpType)(oper.cast_mut())), text((api.TF_OperationName)(oper.cast_mut()))) })
+        .collect()
 }

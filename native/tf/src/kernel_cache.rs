@@ -28,7 +28,7 @@
 //! program that runs its own `StatefulPartitionedCall` eagerly with the same counts, on another
 //! thread, at the moment of a purge, can still meet that error once.
 
-use crate::function::{EagerContext, EagerFunction};
+use crate::context::EagerContext;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use std::collections::HashMap;
@@ -63,7 +63,7 @@ pub(crate) fn purges() -> u64 {
 
 /// How many stale kernels a wrapper may collect before it is purged.
 pub fn threshold() -> usize {
-    MIN_STALE.max(EagerFunction::live_count())
+    MIN_STALE.max(crate::context::LIVE_FUNCTIONS.load(Ordering::Relaxed))
 }
 
 /// The wrapper name TensorFlow gives `op_type` on `device`, with its list attributes' lengths
@@ -131,7 +131,7 @@ fn context_devices(rt: &Runtime, ctx: EagerContext) -> Vec<String> {
 
 /// Counts `n` stale kernels of `op_type` (with these list lengths) on every device of `ctx`, and
 /// purges the wrappers that reached the threshold.
-fn note(rt: &Runtime, ctx: EagerContext, op_type: &str, lists: &[(&str, usize)], n: usize) {
+pub(crate) fn note(rt: &Runtime, ctx: EagerContext, op_type: &str, lists: &[(&str, usize)], n: usize) {
     let limit = threshold();
     let mut due = Vec::new();
     {
@@ -173,17 +173,6 @@ fn purge(rt: &Runtime, ctx: EagerContext, name: &str) {
     match failed {
         None => log::debug!("purged the eager kernels cached under {name}"),
         Some(e) => log::debug!("purging the eager kernels of {name}: {e}"),
-    }
-}
-
-impl EagerFunction {
-    /// Counts this function's kernel as stale, if its calls took the caller-thread path (called
-    /// when it is dropped, after its own removal).
-    pub(crate) fn retire_kernel(&self) {
-        if self.fast_path() {
-            let lists = [("Tin", self.input_dtypes.len()), ("Tout", self.output_dtypes.len())];
-            note(self.rt, self.ctx, "StatefulPartitionedCall", &lists, 1);
-        }
     }
 }
 

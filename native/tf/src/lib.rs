@@ -7,13 +7,11 @@
 
 mod attr_check;
 mod branch_library;
-mod call;
-pub mod call_options;
-mod fast_path;
 pub mod c_api;
+pub mod call_options;
+pub mod context;
 mod def_check;
 pub mod function;
-pub mod function_def;
 mod function_def_proto;
 pub mod graph;
 pub mod graph_ops;
@@ -22,14 +20,12 @@ pub mod kernel_cache;
 pub mod naming;
 pub mod op_cache;
 pub mod runtime;
-mod session_path;
 pub mod status;
 pub mod tensor;
 
-pub use call_options::CallOptions;
-pub use session_path::PROMOTE_AFTER;
-pub use fast_path::fast_path_supported;
-pub use function::{EagerContext, EagerFunction, GraphSignature};
+pub use call_options::{CallOptions, PROMOTE_AFTER};
+pub use context::EagerContext;
+pub use function::{fast_path_supported, EagerFunction, GraphSignature};
 pub use graph_ops::{graph_operation, graph_output};
 pub use handle_data::set_handle_shape;
 pub use runtime::{Runtime, RuntimeError};

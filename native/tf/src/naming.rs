@@ -5,7 +5,8 @@
 //! one TensorFlow runtime, and both register functions in the same eager context. Each copy has
 //! its own counter, so names also carry a random token drawn once per copy.
 
-use crate::function::{EagerContext, EagerFunction};
+use crate::context::EagerContext;
+use crate::function::EagerFunction;
 use crate::runtime::Runtime;
 use std::ffi::CString;
 use std::hash::{BuildHasher, Hash, Hasher};

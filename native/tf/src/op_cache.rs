@@ -15,11 +15,9 @@
 //! executor (per thread, and the op is per thread).
 
 use crate::c_api::{TFE_Context, TFE_Op};
-use crate::fast_path::FastApi;
-use crate::function::{EagerContext, EagerFunction};
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -87,29 +85,37 @@ thread_local! {
 /// [`CachedOp::give_back`].
 pub(crate) struct CachedOp {
     rt: &'static Runtime,
-    ctx: EagerContext,
+    ctx: *mut TFE_Context,
     pub(crate) raw: *mut TFE_Op,
     /// A `StatefulPartitionedCall` op (cached in its own slot) rather than a call by name.
     fast: bool,
 }
 
 impl CachedOp {
-    /// An op with no inputs set to call `f`: by name, or through a `StatefulPartitionedCall`
-    /// when `f` takes the caller-thread path (`fast`).
+    /// An op with no inputs set to call `function` (its name, `function_id` its id) in `ctx`:
+    /// by name, or as the `StatefulPartitionedCall` of the caller-thread path (`fast`, cached
+    /// in its own slot). The flag says whether the op is new or was reset, and so needs the
+    /// call's attributes set; an op kept ready for this function has them still.
     ///
     /// # Safety
-    /// `f`'s context must be live.
-    pub(crate) unsafe fn take(f: &EagerFunction, fast: Option<&FastApi>, status: &Status<'_>) -> Result<Self, TfError> {
-        let (rt, ctx) = (f.rt, f.ctx);
+    /// `ctx` must be live.
+    pub(crate) unsafe fn take(
+        rt: &'static Runtime,
+        ctx: *mut TFE_Context,
+        function: &CStr,
+        function_id: u64,
+        fast: bool,
+        status: &Status<'_>,
+    ) -> Result<(Self, bool), TfError> {
         let api = rt.api();
-        let slot = if fast.is_some() { &CALL_OP } else { &OP };
-        let op_type: &CStr = if fast.is_some() { c"StatefulPartitionedCall" } else { &f.name };
+        let slot = if fast { &CALL_OP } else { &OP };
+        let op_type: &CStr = if fast { c"StatefulPartitionedCall" } else { function };
         let cached = slot.with(|c| c.replace(EMPTY));
         let mut raw = ptr::null_mut();
         if !cached.op.is_null() {
-            if cached.ctx == ctx.0 {
-                if cached.ready_for == f.id {
-                    return Ok(CachedOp { rt, ctx, raw: cached.op, fast: fast.is_some() });
+            if cached.ctx == ctx {
+                if cached.ready_for == function_id {
+                    return Ok((CachedOp { rt, ctx, raw: cached.op, fast }, false));
                 }
                 // SAFETY: the cached op is owned here and belongs to the live ctx.
                 unsafe { (api.TFE_OpReset)(cached.op, op_type.as_ptr(), ptr::null(), status.raw()) };
@@ -125,23 +131,10 @@ impl CachedOp {
         }
         if raw.is_null() {
             // SAFETY: live context, NUL-terminated name.
-            raw = unsafe { (api.TFE_NewOp)(ctx.0, op_type.as_ptr(), status.raw()) };
+            raw = unsafe { (api.TFE_NewOp)(ctx, op_type.as_ptr(), status.raw()) };
             status.check("creating the function call")?;
         }
-        let op = CachedOp { rt, ctx, raw, fast: fast.is_some() };
-        // Grappler's configuration, as Python's tf.function sends it with every call (kept by
-        // the op across calls: clearing an op keeps its attributes).
-        crate::call_options::set_config(rt, raw, f.options.config_proto(f.tfg))?;
-        if let Some(fast) = fast {
-            let fname = f.name.as_bytes();
-            // SAFETY: live op; each list holds the count passed with it.
-            unsafe {
-                (fast.set_attr_type_list)(raw, c"Tin".as_ptr(), f.input_dtypes.as_ptr(), f.input_dtypes.len() as c_int);
-                (fast.set_attr_type_list)(raw, c"Tout".as_ptr(), f.output_dtypes.as_ptr(), f.output_dtypes.len() as c_int);
-                (fast.set_attr_function_name)(raw, c"f".as_ptr(), fname.as_ptr().cast(), fname.len());
-            }
-        }
-        Ok(op)
+        Ok((CachedOp { rt, ctx, raw, fast }, true))
     }
 
     /// Caches the op for this thread's next call if it executed cleanly (`reusable`), else
@@ -171,7 +164,7 @@ impl CachedOp {
                 }
             }
         }
-        let previous = slot.with(|c| c.replace(Slot { ctx: ctx.0, op: raw, ready_for }));
+        let previous = slot.with(|c| c.replace(Slot { ctx, op: raw, ready_for }));
         if !previous.op.is_null() {
             // SAFETY: owned by the cache, replaced just now.
             unsafe { (api.TFE_DeleteOp)(previous.op) };
@@ -179,10 +172,10 @@ impl CachedOp {
     }
 
     /// Deletes this thread's cached op if it belongs to `ctx` (before `ctx` is deleted).
-    pub(crate) fn forget_context(rt: &Runtime, ctx: EagerContext) {
+    pub(crate) fn forget_context(rt: &Runtime, ctx: *mut TFE_Context) {
         for slot in [&OP, &CALL_OP] {
             let cached = slot.with(|c| c.get());
-            if cached.ctx == ctx.0 && !cached.op.is_null() {
+            if cached.ctx == ctx && !cached.op.is_null() {
                 slot.with(|c| c.set(EMPTY));
                 // SAFETY: owned by the cache, its context still alive.
                 unsafe { (rt.api().TFE_DeleteOp)(cached.op) };

@@ -74,7 +74,7 @@ impl Runtime {
 
     fn install(handle: *mut libc::c_void) -> Result<&'static Runtime, RuntimeError> {
         // SAFETY: handle is a live dlopen handle of the TensorFlow C API library.
-        let api = unsafe { Api::resolve(handle)? };
+        let api = unsafe { Api::resolve(handle) }.map_err(|symbol| RuntimeError::MissingSymbol { symbol })?;
         // SAFETY: TF_Version returns a static NUL-terminated string.
         let version = unsafe { CStr::from_ptr((api.TF_Version)()) }.to_string_lossy().into_owned();
         Ok(RUNTIME.get_or_init(|| Runtime { api, version, handle: handle as usize }))

@@ -18,6 +18,15 @@ pub unsafe fn resolve(rt: &Runtime, handle: *mut TFE_TensorHandle) -> Result<*mu
     Ok(t)
 }
 
+/// Deletes a tensor the caller owns (one made by [`resolve`], or a call's output never handed on).
+///
+/// # Safety
+/// `tensor` must be a live `TF_Tensor` owned by the caller, not used afterwards.
+pub unsafe fn delete(rt: &Runtime, tensor: *mut TF_Tensor) {
+    // SAFETY: the caller's contract.
+    unsafe { (rt.api().TF_DeleteTensor)(tensor) }
+}
+
 /// `TF_FLOAT`.
 pub const DT_FLOAT: i32 = 1;
 /// `TF_RESOURCE`: a handle to a resource such as a variable.

@@ -5,22 +5,11 @@
 
 mod support;
 
-use polyfn_tf::graph::Graph;
-use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
-use polyfn_tf::{naming, EagerContext, EagerFunction, GraphSignature, Runtime};
+use polyfn_tf::tensor::OwnedTensor;
+use polyfn_tf::EagerContext;
+use support::scalar::{add_constant, call_scalar};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-
-fn add(rt: &'static Runtime, ctx: EagerContext, k: f32) -> EagerFunction {
-    let mut g = Graph::new(rt);
-    let x = g.placeholder(DT_FLOAT, Some(&[])).unwrap();
-    let c = g.constant(&OwnedTensor::from_f32(rt, &[], &[k])).unwrap();
-    let y = g.binary("AddV2", x, c).unwrap();
-    let names = naming::output_arg_names(1);
-    let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
-    // SAFETY: a live graph, not mutated while converted.
-    unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("race"), &sig) }.unwrap()
-}
 
 #[test]
 #[ignore]
@@ -39,15 +28,9 @@ fn purges_racing_kernel_builds() {
             s.spawn(move || {
                 let x = OwnedTensor::from_f32(rt, &[], &[1.0]);
                 for i in 0..per {
-                    let f = add(rt, ctx, (t * per + i) as f32);
-                    let mut out = Vec::new();
-                    // SAFETY: a live float scalar for the function's one input.
-                    match unsafe { f.call(&[x.raw()], &mut out) } {
-                        Ok(()) => {
-                            // SAFETY: ours.
-                            let v = unsafe { OwnedTensor::from_raw(rt, out[0]) }.to_f32()[0];
-                            assert_eq!(v, 1.0 + (t * per + i) as f32);
-                        }
+                    let f = add_constant(rt, ctx, (t * per + i) as f32, "race");
+                    match call_scalar(rt, &f, &x) {
+                        Ok(v) => assert_eq!(v, 1.0 + (t * per + i) as f32),
                         Err(e) => {
                             let key = format!("{:?}: {}", e.code, e.message.chars().take(90).collect::<String>());
                             *failures.lock().unwrap().entry(key).or_insert(0) += 1;

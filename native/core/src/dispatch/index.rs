@@ -18,7 +18,10 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use crate::{FunctionType, ListType, Literal, MapType, Shape, TensorSpec, TraceType, VariableSpec};
+use crate::function_type::FunctionType;
+use crate::shape::Shape;
+use crate::trace_type::TraceType;
+use crate::types::{ListType, Literal, MapType, TensorSpec, VariableSpec};
 
 /// How a signature (or a call) sits in the index.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

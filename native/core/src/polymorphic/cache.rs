@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 use arc_swap::ArcSwapOption;
 
 use super::Concrete;
-use crate::Hit;
+use crate::dispatch::Hit;
 
 /// Bound on memoized facts buffers beyond one per cached function: past it the memo drops its
 /// inexact entries (hot calls memoize again on their next slow lookup).

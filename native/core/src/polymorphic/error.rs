@@ -1,6 +1,6 @@
 //! [`PolyError`]: why an operation on a polymorphic function failed.
 
-use crate::BindError;
+use crate::binding::BindError;
 
 /// Why a polymorphic-function operation failed.
 #[derive(Debug, thiserror::Error)]

@@ -7,9 +7,15 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{PolyError, Polymorphic};
+use super::Polymorphic;
+use super::error::PolyError;
 use crate::infer::{coalesce, merge_declared, narrow, structures, Coalesced, Provenance};
-use crate::{decode_call_with_captures, BindError, FunctionType, Parameter, RetraceReason, TypeRef};
+use crate::binding::BindError;
+use crate::explain::RetraceReason;
+use crate::facts::decode_call_with_captures;
+use crate::function_type::FunctionType;
+use crate::parameter::Parameter;
+use crate::trace_type::TypeRef;
 
 /// Inferred constraints by parameter name, and what inference said about each parameter.
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! decode and look the call up again while the cached signatures are unchanged.
 
 use super::State;
-use crate::FunctionType;
+use crate::function_type::FunctionType;
 
 pub(super) struct LastMiss {
     pub(super) facts: Box<[i64]>,

@@ -9,6 +9,7 @@
 mod cache;
 mod error;
 mod inferred;
+mod introspection;
 mod miss;
 mod profile;
 mod monitor;
@@ -30,10 +31,14 @@ pub use monitor::{
 };
 pub use session::TraceSession;
 
-use crate::{
-    bind, check_constraints, decode_call_with_captures, decode_value, explain_retrace, BindError, RetraceReason, DispatchTable,
-    FunctionType, LiteralTable, PlaceholderContext, StringTable, TypeRef,
-};
+use crate::binding::{bind, BindError};
+use crate::dispatch::DispatchTable;
+use crate::explain::{explain_retrace, RetraceReason};
+use crate::facts::{decode_call_with_captures, decode_value};
+use crate::intern::{LiteralTable, StringTable};
+use crate::function_type::{check_constraints, FunctionType};
+use crate::placeholder::PlaceholderContext;
+use crate::trace_type::TypeRef;
 use cache::{Published, WriteToken};
 use monitor::Monitor;
 use parking_lot::Mutex;
@@ -223,11 +228,6 @@ impl<C> Polymorphic<C> {
             log::debug!("function '{}': dispatch memo full ({} call shapes); dropped its inexact entries", self.name, cache::MEMO_CAPACITY);
         }
         Ok(found.map(|(c, _)| c))
-    }
-
-    /// The cached concrete function with this id, without taking the lock.
-    pub fn concrete_by_id(&self, id: u32) -> Option<Arc<Concrete<C>>> {
-        self.published.by_id(id)
     }
 
     /// Starts a trace of a call with arguments named `arg_names`, checking them against the
@@ -444,37 +444,4 @@ impl<C> Polymorphic<C> {
         };
         drop(dropped);
     }
-
-    pub fn trace_count(&self) -> u32 {
-        self.state.lock().stats.traces as u32
-    }
-
-    pub fn stats(&self) -> Stats {
-        self.stats_of(&self.state.lock())
-    }
-
-    fn stats_of(&self, st: &State<C>) -> Stats {
-        let (exact_hits, inexact_hits) = self.published.hits();
-        Stats { exact_hits, inexact_hits, ..st.stats }
-    }
-
-    /// The most recent traces, oldest first (at most [`HISTORY_CAPACITY`]).
-    pub fn history(&self) -> Vec<TraceRecord> {
-        self.state.lock().monitor.history.iter().cloned().collect()
-    }
-
-    /// The declared type (parameters and captures with their constraints), `None` before the
-    /// first trace.
-    pub fn declared(&self) -> Option<FunctionType> {
-        self.state.lock().declared.clone()
-    }
-
-    /// Cached concrete functions in the order they were traced.
-    pub fn concrete_functions(&self) -> Vec<Arc<Concrete<C>>> {
-        let st = self.state.lock();
-        let mut all: Vec<_> = st.table.entries().map(|(_, c)| c.clone()).collect();
-        all.sort_by_key(|c| c.id);
-        all
-    }
 }
-

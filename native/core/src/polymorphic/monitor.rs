@@ -7,7 +7,12 @@
 use std::collections::VecDeque;
 
 use super::Options;
-use crate::{FunctionType, ParamKind, Parameter};
+use crate::wire::{
+    STAT_COUNT, STAT_EVICTIONS, STAT_EXACT_HITS, STAT_INEXACT_HITS, STAT_LAST_TRACE_NANOS, STAT_MISSES, STAT_TOTAL_TRACE_NANOS,
+    STAT_TRACES,
+};
+use crate::function_type::FunctionType;
+use crate::parameter::{ParamKind, Parameter};
 
 /// Distinct values of one Java parameter from which tracing warns (then again at each doubling).
 pub const LITERAL_WARNING_THRESHOLD: usize = 8;
@@ -41,6 +46,19 @@ impl Stats {
     /// Every call counted: hits and misses.
     pub fn calls(&self) -> u64 {
         self.exact_hits + self.inexact_hits + self.misses
+    }
+
+    /// The counters as Java reads them, indexed by the `STAT_*` constants.
+    pub fn to_wire(&self) -> [i64; STAT_COUNT] {
+        let mut out = [0i64; STAT_COUNT];
+        out[STAT_EXACT_HITS] = self.exact_hits as i64;
+        out[STAT_INEXACT_HITS] = self.inexact_hits as i64;
+        out[STAT_MISSES] = self.misses as i64;
+        out[STAT_TRACES] = self.traces as i64;
+        out[STAT_EVICTIONS] = self.evictions as i64;
+        out[STAT_TOTAL_TRACE_NANOS] = self.total_trace_nanos as i64;
+        out[STAT_LAST_TRACE_NANOS] = self.last_trace_nanos as i64;
+        out
     }
 }
 
@@ -145,4 +163,23 @@ pub(super) fn literal_warnings(name: &str, distinct: impl Fn(&str) -> usize, dec
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_are_written_at_their_indices() {
+        let s = Stats {
+            exact_hits: 1,
+            inexact_hits: 2,
+            misses: 3,
+            traces: 4,
+            evictions: 5,
+            total_trace_nanos: 6,
+            last_trace_nanos: 7,
+        };
+        assert_eq!(s.to_wire(), [1, 2, 3, 4, 5, 6, 7]);
+    }
 }

@@ -2,7 +2,8 @@
 
 use super::Polymorphic;
 use crate::profile::{suggest, to_json, Suggestion};
-use crate::{decode_call_with_captures, FunctionType};
+use crate::facts::decode_call_with_captures;
+use crate::function_type::FunctionType;
 
 impl<C> Polymorphic<C> {
     /// The recorded calls: each call type (parameters only) with how many calls had it, most

@@ -1,8 +1,11 @@
 //! Concrete functions restored from elsewhere (a trace cache written by an earlier process),
 //! added to the dispatch table without tracing.
 
-use super::{Concrete, PolyError, Polymorphic};
-use crate::{decode_call_with_captures, explain_retrace, FunctionType};
+use super::{Concrete, Polymorphic};
+use super::error::PolyError;
+use crate::explain::explain_retrace;
+use crate::facts::decode_call_with_captures;
+use crate::function_type::FunctionType;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

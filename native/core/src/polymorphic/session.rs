@@ -3,8 +3,13 @@
 
 use std::time::Instant;
 
-use super::PolyError;
-use crate::{describe_mismatch, BindError, RetraceReason, FunctionType, ParamKind, Parameter, PlaceholderContext, PlaceholderSpec, TypeRef};
+use super::error::PolyError;
+use crate::binding::BindError;
+use crate::explain::RetraceReason;
+use crate::function_type::{describe_mismatch, FunctionType};
+use crate::parameter::{ParamKind, Parameter};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::TypeRef;
 
 /// The parameters a body declares while it is traced.
 pub struct TraceSession {

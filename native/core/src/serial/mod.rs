@@ -67,20 +67,20 @@
 //! assert!(serial::function_type_from_json("{}", &TypeRegistry::builtin()).is_err());
 //! ```
 
-mod registry;
+pub mod form;
+pub mod registry;
 pub mod values;
 
-pub use registry::{encode_type, Decoder, Fields, SerialForm, TypeRegistry, MAX_TYPE_DEPTH};
+pub use form::{SerialError, SerialForm, FORMAT_VERSION};
+pub use registry::{encode_type, Decoder, Fields, TypeRegistry, MAX_TYPE_DEPTH};
 
 use serde_json::{json, Map, Value};
 
-use crate::{
-    CompositeType, FunctionType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType,
-    ParamKind, Parameter, TensorConstraint, TensorSpec, TypeRef, VariableConstraint, VariableSpec,
-};
+use crate::function_type::FunctionType;
+use crate::parameter::{ParamKind, Parameter};
+use crate::trace_type::TypeRef;
+use crate::types::{CompositeType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType, TensorConstraint, TensorSpec, VariableConstraint, VariableSpec};
 
-/// The version this crate writes and the only one it reads.
-pub const FORMAT_VERSION: u64 = 1;
 /// Format tag of a function type document.
 pub const FUNCTION_TYPE_FORMAT: &str = "polyfn.function_type";
 /// Format tag of a single trace type document.
@@ -103,35 +103,22 @@ pub(crate) const BUILTIN_KINDS: &[(&str, Decoder)] = &[
     ("composite", CompositeType::from_json),
 ];
 
-/// Why a value could not be written or read. Messages name the place in the document
-/// (`function_type.parameters[0].type.shape`) and what was expected there.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SerialError {
-    #[error("not valid JSON: {0}")]
-    Syntax(String),
-    #[error("not a Polyfn {expected} document: {found}")]
-    Format { expected: &'static str, found: String },
-    #[error("unsupported {format} version {found}: this Polyfn reads version {FORMAT_VERSION}")]
-    Version { format: &'static str, found: String },
-    #[error("at {path}: unknown type kind '{kind}' (known kinds: {known}); a kind defined outside Polyfn must be registered with TypeRegistry::register")]
-    UnknownKind { path: String, kind: String, known: String },
-    #[error("at {path}: {message}")]
-    Invalid { path: String, message: String },
-    #[error("cannot serialize {0}")]
-    NotSerializable(String),
-    #[error("type kind '{0}' is already registered")]
-    DuplicateKind(String),
-}
-
-impl SerialError {
-    pub(crate) fn invalid(path: &str, message: impl Into<String>) -> SerialError {
-        SerialError::Invalid {
-            path: path.to_string(),
-            message: message.into(),
+impl TypeRegistry {
+    /// A registry with the built-in kinds (see the table in [`crate::serial`]).
+    pub fn builtin() -> Self {
+        let mut r = TypeRegistry::empty();
+        for (kind, decoder) in BUILTIN_KINDS {
+            r.decoders.insert(kind.to_string(), *decoder);
         }
+        r
     }
 }
 
+impl Default for TypeRegistry {
+    fn default() -> Self {
+        TypeRegistry::builtin()
+    }
+}
 
 fn kind_from(name: &str) -> Option<ParamKind> {
     [ParamKind::Tensor, ParamKind::List, ParamKind::Map, ParamKind::Java, ParamKind::Variable, ParamKind::Nest]

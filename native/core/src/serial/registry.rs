@@ -1,4 +1,4 @@
-//! The open half of serialization: [`SerialForm`] (what a type writes), [`TypeRegistry`]
+//! The open half of serialization: [`SerialForm`](super::form::SerialForm) (what a type writes), [`TypeRegistry`]
 //! (serial kind name → decoder) and [`Fields`] (what a decoder reads, with the path of every
 //! value so errors say where they are).
 
@@ -7,36 +7,16 @@ use std::collections::{BTreeMap, HashMap};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::{values, SerialError};
-use crate::{DType, DTypeSet, Shape, TraceType, TypeRef};
+use super::form::SerialError;
+use super::values;
+use crate::dtype::{DType, DTypeSet};
+use crate::shape::Shape;
+use crate::trace_type::{TraceType, TypeRef};
 
 /// Deepest nesting of types a document may hold. serde_json refuses documents nested deeper
 /// than 128 levels when parsing text; this bound keeps decoding of a hand-built `Value` (which
 /// skips that parser) from recursing without limit too.
 pub const MAX_TYPE_DEPTH: usize = 48;
-
-/// A type's serialized form: its serial kind (the name its decoder is registered under in a
-/// [`TypeRegistry`]) and its fields. Written as one JSON object, `{"kind": <kind>, ...fields}`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SerialForm {
-    pub kind: &'static str,
-    pub fields: Map<String, Value>,
-}
-
-impl SerialForm {
-    pub fn new(kind: &'static str) -> Self {
-        SerialForm {
-            kind,
-            fields: Map::new(),
-        }
-    }
-
-    /// Adds a field (builder style).
-    pub fn field(mut self, name: &str, value: Value) -> Self {
-        self.fields.insert(name.to_string(), value);
-        self
-    }
-}
 
 /// Reads one type from its JSON object; registered per serial kind in a [`TypeRegistry`].
 /// The registry checks afterwards that every field was read, so a decoder only takes what it
@@ -48,7 +28,7 @@ pub type Decoder = fn(&mut Fields<'_>) -> Result<TypeRef, SerialError>;
 /// this crate.
 #[derive(Clone)]
 pub struct TypeRegistry {
-    decoders: HashMap<String, Decoder>,
+    pub(super) decoders: HashMap<String, Decoder>,
 }
 
 impl TypeRegistry {
@@ -57,15 +37,6 @@ impl TypeRegistry {
         TypeRegistry {
             decoders: HashMap::new(),
         }
-    }
-
-    /// A registry with the built-in kinds (see the table in [`crate::serial`]).
-    pub fn builtin() -> Self {
-        let mut r = TypeRegistry::empty();
-        for (kind, decoder) in super::BUILTIN_KINDS {
-            r.decoders.insert(kind.to_string(), *decoder);
-        }
-        r
     }
 
     /// Adds a kind. A kind already registered is refused, so a plug-in cannot silently replace
@@ -130,12 +101,6 @@ impl TypeRegistry {
         let t = decoder(&mut fields)?;
         fields.finish()?;
         Ok(t)
-    }
-}
-
-impl Default for TypeRegistry {
-    fn default() -> Self {
-        TypeRegistry::builtin()
     }
 }
 

@@ -2,8 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::SerialError;
-use crate::{DType, DTypeSet, Shape};
+use super::form::SerialError;
+use crate::dtype::{DType, DTypeSet};
+use crate::shape::Shape;
 
 /// A dtype: its TensorFlow name (`"FLOAT"`) when known, else its numeric code, so no code is
 /// lost.

@@ -4,7 +4,8 @@
 //! children meet which.
 
 use crate::trace_type::as_dyns;
-use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::{TraceType, TypeRef};
 
 /// Where a child sits in its container.
 #[derive(Clone, Copy, Debug)]

@@ -11,8 +11,13 @@
 
 use std::fmt;
 
-use crate::serial::{encode_type, values, Fields, SerialError, SerialForm};
-use crate::{DType, PlaceholderContext, PlaceholderSpec, Shape, TraceType, TypeRef};
+use crate::serial::values;
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::{encode_type, Fields};
+use crate::dtype::DType;
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::shape::Shape;
+use crate::trace_type::{TraceType, TypeRef};
 use serde_json::json;
 
 /// A composite value's type: kind, values dtype, static shape, metadata, component specs.
@@ -63,7 +68,7 @@ impl fmt::Display for CompositeType {
             write!(f, ", {m}")?;
         }
         for (i, (name, t)) in self.components.iter().enumerate() {
-            let dims = t.downcast_ref::<crate::TensorSpec>().map_or_else(|| t.to_string(), |s| s.shape.to_string());
+            let dims = t.downcast_ref::<super::tensor::TensorSpec>().map_or_else(|| t.to_string(), |s| s.shape.to_string());
             write!(f, "{}{name}: {dims}", if i == 0 { "; " } else { ", " })?;
         }
         f.write_str(")")
@@ -76,7 +81,7 @@ impl TraceType for CompositeType {
     }
 
     fn is_subtype_of(&self, other: &dyn TraceType) -> bool {
-        if other.as_any().is::<super::NestConstraint>() {
+        if other.as_any().is::<super::record::NestConstraint>() {
             return true;
         }
         let Some(o) = other.as_any().downcast_ref::<CompositeType>() else {
@@ -90,7 +95,7 @@ impl TraceType for CompositeType {
     fn most_specific_common_supertype(&self, others: &[&dyn TraceType]) -> Option<TypeRef> {
         let Some(all) = others.iter().map(|o| o.as_any().downcast_ref::<CompositeType>()).collect::<Option<Vec<_>>>()
         else {
-            return super::join_by_constraint::<super::NestConstraint>(self, others);
+            return super::join_by_constraint::<super::record::NestConstraint>(self, others);
         };
         if !all.iter().all(|o| self.same_kind(o)) {
             return None;

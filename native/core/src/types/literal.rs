@@ -3,8 +3,10 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::{PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
-use crate::serial::{Fields, SerialError, SerialForm};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::{TraceType, TypeRef};
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::Fields;
 use serde_json::json;
 
 /// A non-tensor Java value, identified by `id`: the Java side interns values equal under

@@ -4,8 +4,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::children::{self, Key, Pairs};
-use crate::{NestConstraint, PlaceholderContext, PlaceholderSpec, TraceType, TypeRef};
-use crate::serial::{encode_type, Fields, SerialError, SerialForm};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::{TraceType, TypeRef};
+use super::record::NestConstraint;
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::{encode_type, Fields};
 use serde_json::json;
 
 /// A map with an exact key set and one type per value (covariant). Keys are sorted, which

@@ -17,7 +17,7 @@ pub use record::{NestConstraint, RecordType};
 pub use tensor::{TensorConstraint, TensorSpec};
 pub use variable::{VariableConstraint, VariableSpec};
 
-use crate::{TraceType, TypeRef};
+use crate::trace_type::{TraceType, TypeRef};
 
 /// The join of a concrete type with others among which is a constraint of kind `C`: the
 /// constraint knows how to join with concrete types, so it does the join, whatever the order the

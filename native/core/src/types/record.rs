@@ -8,8 +8,14 @@
 
 use std::fmt;
 
-use crate::serial::{encode_type, Fields, SerialError, SerialForm};
-use crate::{ListType, Literal, MapType, PlaceholderContext, PlaceholderSpec, TensorSpec, TraceType, TypeRef};
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::{encode_type, Fields};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::trace_type::{TraceType, TypeRef};
+use super::list::ListType;
+use super::literal::Literal;
+use super::map::MapType;
+use super::tensor::TensorSpec;
 use serde_json::json;
 
 /// A record of a given class, its components' names and types in declaration order.
@@ -178,19 +184,19 @@ impl NestConstraint {
     /// `features` are `[-1, 3]`) holds only tensors there, so it is still narrower than a nest.
     pub(crate) fn admits(t: &TypeRef, nest: &dyn TraceType) -> bool {
         let any = t.as_any();
-        any.is::<TensorSpec>() || any.is::<crate::TensorConstraint>() || any.is::<Literal>() || t.is_subtype_of(nest)
+        any.is::<TensorSpec>() || any.is::<super::tensor::TensorConstraint>() || any.is::<Literal>() || t.is_subtype_of(nest)
     }
 
     /// Whether every value below `bound` (an element or value constraint) may stand in a nest.
     pub(crate) fn admits_bound(bound: &TypeRef, nest: &dyn TraceType) -> bool {
         let any = bound.as_any();
-        any.is::<crate::TensorConstraint>() || any.is::<crate::LiteralConstraint>() || Self::admits(bound, nest)
+        any.is::<super::tensor::TensorConstraint>() || any.is::<super::literal::LiteralConstraint>() || Self::admits(bound, nest)
     }
 
     /// Whether `t` is a structure (list, map or record) rather than a leaf.
     pub fn is_structure(t: &dyn TraceType) -> bool {
         let any = t.as_any();
-        any.is::<ListType>() || any.is::<MapType>() || any.is::<RecordType>() || any.is::<crate::CompositeType>()
+        any.is::<ListType>() || any.is::<MapType>() || any.is::<RecordType>() || any.is::<super::composite::CompositeType>()
     }
 }
 
@@ -231,6 +237,10 @@ impl NestConstraint {
         Ok(TypeRef::new(NestConstraint))
     }
 }
+
+#[cfg(test)]
+#[path = "nest_tests.rs"]
+mod nest_tests;
 
 #[cfg(test)]
 mod tests {

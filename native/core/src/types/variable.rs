@@ -9,8 +9,13 @@
 
 use std::fmt;
 
-use crate::{DType, DTypeSet, PlaceholderContext, PlaceholderSpec, Shape, TraceType, TypeRef};
-use crate::serial::{values, Fields, SerialError, SerialForm};
+use crate::dtype::{DType, DTypeSet};
+use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
+use crate::shape::Shape;
+use crate::trace_type::{TraceType, TypeRef};
+use crate::serial::values;
+use crate::serial::form::{SerialError, SerialForm};
+use crate::serial::registry::Fields;
 use serde_json::json;
 
 /// A variable in a call.

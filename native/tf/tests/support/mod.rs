@@ -3,6 +3,10 @@
 //! once under target/.
 
 use polyfn_tf::Runtime;
+
+// Used by some test crates only.
+#[allow(dead_code)]
+pub mod scalar;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

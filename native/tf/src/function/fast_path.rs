@@ -22,7 +22,8 @@
 
 use crate::c_api::{TFE_Context, TFE_Op, TF_Status};
 use crate::call_options::CallOptions;
-use crate::function::EagerFunction;
+use super::EagerFunction;
+use crate::graph_ops;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use std::ffi::{c_char, c_int, c_uchar, c_void};
@@ -60,17 +61,10 @@ pub(crate) fn fast_api(rt: &Runtime) -> Option<&'static FastApi> {
     .as_ref()
 }
 
-const CONTROL_FLOW: [&str; 6] = ["If", "While", "StatelessIf", "StatelessWhile", "Case", "StatelessCase"];
-const CALLS: [&str; 2] = ["StatefulPartitionedCall", "PartitionedCall"];
 /// Ops whose int32 result is typed as a shape tensor, a type that follows it through `Identity`
 /// and that the caller-thread path rejects on a function output (`Size`, `Abs` of a shape... pass).
 const SHAPE_OPS: [&str; 2] = ["Shape", "ShapeN"];
 const DT_INT32: i32 = 3;
-
-/// Whether ops of type `ty` run other functions (control flow or calls).
-pub(crate) fn refers_to_functions(ty: &str) -> bool {
-    CONTROL_FLOW.contains(&ty) || CALLS.contains(&ty)
-}
 
 /// Why a function must not take the fast path; `None` if it may. `ops` are its operations
 /// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs.
@@ -83,10 +77,10 @@ pub(crate) fn blocker(ops: &[(String, String)], output_dtypes: &[i32], effects: 
     }
     let mut shape_op = None;
     for (ty, _) in ops {
-        if CONTROL_FLOW.contains(&ty.as_str()) {
+        if graph_ops::CONTROL_FLOW.contains(&ty.as_str()) {
             return Some(format!("it contains control flow ({ty})"));
         }
-        if CALLS.contains(&ty.as_str()) {
+        if graph_ops::CALLS.contains(&ty.as_str()) {
             return Some("it calls other functions".to_owned());
         }
         if SHAPE_OPS.contains(&ty.as_str()) {

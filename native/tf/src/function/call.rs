@@ -1,7 +1,8 @@
 //! Executing a registered function eagerly: the hot path of a cache hit.
 
 use crate::c_api::{TFE_TensorHandle, TF_Tensor};
-use crate::function::EagerFunction;
+use super::fast_path::fast_api;
+use super::EagerFunction;
 use crate::op_cache::CachedOp;
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
@@ -25,7 +26,7 @@ impl EagerFunction {
                 let result = unsafe { chosen.session.run(inputs, out, status) };
                 if let (Ok(()), Some(own)) = (&result, chosen.build_own) {
                     // SAFETY: as above; the outputs were just made and are live.
-                    match unsafe { crate::session_path::SessionCall::build(self, inputs, &out[start..]) } {
+                    match unsafe { super::session_path::SessionCall::build(self, inputs, &out[start..]) } {
                         Ok(session) => drop(own.set(session)),
                         Err(e) => log::debug!("function {}: this thread keeps to its first session: {e}", self.name()),
                     }
@@ -59,7 +60,7 @@ impl EagerFunction {
     /// Every input and output must be a live `TF_Tensor`.
     unsafe fn promote(&self, inputs: &[*mut TF_Tensor], outputs: &[*mut TF_Tensor]) {
         // SAFETY: the caller's contract, passed on.
-        match unsafe { crate::session_path::SessionCall::build(self, inputs, outputs) } {
+        match unsafe { super::session_path::SessionCall::build(self, inputs, outputs) } {
             Ok(session) => self.session.publish(session),
             Err(e) => log::debug!("function {} stays on the eager call path: {e}", self.name()),
         }
@@ -70,6 +71,34 @@ impl EagerFunction {
         self.fast_path() && self.session.is_ready()
     }
 
+    /// This thread's op, set to call this function: by name, or through a
+    /// `StatefulPartitionedCall` on the caller-thread path.
+    ///
+    /// # Safety
+    /// The function's context must be live.
+    unsafe fn take_op(&self, status: &Status<'_>) -> Result<CachedOp, TfError> {
+        let fast = if self.fast_path() { fast_api(self.rt) } else { None };
+        // SAFETY: the caller's contract, passed on.
+        let (op, fresh) = unsafe { CachedOp::take(self.rt, self.ctx.0, &self.name, self.id, fast.is_some(), status) }?;
+        if !fresh {
+            return Ok(op);
+        }
+        // Grappler's configuration, as Python's tf.function sends it with every call (kept by
+        // the op across calls: clearing an op keeps its attributes).
+        crate::call_options::set_config(self.rt, op.raw, self.options.config_proto(self.tfg))?;
+        if let Some(fast) = fast {
+            let fname = self.name.as_bytes();
+            let (tin, tout) = (&self.input_dtypes, &self.output_dtypes);
+            // SAFETY: live op; each list holds the count passed with it.
+            unsafe {
+                (fast.set_attr_type_list)(op.raw, c"Tin".as_ptr(), tin.as_ptr(), tin.len() as c_int);
+                (fast.set_attr_type_list)(op.raw, c"Tout".as_ptr(), tout.as_ptr(), tout.len() as c_int);
+                (fast.set_attr_function_name)(op.raw, c"f".as_ptr(), fname.as_ptr().cast(), fname.len());
+            }
+        }
+        Ok(op)
+    }
+
     /// [`EagerFunction::call`] with the status to use.
     ///
     /// # Safety
@@ -77,8 +106,7 @@ impl EagerFunction {
     unsafe fn call_with(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>, status: &Status<'_>) -> Result<(), TfError> {
         let api = self.rt.api();
         // SAFETY: the context outlives every function registered in it.
-        let fast = if self.fast_path() { crate::fast_path::fast_api(self.rt) } else { None };
-        let op = unsafe { CachedOp::take(self, fast, status) }?;
+        let op = unsafe { self.take_op(status) }?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
         for &t in inputs {

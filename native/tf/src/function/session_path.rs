@@ -8,7 +8,7 @@
 //! about the time of the bare graph, and takes and returns `TF_Tensor`s directly.
 //!
 //! A session costs milliseconds to make and to run the first time (graph optimization, kernel
-//! creation), so a function moves to it only after [`PROMOTE_AFTER`] calls ("promotion"): the
+//! creation), so a function moves to it only after [`crate::call_options::PROMOTE_AFTER`] calls ("promotion"): the
 //! call that reaches the count builds it, on its own thread, while other callers keep using the
 //! eager path; the session is published only once it has run that call's inputs correctly.
 //! A function can have one session per core (up to 4), and each calling thread keeps to one of
@@ -25,7 +25,8 @@
 //! session makes its own devices, and would place the function on a GPU the context may not use).
 
 use crate::c_api::{TFE_Context, TF_Buffer, TF_Graph, TF_Output, TF_Session, TF_SessionOptions, TF_Status, TF_Tensor};
-use crate::function::{EagerContext, EagerFunction};
+use super::EagerFunction;
+use crate::context::EagerContext;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use crate::tensor::{DT_RESOURCE, DT_VARIANT};
@@ -33,11 +34,6 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
-
-/// Calls on the eager path before a function moves to its session, by default
-/// ([`crate::CallOptions::session_after`] sets it per function; tests set it low to run every
-/// function on the session path).
-pub const PROMOTE_AFTER: u32 = 64;
 
 /// The session configuration (`ConfigProto`): `inter_op_parallelism_threads: -1` (field 5),
 /// `allow_soft_placement: true` (7), and `graph_options` (10) with
@@ -433,41 +429,5 @@ impl Drop for SessionCall {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn field(number: u64, payload: &[u8]) -> Vec<u8> {
-        let mut out = vec![(number << 3 | 2) as u8, payload.len() as u8];
-        out.extend_from_slice(payload);
-        out
-    }
-
-    /// A `FunctionDef` with one node of `op`, its signature flagged stateful or not.
-    fn def(op: &str, flagged: bool, control_output: bool) -> Vec<u8> {
-        let mut sig = field(1, b"f");
-        if flagged {
-            sig.extend([(IS_STATEFUL << 3) as u8 | 0x80, (IS_STATEFUL >> 4) as u8, 1]);
-        }
-        let mut out = field(1, &sig);
-        let mut node = field(1, b"n");
-        node.extend(field(2, op.as_bytes()));
-        out.extend(field(3, &node));
-        if control_output {
-            out.extend(field(6, &[]));
-        }
-        out
-    }
-
-    #[test]
-    fn the_blocker_refuses_state_effects_and_stateful_ops_even_unflagged() {
-        let stateful: std::collections::HashSet<String> = ["RandomUniform".to_owned()].into();
-        let float = [1];
-        assert_eq!(blocker(&def("AddV2", false, false), &float, &float, &stateful), None);
-        assert!(blocker(&def("AddV2", true, false), &float, &float, &stateful).unwrap().contains("stateful"));
-        // A definition whose signature lacks the flag is caught by the registry's.
-        assert_eq!(blocker(&def("RandomUniform", false, false), &float, &float, &stateful).unwrap(), "its op n (RandomUniform) is stateful");
-        assert!(blocker(&def("AddV2", false, true), &float, &float, &stateful).unwrap().contains("effects"));
-        assert!(blocker(&def("AddV2", false, false), &[DT_RESOURCE], &float, &stateful).unwrap().contains("resource"));
-        assert!(blocker(b"\xff", &float, &float, &stateful).unwrap().contains("could not be read"));
-    }
-}
+#[path = "session_path_tests.rs"]
+mod tests;

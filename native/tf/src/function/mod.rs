@@ -1,53 +1,25 @@
-//! A traced graph turned into a `TF_Function` and registered in an eager context.
+//! A traced graph turned into a `TF_Function` and registered in an eager context: the
+//! [`EagerFunction`] type, its registration and removal here, the rest of it in the child
+//! modules (one type over several files, none of them used by another type of the crate).
 
-use crate::c_api::{TFE_Context, TF_Function, TF_Graph, TF_Operation, TF_Output};
+mod call;
+mod def;
+mod fast_path;
+mod session_path;
+
+pub use fast_path::fast_path_supported;
+
+use crate::c_api::{TF_Function, TF_Graph, TF_Operation, TF_Output};
 use crate::call_options::CallOptions;
-use crate::op_cache::CachedOp;
+use crate::context::{EagerContext, LIVE_FUNCTIONS as LIVE};
 use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
 use std::ffi::{c_int, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Functions registered by [`EagerFunction`] and not yet removed, process-wide (for leak checks).
-static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// Identifies EagerFunctions for the per-thread op cache (never 0; unique in this copy).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// An eager context Polyfn registers functions in. Owned by TensorFlow Java (its default
-/// `EagerSession`), or by the caller of [`EagerContext::new_owned`] in Rust-only tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EagerContext(pub *mut TFE_Context);
-
-// SAFETY: TFE_Context is internally synchronized; TensorFlow executes ops on it from any thread.
-unsafe impl Send for EagerContext {}
-unsafe impl Sync for EagerContext {}
-
-impl EagerContext {
-    /// A new context owned by the caller (delete it with [`EagerContext::delete`]).
-    pub fn new_owned(rt: &Runtime) -> Result<Self, TfError> {
-        let api = rt.api();
-        let status = Status::new(api);
-        // SAFETY: plain C API calls with live arguments.
-        unsafe {
-            let opts = (api.TFE_NewContextOptions)();
-            let ctx = (api.TFE_NewContext)(opts, status.raw());
-            (api.TFE_DeleteContextOptions)(opts);
-            status.check("TFE_NewContext")?;
-            Ok(EagerContext(ctx))
-        }
-    }
-
-    /// Deletes a context made by [`EagerContext::new_owned`].
-    ///
-    /// # Safety
-    /// No function registered in it may be used afterwards.
-    pub unsafe fn delete(self, rt: &Runtime) {
-        CachedOp::forget_context(rt, self);
-        // SAFETY: the context is live and, by the caller's contract, no longer used.
-        unsafe { (rt.api().TFE_DeleteContext)(self.0) }
-    }
-}
 
 /// What a traced graph exposes as a function: its inputs and named outputs.
 #[derive(Debug)]
@@ -93,7 +65,7 @@ pub struct EagerFunction {
     /// The options it was registered with.
     pub(crate) options: CallOptions,
     /// Its session path: the call count until promotion, then the session.
-    pub(crate) session: crate::session_path::SessionTier,
+    pub(crate) session: session_path::SessionTier,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -152,7 +124,7 @@ impl EagerFunction {
     ) -> Result<Self, TfError> {
         let api = rt.api();
         // SAFETY: live graph (caller's contract).
-        let body = unsafe { crate::call_options::body_of(rt, graph, sig.inputs, excluded) };
+        let body = unsafe { crate::graph_ops::body_of(rt, graph, sig.inputs, excluded) };
         let status = Status::new(api);
         let cname = CString::new(name).map_err(|_| TfError::invalid_argument("function name contains NUL"))?;
         let names: Vec<*const libc::c_char> = sig.output_names.iter().map(|n| n.as_ptr()).collect();
@@ -191,9 +163,9 @@ impl EagerFunction {
         // What XLA must compile and the call path depends on: the function's operations only.
         let ops = match &body {
             // SAFETY: operations of the live graph (caller's contract).
-            Some(b) => unsafe { crate::call_options::described(rt, b) },
+            Some(b) => unsafe { crate::graph_ops::described(rt, b) },
             // SAFETY: live graph (caller's contract).
-            None => unsafe { crate::call_options::graph_ops(rt, graph) },
+            None => unsafe { crate::graph_ops::graph_ops(rt, graph) },
         };
         if options.jit_compile {
             // SAFETY: func was just made, is owned here and not registered.
@@ -216,7 +188,7 @@ impl EagerFunction {
             library.truncate(got.max(0) as usize);
         }
         let (inputs, outputs): (Vec<i32>, Vec<i32>) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
-        let mut fast_path_blocker = crate::fast_path::blocker(&ops, &outputs, !sig.control_outputs.is_empty(), &options);
+        let mut fast_path_blocker = fast_path::blocker(&ops, &outputs, !sig.control_outputs.is_empty(), &options);
         if !library.is_empty() {
             fast_path_blocker = Some("it calls other functions".to_owned());
         }
@@ -294,7 +266,7 @@ impl EagerFunction {
             num_inputs: input_dtypes.len(),
             input_dtypes,
             output_dtypes,
-            session: crate::session_path::SessionTier::new(
+            session: session_path::SessionTier::new(
                 fast_path_blocker.is_some() || !options.fast_path,
                 options.session_after,
             ),
@@ -303,7 +275,7 @@ impl EagerFunction {
             tfg,
             options,
         };
-        if options.fast_path && f.fast_path_blocker.is_none() && crate::fast_path::fast_path_supported(rt) {
+        if options.fast_path && f.fast_path_blocker.is_none() && fast_path::fast_path_supported(rt) {
             // Refused only by a runtime error setting the context flag: the default path is
             // then kept, which gives the same results.
             if let Err(e) = f.set_fast_path(true) {
@@ -417,8 +389,12 @@ impl Drop for EagerFunction {
         if let Err(e) = status.check("") {
             log::warn!("removing function {} from the eager context: {e}", self.name());
         }
-        // Its caller-thread kernel is filed under TensorFlow's wrapper, not under its name.
-        self.retire_kernel();
+        // Its caller-thread kernel is filed under TensorFlow's wrapper, not under its name:
+        // counted stale there (after the function's own removal).
+        if self.fast_path() {
+            let lists = [("Tin", self.input_dtypes.len()), ("Tout", self.output_dtypes.len())];
+            crate::kernel_cache::note(self.rt, self.ctx, "StatefulPartitionedCall", &lists, 1);
+        }
         // SAFETY: live context; these names were registered by this function.
         unsafe { crate::branch_library::remove(self.rt, self.ctx, &self.added_library) };
         // SAFETY: owned since from_graph, deleted once.

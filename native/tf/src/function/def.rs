@@ -7,7 +7,8 @@
 
 use crate::c_api::{TF_Buffer, TF_Function, TF_Status};
 use crate::call_options::CallOptions;
-use crate::function::{EagerContext, EagerFunction};
+use super::EagerFunction;
+use crate::context::EagerContext;
 use crate::function_def_proto as proto;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
@@ -208,7 +209,7 @@ impl EagerFunction {
             return Err(e);
         }
         let blocker = if owned.is_empty() {
-            crate::fast_path::blocker(&ops, &output_dtypes, effects, &options)
+            super::fast_path::blocker(&ops, &output_dtypes, effects, &options)
         } else {
             Some("it calls other functions".to_owned())
         };
