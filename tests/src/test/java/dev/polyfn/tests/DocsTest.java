@@ -251,7 +251,7 @@ class DocsTest {
     assertEquals(List.of("docs/a.md:2: c.md (no such file: docs/c.md)",
         "docs/a.md:2: b.md#nope (no heading with that id in docs/b.md)",
         "docs/a.md:2: b.md#two-spaces (no heading with that id in docs/b.md)"), brokenLinks(dir, pages));
-    assertEquals(List.of("docs/a.md:12: a ```java block that no compiled source holds (first line: int y = 2;)"),
+    assertEquals(List.of("docs/a.md:13: a ```java block that no compiled source holds (first line: int y = 2;)"),
         driftedSnippets(dir, pages));
   }
 }
