@@ -20,7 +20,7 @@ public final class AddTwo {
       TFloat32 y = out.get("y", TFloat32.class);
       System.out.println(y.getFloat(0) + ", " + y.getFloat(1));   // 3.0, 4.0
       System.out.println(addTwo.traceCount());                     // 1: a float vector of length 2
-      System.out.println(addTwo.concreteFunctions());              // [(x: TensorSpec(FLOAT, [2])) -> [y]]
+      System.out.println(addTwo.concreteFunctions());              // [polyfn_function_..._1(x: TensorSpec(FLOAT, [2])) -> [y]]
     }
   }
 }
