@@ -2,13 +2,18 @@ package dev.polyfn.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
+import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.TensorFlow;
 
@@ -16,14 +21,23 @@ import org.tensorflow.TensorFlow;
  * Loads Polyfn's JNI library once per JVM, after TensorFlow Java's runtime.
  *
  * <p>The library ships in the jar under {@code dev/polyfn/native/<platform>/}, where platform is
- * named as TensorFlow Java's native classifiers are ({@code linux-x86_64}, {@code linux-arm64},
- * {@code macosx-arm64}, {@code windows-x86_64}); it is looked up through the class loader, so a
- * separate jar holding another platform's directory works too. It is copied to a
- * fresh, uniquely named file (so concurrent JVMs never share or overwrite one), loaded, and the file
- * deleted. Candidate directories are tried in order: {@code -Dpolyfn.native.dir}, {@code
- * java.io.tmpdir}, {@code ~/.cache/polyfn}, the working directory; read-only ones are skipped. Set
- * {@code -Dpolyfn.library.path=/path/libpolyfn_jni.so} to load a library from disk instead. A
- * failure names every place tried and why.
+ * JavaCPP's name for the running platform ({@code Loader.getPlatform()}, the names of TensorFlow
+ * Java's native classifiers: {@code linux-x86_64}, {@code linux-arm64}, {@code macosx-arm64},
+ * {@code windows-x86_64}); it is looked up through the class loader, so a separate jar holding
+ * another platform's directory works too.
+ *
+ * <p>It is kept in JavaCPP's persistent cache ({@code Loader.getCacheDir()}, where TensorFlow
+ * Java's runtime is extracted too), under {@code polyfn/<SHA-256 of the library>/}: the first
+ * start writes it (to a temporary file renamed into place, so a reader sees a whole file or none),
+ * later starts load it without writing anything. The name is the content's digest, so two builds
+ * of one jar name never share a file, and a file is never rewritten while another JVM maps it (the
+ * reason for not using {@code Loader.cacheResource}, which rewrites a cached file in place when
+ * the jar's entry changes). {@code -Dpolyfn.native.cache=DIR} moves that cache. When it is not
+ * usable, the library is copied to a fresh, uniquely named file, loaded, and the file deleted;
+ * candidate directories are tried in order: {@code -Dpolyfn.native.dir}, {@code java.io.tmpdir},
+ * {@code ~/.cache/polyfn}, the working directory. Set {@code
+ * -Dpolyfn.library.path=/path/libpolyfn_jni.so} to load a library from disk instead. A failure
+ * names every place tried and why.
  */
 public final class NativeLibrary {
   private static volatile String tensorFlowVersion;
@@ -108,8 +122,8 @@ public final class NativeLibrary {
       UnsatisfiedLinkError error = new UnsatisfiedLinkError(
           "TensorFlow Java's native runtime did not load, so Polyfn cannot run. Put a native build "
               + "of TensorFlow Java " + TensorFlowInternals.BUILT_AGAINST + " for this platform ("
-              + platformOrUnknown() + ") on the class path: org.tensorflow:tensorflow-core-native "
-              + "with classifier linux-x86_64 (CPU) or linux-x86_64-gpu (CUDA). Cause: " + e);
+              + platform() + ") on the class path: org.tensorflow:tensorflow-core-native "
+              + "with classifier " + classifiers(platform()) + ". Cause: " + e);
       error.initCause(e);
       throw error;
     }
@@ -124,26 +138,38 @@ public final class NativeLibrary {
     String platform = platform();
     String library = System.mapLibraryName("polyfn_jni");
     String resource = "dev/polyfn/native/" + platform + "/" + library;
+    byte[] bytes;
+    try (InputStream in = open(resource)) {
+      if (in == null) {
+        throw new UnsatisfiedLinkError("Polyfn's native library for this platform (" + platform
+            + ") is not in the jar (" + resource + "). Polyfn's jar ships linux-x86_64; for "
+            + "another platform, build the library (the guide's \"Platforms and TensorFlow builds\", "
+            + "docs/platforms.md) and set -Dpolyfn.library.path=/path/to/" + library);
+      }
+      bytes = in.readAllBytes();
+    } catch (IOException e) {
+      UnsatisfiedLinkError error = new UnsatisfiedLinkError("could not read " + resource + ": " + e);
+      error.initCause(e);
+      throw error;
+    }
     List<String> failures = new ArrayList<>();
+    Path cache = cacheDirectory();
+    try {
+      System.load(cached(cache, library, bytes).toString());
+      return;
+    } catch (IOException | SecurityException | UnsatisfiedLinkError e) {
+      failures.add(cache + " (the cache): " + e);
+    }
     for (Path dir : candidateDirectories()) {
       Path file = null;
-      try (InputStream in = open(resource)) {
-        if (in == null) {
-          throw new UnsatisfiedLinkError("Polyfn's native library for " + platform
-              + " is not in the jar (" + resource + "). Polyfn's jar ships linux-x86_64; for "
-              + "another platform, build the library (README, \"Platforms and TensorFlow builds\") "
-              + "and set -Dpolyfn.library.path=/path/to/" + library);
-        }
+      try {
         Files.createDirectories(dir);
         int dot = library.lastIndexOf('.');
         file = Files.createTempFile(dir, library.substring(0, dot) + "-", library.substring(dot));
-        Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+        Files.write(file, bytes);
         System.load(file.toAbsolutePath().toString());
         return;
       } catch (IOException | SecurityException | UnsatisfiedLinkError e) {
-        if (e instanceof UnsatisfiedLinkError && e.getMessage().contains("is not in the jar")) {
-          throw (UnsatisfiedLinkError) e;
-        }
         failures.add(dir + ": " + e);
       } finally {
         if (file != null) {
@@ -157,8 +183,66 @@ public final class NativeLibrary {
       }
     }
     throw new UnsatisfiedLinkError(
-        "could not load Polyfn's native library; tried " + String.join("; ", failures)
+        "could not load Polyfn's native library for " + platform + "; tried " + String.join("; ", failures)
             + ". Set -Dpolyfn.native.dir to a writable directory that allows executable mappings.");
+  }
+
+  /** {@code -Dpolyfn.native.cache}, else {@code polyfn/} in JavaCPP's cache directory. */
+  private static Path cacheDirectory() {
+    String configured = System.getProperty("polyfn.native.cache");
+    if (configured != null) {
+      return Paths.get(configured);
+    }
+    try {
+      return Loader.getCacheDir().toPath().resolve("polyfn");
+    } catch (IOException | RuntimeException e) {
+      return Paths.get(System.getProperty("user.home"), ".javacpp", "cache", "polyfn");
+    }
+  }
+
+  /**
+   * The library's file in the cache, {@code <cache>/<sha256>/<library>}, written once, by a rename
+   * into place, so that no JVM ever maps a half-written file or one another JVM rewrites.
+   */
+  static Path cached(Path cache, String library, byte[] bytes) throws IOException {
+    Path dir = cache.resolve(sha256(bytes));
+    Path file = dir.resolve(library);
+    if (sameContent(file, bytes)) {
+      return file;
+    }
+    Files.createDirectories(dir);
+    Path tmp = Files.createTempFile(dir, library + "-", ".tmp");
+    try {
+      Files.write(tmp, bytes);
+      try {
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      // Another JVM may have put the same file in place meanwhile (Windows refuses to replace
+      // a loaded one): use it.
+      if (!sameContent(file, bytes)) {
+        throw e;
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+    return file;
+  }
+
+  /** Read back (a few milliseconds): a damaged or truncated file in the cache is replaced. */
+  private static boolean sameContent(Path file, byte[] bytes) throws IOException {
+    return Files.isRegularFile(file) && Files.size(file) == bytes.length
+        && Arrays.equals(Files.readAllBytes(file), bytes);
+  }
+
+  private static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Through the class loader: the platform directory need not be in Polyfn's own jar or module. */
@@ -181,31 +265,16 @@ public final class NativeLibrary {
   }
 
   /**
-   * This JVM's platform, named as TensorFlow Java's native classifiers name it (and JavaCPP's
-   * {@code Loader.getPlatform()}): {@code <os>-<arch>}.
+   * This JVM's platform as JavaCPP names it ({@code Loader.getPlatform()}: {@code <os>-<arch>},
+   * the names of TensorFlow Java's native classifiers; {@code -Dorg.bytedeco.javacpp.platform}
+   * overrides it).
    */
   static String platform() {
-    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-    String osName = os.startsWith("linux") ? "linux"
-        : os.startsWith("mac") || os.startsWith("darwin") ? "macosx"
-        : os.startsWith("windows") ? "windows"
-        : null;
-    String archName = arch.equals("amd64") || arch.equals("x86_64") || arch.equals("x86-64") ? "x86_64"
-        : arch.equals("aarch64") || arch.equals("arm64") ? "arm64"
-        : null;
-    if (osName == null || archName == null) {
-      throw new UnsatisfiedLinkError("Polyfn has no native library for " + os + "/" + arch
-          + "; TensorFlow Java runs on linux-x86_64, linux-arm64, macosx-arm64 and windows-x86_64");
-    }
-    return osName + "-" + archName;
+    return Loader.getPlatform();
   }
 
-  private static String platformOrUnknown() {
-    try {
-      return platform();
-    } catch (UnsatisfiedLinkError e) {
-      return System.getProperty("os.name") + "/" + System.getProperty("os.arch");
-    }
+  /** The classifiers of TensorFlow Java's native jar for a platform (a GPU build for Linux x86 only). */
+  private static String classifiers(String platform) {
+    return platform.equals("linux-x86_64") ? "linux-x86_64 (CPU) or linux-x86_64-gpu (CUDA)" : platform;
   }
 }

@@ -58,7 +58,8 @@ class NativeLoaderTest {
 
   @Test
   void anUnwritableTempDirectoryFallsBackToTheNextCandidate(@TempDir Path home) throws Exception {
-    Process p = child(home.toFile(), "java.io.tmpdir=/proc/polyfn-unwritable", "user.home=" + home);
+    Process p = child(home.toFile(), "polyfn.native.cache=/proc/polyfn-cache",
+        "java.io.tmpdir=/proc/polyfn-unwritable", "user.home=" + home);
     String out = output(p);
     assertEquals(0, p.exitValue(), out);
     assertTrue(out.contains("result -2.0"), out);
@@ -70,12 +71,14 @@ class NativeLoaderTest {
 
   @Test
   void whenNoDirectoryWorksTheErrorNamesEveryPlaceTried() throws Exception {
-    Process p = child(new File("/proc"), "java.io.tmpdir=/proc/polyfn-a", "user.home=/proc/polyfn-b",
-        "polyfn.native.dir=/proc/polyfn-c");
+    Process p = child(new File("/proc"), "polyfn.native.cache=/proc/polyfn-d", "java.io.tmpdir=/proc/polyfn-a",
+        "user.home=/proc/polyfn-b", "polyfn.native.dir=/proc/polyfn-c");
     String out = output(p);
     assertTrue(p.exitValue() != 0, out);
     assertTrue(out.contains("UnsatisfiedLinkError") && out.contains("could not load Polyfn's native library"), out);
-    for (String tried : new String[] {"/proc/polyfn-c", "/proc/polyfn-a", "/proc/polyfn-b/.cache/polyfn", "/proc:"}) {
+    assertTrue(out.contains("native library for linux-x86_64"), out);
+    for (String tried : new String[] {"/proc/polyfn-d (the cache)", "/proc/polyfn-c", "/proc/polyfn-a",
+        "/proc/polyfn-b/.cache/polyfn", "/proc:"}) {
       assertTrue(out.contains(tried), "should name " + tried + ": " + out);
     }
     assertTrue(out.contains("-Dpolyfn.native.dir"), out);
@@ -85,12 +88,82 @@ class NativeLoaderTest {
   void concurrentJvmsLoadFromTheSameDirectory(@TempDir Path shared) throws Exception {
     List<Process> children = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      children.add(child(shared.toFile(), "polyfn.native.dir=" + shared));
+      children.add(child(shared.toFile(), "polyfn.native.cache=/proc/polyfn-cache", "polyfn.native.dir=" + shared));
     }
     for (Process p : children) {
       String out = output(p);
       assertEquals(0, p.exitValue(), out);
       assertTrue(out.contains("result -2.0"), out);
     }
+  }
+
+  /** The files under a cache directory (relative paths), left-over temporary files included. */
+  private static List<String> files(Path dir) throws Exception {
+    try (var s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile).map(f -> dir.relativize(f).toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void concurrentFirstStartsShareOneCachedLibrary(@TempDir Path cache) throws Exception {
+    List<Process> children = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      children.add(child(cache.toFile(), "polyfn.native.cache=" + cache));
+    }
+    for (Process p : children) {
+      String out = output(p);
+      assertEquals(0, p.exitValue(), out);
+      assertTrue(out.contains("result -2.0"), out);
+    }
+    List<String> files = files(cache);
+    assertEquals(1, files.size(), "one library, no temporary file left: " + files);
+    assertTrue(files.get(0).matches("[0-9a-f]{64}/libpolyfn_jni\\.so"), files.toString());
+  }
+
+  @Test
+  void aLaterStartLoadsTheCachedLibraryWithoutWritingIt(@TempDir Path cache) throws Exception {
+    Process first = child(cache.toFile(), "polyfn.native.cache=" + cache);
+    String firstOut = output(first);
+    assertEquals(0, first.exitValue(), firstOut);
+    Path lib = cache.resolve(files(cache).get(0));
+    Object inode = Files.readAttributes(lib, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+    java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(lib);
+    Thread.sleep(20);
+    Process second = child(cache.toFile(), "polyfn.native.cache=" + cache);
+    String out = output(second);
+    assertEquals(0, second.exitValue(), out);
+    assertTrue(out.contains("result -2.0"), out);
+    assertEquals(inode, Files.readAttributes(lib, java.nio.file.attribute.BasicFileAttributes.class).fileKey());
+    assertEquals(written, Files.getLastModifiedTime(lib));
+    assertEquals(List.of(cache.relativize(lib).toString()), files(cache));
+  }
+
+  @Test
+  void aDamagedCachedLibraryIsReplaced(@TempDir Path cache) throws Exception {
+    Process first = child(cache.toFile(), "polyfn.native.cache=" + cache);
+    String firstOut = output(first);
+    assertEquals(0, first.exitValue(), firstOut);
+    Path lib = cache.resolve(files(cache).get(0));
+    byte[] good = Files.readAllBytes(lib);
+    byte[] damaged = good.clone();
+    java.util.Arrays.fill(damaged, 0, 4096, (byte) 0x5a);   // same size, a broken ELF header
+    Files.write(lib, damaged);
+    Process second = child(cache.toFile(), "polyfn.native.cache=" + cache);
+    String out = output(second);
+    assertEquals(0, second.exitValue(), out);
+    assertTrue(out.contains("result -2.0"), out);
+    assertTrue(java.util.Arrays.equals(good, Files.readAllBytes(lib)), "the cached library was rewritten");
+  }
+
+  @Test
+  void theMissingRuntimeMessageNamesTheRunningPlatform(@TempDir Path dir) throws Exception {
+    // JavaCPP's platform name, overridden as on another machine: TensorFlow Java then finds no
+    // runtime for it, and the message names that platform's classifier, not linux-x86_64's.
+    Process p = child(dir.toFile(), "org.bytedeco.javacpp.platform=linux-arm64", "polyfn.native.cache=" + dir);
+    String out = output(p);
+    assertTrue(p.exitValue() != 0, out);
+    assertTrue(out.contains("for this platform (linux-arm64)"), out);
+    assertTrue(out.contains("with classifier linux-arm64."), out);
+    assertTrue(!out.contains("linux-x86_64-gpu"), out);
   }
 }
