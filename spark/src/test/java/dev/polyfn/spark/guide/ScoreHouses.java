@@ -2,6 +2,7 @@ package dev.polyfn.spark.guide;
 
 // The guide's PolyfnTransformer example (docs/spark.md), compiled so that it cannot drift.
 import dev.polyfn.spark.PolyfnTransformer;
+import java.io.IOException;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;
@@ -11,7 +12,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 
 public final class ScoreHouses {
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
     SparkSession spark = SparkSession.builder().appName("score-houses").getOrCreate();
     Dataset<Row> houses = spark.read().parquet(args[0]);   // area: double, feature_vector: array<float>
 
