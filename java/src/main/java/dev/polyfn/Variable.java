@@ -4,6 +4,7 @@ import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
 import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.trace.Tracing;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -157,16 +158,18 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return Tracing.captureVariable(tf, this);
   }
 
-  long id() {
+  /** {@hidden} */
+  public long id() {
     return id;
   }
 
-  int dtypeCode() {
+  /** {@hidden} */
+  public int dtypeCode() {
     return dtypeCode;
   }
 
-  /** The shape's dims (callers must not modify the array). */
-  long[] dims() {
+  /** The shape's dims (callers must not modify the array). {@hidden} */
+  public long[] dims() {
     return dims;
   }
 
@@ -176,8 +179,10 @@ public final class Variable<T extends TType> implements AutoCloseable {
    * it back ({@link #releaser()}).
    *
    * @throws IllegalStateException if the variable is closed
+   *
+   * {@hidden}
    */
-  long retainResource() {
+  public long retainResource() {
     for (int n = uses.get(); n > 0; n = uses.get()) {
       if (uses.compareAndSet(n, n + 1)) {
         return resource;
@@ -186,8 +191,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
     throw new IllegalStateException("variable " + id + " is closed");
   }
 
-  /** Gives back a use taken by {@link #retainResource()}. */
-  Runnable releaser() {
+  /** Gives back a use taken by {@link #retainResource()}. {@hidden} */
+  public Runnable releaser() {
     return releaseUse;
   }
 
@@ -210,7 +215,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
     }
   }
 
-  boolean isClosed() {
+  /** {@hidden} */
+  public boolean isClosed() {
     return closed;
   }
 
