@@ -53,7 +53,7 @@ public final class Nest {
 
   /**
    * The view of argument {@code v} at {@code path}: tensors (and specs) become the next
-   * placeholders, in the order {@link Nests} wrote their facts.
+   * placeholders, in the order {@code Nests} wrote their facts.
    *
    * {@hidden}
    */

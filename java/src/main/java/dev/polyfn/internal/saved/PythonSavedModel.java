@@ -3,6 +3,7 @@ package dev.polyfn.internal.saved;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
 import dev.polyfn.Variable;
+import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
@@ -19,7 +20,6 @@ import java.util.TreeMap;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.exceptions.TensorFlowException;
-import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.NdArrays;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
@@ -341,7 +341,7 @@ public final class PythonSavedModel {
         var node = trackables.getNodes(bound.get(i));
         keys[i] = node.getAttributesList().stream().filter(a -> a.getName().equals("VARIABLE_VALUE")).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("the checkpoint has no value for a captured variable")).getCheckpointKey();
-        types.add(TensorTypeRegistry.find(graph.getNodes(bound.get(i)).getVariable().getDtype()).type());
+        types.add(DataTypes.tensorClass(graph.getNodes(bound.get(i)).getVariable().getDtype()));
       }
       String[] slices = new String[keys.length];
       java.util.Arrays.fill(slices, "");

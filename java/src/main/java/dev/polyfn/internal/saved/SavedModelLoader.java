@@ -8,6 +8,7 @@ import dev.polyfn.SingleBody;
 import dev.polyfn.UnaryBody;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
@@ -30,7 +31,6 @@ import java.util.stream.Stream;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.exceptions.TensorFlowException;
-import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.NdArrays;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.train.Restore;
@@ -296,7 +296,7 @@ public final class SavedModelLoader {
       }
       DataType dt = node.getAttrOrThrow("dtype").getType();
       try {
-        types.add(TensorTypeRegistry.find(dt).type());
+        types.add(DataTypes.tensorClass(dt));
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable " + i + " has dtype " + dt
             + ", which TensorFlow Java has no tensor class for");

@@ -32,7 +32,6 @@ import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.SparseTensor;
-import org.tensorflow.internal.types.registry.TensorTypeRegistry;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.core.Placeholder;
@@ -57,17 +56,10 @@ public final class TracingInputs implements Inputs {
   private volatile boolean finished;
   private final boolean firstTrace;
   private final CallBuffer temporaries = CallBuffer.fresh();
-  /**
-   * The placeholders built so far, each with its place among the function's inputs. A call feeds
-   * its inputs parameters first, then captures (the facts order), whatever order the body
-   * declared them in, so the graph's inputs are sorted the same way when the trace finishes.
-   */
-  private final List<Slot> placeholders = new ArrayList<>();
-  /** Where the next placeholder goes: group (parameters, captures), declaration index. */
-  private int slotGroup;
-  private int slotIndex;
+  /** The placeholders built so far, each with its place among the function's inputs. */
+  private final Placeholders placeholders;
   /** The slot of each variable's shared placeholder, by alias index. */
-  private final Map<Integer, Slot> variableSlots = new HashMap<>();
+  private final Map<Integer, Placeholders.Slot> variableSlots = new HashMap<>();
   private final List<Param> declared = new ArrayList<>();
   private final List<Capture> captures = new ArrayList<>();
   /** Variable alias numbering shared by every declaration of this trace. */
@@ -83,6 +75,7 @@ public final class TracingInputs implements Inputs {
     this.trace = trace;
     this.graph = graph;
     this.tf = tf;
+    this.placeholders = new Placeholders(tf);
     this.args = args;
     this.interner = interner;
     this.firstTrace = firstTrace;
@@ -138,7 +131,7 @@ public final class TracingInputs implements Inputs {
 
   private <T extends TType> Operand<T> tensor(String name, Class<T> type, Shape shape, boolean optional, T def) {
     long[] spec = declare(new Param(name, Param.Kind.TENSOR, check(type), null, shape, optional, def));
-    return placeholder(spec, 1);
+    return placeholders.build(spec, 1);
   }
 
   @Override
@@ -152,7 +145,7 @@ public final class TracingInputs implements Inputs {
     List<Operand<T>> result = new ArrayList<>();
     int at = 1;
     for (int i = 0; i < spec[0]; i++) {
-      result.add(placeholder(spec, at));
+      result.add(placeholders.build(spec, at));
       at += 2 + Math.max(0, (int) spec[at + 1]);
     }
     return Collections.unmodifiableList(result);
@@ -172,7 +165,7 @@ public final class TracingInputs implements Inputs {
     Map<String, Operand<T>> result = new LinkedHashMap<>();
     int at = 1;
     for (int i = 0; i < spec[0]; i++) {
-      result.put(keys[i], placeholder(spec, at));
+      result.put(keys[i], placeholders.build(spec, at));
       at += 2 + Math.max(0, (int) spec[at + 1]);
     }
     return Collections.unmodifiableMap(result);
@@ -229,7 +222,7 @@ public final class TracingInputs implements Inputs {
       if (left[0]-- <= 0) {
         throw new IllegalStateException("argument '" + name + "' has more tensors than its type has placeholders");
       }
-      Operand<?> o = placeholder(spec, at[0]);
+      Operand<?> o = placeholders.build(spec, at[0]);
       at[0] += 2 + Math.max(0, (int) spec[at[0] + 1]);
       return o;
     });
@@ -279,9 +272,9 @@ public final class TracingInputs implements Inputs {
     } finally {
       facts.release();
     }
-    at(CAPTURES, captures.size());
+    placeholders.at(Placeholders.CAPTURES, captures.size());
     captures.add(c);
-    return placeholder(spec, 1);
+    return placeholders.build(spec, 1);
   }
 
   /**
@@ -300,7 +293,7 @@ public final class TracingInputs implements Inputs {
     CallBuffer facts = CallBuffer.fresh();
     facts.variable(v.dtypeCode(), v.dims(), alias, 0);
     long[] spec = Native.declareCapture(trace, c.name(), true, facts.facts(), facts.factCount());
-    at(CAPTURES, captures.size());
+    placeholders.at(Placeholders.CAPTURES, captures.size());
     captures.add(c);
     Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v, alias);
     variableHandles.put(alias, handle);
@@ -330,11 +323,9 @@ public final class TracingInputs implements Inputs {
     int alias = Aliases.index(aliases.aliasOf(v));
     if (spec[0] == 0) {
       // Captured before this parameter declared it: the call feeds it here, among the parameters.
-      Slot shared = variableSlots.get(alias);
-      if (shared.group() == CAPTURES) {
-        Slot moved = new Slot(PARAMETERS, declared.size() - 1, 0, shared.name());
-        placeholders.set(placeholders.indexOf(shared), moved);
-        variableSlots.put(alias, moved);
+      Placeholders.Slot shared = variableSlots.get(alias);
+      if (shared.group() == Placeholders.CAPTURES) {
+        variableSlots.put(alias, placeholders.moveToParameter(shared, declared.size() - 1));
       }
       return variableHandles.get(alias);
     }
@@ -348,8 +339,8 @@ public final class TracingInputs implements Inputs {
    * TensorFlow's handle data: reads of it then have the variable's static shape, as in TensorFlow.
    */
   private Operand<? extends TType> variableHandle(long[] spec, Variable<?> v, int alias) {
-    Operand<? extends TType> handle = placeholder(spec, 1);
-    variableSlots.put(alias, placeholders.get(placeholders.size() - 1));
+    Operand<? extends TType> handle = placeholders.build(spec, 1);
+    variableSlots.put(alias, placeholders.last());
     Native.setHandleShape(TensorFlowInternals.graphAddress(graph), handle.op().name(), v.dtypeCode(), v.dims());
     return handle;
   }
@@ -378,7 +369,7 @@ public final class TracingInputs implements Inputs {
       }
       long[] spec = Native.declareParameter(trace, p.name(), p.kind().wire, p.optional(), dtypes, rank, dims, javaClass,
           facts.facts(), facts.factCount());
-      at(PARAMETERS, declared.size());
+      placeholders.at(Placeholders.PARAMETERS, declared.size());
       declared.add(p);
       return spec;
     } finally {
@@ -390,44 +381,11 @@ public final class TracingInputs implements Inputs {
     return Objects.requireNonNull(type, "type");
   }
 
-  /** Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. */
-  @SuppressWarnings("unchecked")
-  private <T extends TType> Operand<T> placeholder(long[] spec, int at) {
-    if (spec[at] == Wire.DT_RESOURCE) {
-      // TensorFlow Java has no tensor class for resource handles: build the op directly.
-      GraphOperation op = (GraphOperation) tf.scope().opBuilder("Placeholder", tf.scope().makeOpName("Placeholder"))
-          .setAttr("dtype", DataType.DT_RESOURCE)
-          .setAttr("shape", Shape.scalar())
-          .build();
-      placeholders.add(new Slot(slotGroup, slotIndex, placeholders.size(), op.name()));
-      return (Operand<T>) op.output(0);
-    }
-    Class<T> concrete = (Class<T>) TensorTypeRegistry.find(DataType.forNumber((int) spec[at])).type();
-    int rank = (int) spec[at + 1];
-    Shape shape = rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
-    Placeholder<T> p = tf.placeholder(concrete, Placeholder.shape(shape));
-    placeholders.add(new Slot(slotGroup, slotIndex, placeholders.size(), p.op().name()));
-    return p;
-  }
 
-  private static final int PARAMETERS = 0;
-  private static final int CAPTURES = 1;
-
-  /** A placeholder's place among the function's inputs: group, declaration index, creation order. */
-  private record Slot(int group, int index, int order, String name) {}
-
-  /** Sets where the placeholders built next go. */
-  private void at(int group, int index) {
-    slotGroup = group;
-    slotIndex = index;
-  }
 
   /** The placeholder operation names in the order calls feed the function's inputs. */
   public String[] placeholderNames() {
-    return placeholders.stream()
-        .sorted(Comparator.comparingInt(Slot::group).thenComparingInt(Slot::index).thenComparingInt(Slot::order))
-        .map(Slot::name)
-        .toArray(String[]::new);
+    return placeholders.names();
   }
 
   public Param[] declared() {
