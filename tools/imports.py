@@ -61,8 +61,10 @@ def edges_of(classes):
                 if cand in classes:
                     graph[fq].add(cand)
                     break
+        imported = set(i.rsplit('.', 1)[-1] for i in re.findall(
+            r'^\s*import\s+(?:static\s+)?([\w.]+)\s*;', code, re.M))
         for s, target in by_pkg[pkg].items():
-            if s in idents:
+            if s in idents and s not in imported:  # an imported name hides the package's class
                 graph[fq].add(target)
         graph[fq].discard(fq)
     return graph

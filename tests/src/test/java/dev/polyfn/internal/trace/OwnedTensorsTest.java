@@ -1,4 +1,4 @@
-package dev.polyfn;
+package dev.polyfn.internal.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.types.family.TType;
 
-/** The shared state of the outputs types (package-private, hence this package). */
+/** The shared state of the outputs types (internal, hence this package). */
 class OwnedTensorsTest {
 
   /** A tensor that records its close, or throws {@code failure} from it. */

@@ -1,4 +1,4 @@
-package dev.polyfn;
+package dev.polyfn.internal.trace;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
