@@ -16,6 +16,7 @@ pub mod function;
 pub mod function_def;
 mod function_def_proto;
 pub mod graph;
+pub mod graph_function;
 pub mod graph_ops;
 pub mod handle_data;
 pub mod kernel_cache;

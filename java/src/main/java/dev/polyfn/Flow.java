@@ -1,11 +1,9 @@
 package dev.polyfn;
 
-import dev.polyfn.internal.flow.FlowChecks;
 import dev.polyfn.internal.flow.FlowCond;
 import dev.polyfn.internal.flow.FlowGradients;
 import dev.polyfn.internal.flow.FlowLoops;
 import dev.polyfn.internal.flow.FlowStructures;
-import dev.polyfn.internal.flow.Regions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

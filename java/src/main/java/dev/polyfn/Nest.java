@@ -48,6 +48,7 @@ public final class Nest {
 
   /** Where the graph inputs of a nest come from, in flatten order. {@hidden} */
   public interface Placeholders {
+    /** The placeholder of the next tensor. */
     Operand<?> next();
   }
 

@@ -8,8 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -29,14 +27,6 @@ class ArchitectureTest {
       "\\bdev\\.polyfn\\.(PolymorphicFunction|Function|CallableFunction|[A-Z]\\w*Function)\\b|\\bimport\\s+dev\\.polyfn\\.\\*");
   private static final Pattern INTERNAL = Pattern.compile("\\bdev\\.polyfn\\.internal\\b");
   private static final Pattern TF_INTERNALS = Pattern.compile("\\borg\\.tensorflow\\.internal\\b|\\borg\\.bytedeco\\b");
-  /**
-   * Files of internal.flow that still call TensorFlow's C API through TensorFlow Java's bindings
-   * (issue 25, item 2: control flow should go through {@code Native} and polyfn-tf). The list may
-   * only shrink: a listed file that no longer does so fails the test until it is removed here.
-   */
-  private static final Set<String> REACH_AROUND = Set.of(
-      "dev/polyfn/internal/flow/Effects.java", "dev/polyfn/internal/flow/FlowFunctions.java",
-      "dev/polyfn/internal/flow/FlowGradients.java", "dev/polyfn/internal/flow/Regions.java");
   private static final int MAX_LINES = 450;
 
   @Test
@@ -79,21 +69,9 @@ class ArchitectureTest {
         outside.add(f);
       }
     }
-    List<String> bad = new ArrayList<>();
-    Set<String> stillReaching = new TreeSet<>();
-    for (String hit : matching(outside, TF_INTERNALS)) {
-      String file = hit.substring(0, hit.indexOf(':'));
-      if (REACH_AROUND.contains(file)) {
-        stillReaching.add(file);
-      } else {
-        bad.add(hit);
-      }
-    }
-    assertTrue(bad.isEmpty(), "only dev.polyfn.internal may use org.tensorflow.internal or org.bytedeco:\n"
-        + String.join("\n", bad));
-    Set<String> fixed = new TreeSet<>(REACH_AROUND);
-    fixed.removeAll(stillReaching);
-    assertTrue(fixed.isEmpty(), "no longer reaching around, remove from REACH_AROUND: " + fixed);
+    List<String> bad = matching(outside, TF_INTERNALS);
+    assertTrue(bad.isEmpty(), "only dev.polyfn.internal may use org.tensorflow.internal or org.bytedeco (the C API "
+        + "goes through Native and polyfn-tf):\n" + String.join("\n", bad));
   }
 
   @Test

@@ -1,21 +1,15 @@
 package dev.polyfn.internal.flow;
 
-import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.GraphEdits;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import org.bytedeco.javacpp.PointerScope;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Output;
-import org.tensorflow.internal.c_api.TF_Input;
-import org.tensorflow.internal.c_api.TF_Output;
-import org.tensorflow.internal.c_api.TF_Status;
-import org.tensorflow.internal.c_api.global.tensorflow;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.DataType;
 
@@ -43,17 +37,9 @@ public final class Effects {
   /** Stateful operations that run other functions (control flow, calls). */
   public static final Set<String> FUNCTIONAL = Set.of("If", "While", "StatefulPartitionedCall");
 
-  private static final Map<String, Boolean> STATEFUL = new ConcurrentHashMap<>();
-
   /** Whether TensorFlow registers ops of type {@code type} as stateful (unknown types count as stateful). */
   public static boolean stateful(String type) {
-    return STATEFUL.computeIfAbsent(type, t -> {
-      try (PointerScope scope = new PointerScope()) {
-        TF_Status status = TF_Status.newStatus();
-        boolean s = tensorflow.TF_OpIsStateful(t, status) != 0;
-        return tensorflow.TF_GetCode(status) == tensorflow.TF_OK ? s : true;
-      }
-    });
+    return GraphEdits.isStateful(type);
   }
 
   /**
@@ -127,13 +113,7 @@ public final class Effects {
       b.addControlInput(a);
     }
     GraphOperation id = (GraphOperation) b.build();
-    try (PointerScope scope = new PointerScope()) {
-      TF_Status status = TF_Status.newStatus();
-      TF_Output src = new TF_Output(1).oper(id.getUnsafeNativeHandle()).index(0);
-      TF_Input dst = new TF_Input(1).oper(op.getUnsafeNativeHandle()).index(0);
-      tensorflow.TF_UpdateEdge(TensorFlowInternals.graphHandle(graph), src, dst, status);
-      status.throwExceptionIfNotOK();
-    }
+    GraphEdits.updateEdge(graph, id.output(0), op, 0);
     return id;
   }
 

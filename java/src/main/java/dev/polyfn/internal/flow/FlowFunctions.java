@@ -10,7 +10,6 @@ import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
-import org.tensorflow.internal.c_api.TF_Output;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.TBool;
 
@@ -55,18 +54,5 @@ public final class FlowFunctions {
       Map<String, Object> m = INFO.get(graph);
       return m == null ? null : m.get(op);
     }
-  }
-
-  /** The C API form of a list of outputs (null for none). */
-  public static TF_Output outputsOf(List<Output<?>> list) {
-    if (list.isEmpty()) {
-      return null;
-    }
-    TF_Output out = new TF_Output(list.size());
-    for (int i = 0; i < list.size(); i++) {
-      Output<?> o = list.get(i);
-      out.position(i).oper(((GraphOperation) o.op()).getUnsafeNativeHandle()).index(o.index());
-    }
-    return out.position(0);
   }
 }

@@ -1,6 +1,6 @@
 package dev.polyfn.internal.flow;
 
-import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.GraphEdits;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -8,15 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.bytedeco.javacpp.PointerScope;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
-import org.tensorflow.internal.c_api.TF_Input;
-import org.tensorflow.internal.c_api.TF_Output;
-import org.tensorflow.internal.c_api.TF_Status;
-import org.tensorflow.internal.c_api.global.tensorflow;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.DataType;
 
@@ -195,13 +190,7 @@ public final class FlowGradients {
   }
 
   private static void rewire(Graph graph, Output<?> src, GraphOperation dst, int index) {
-    try (PointerScope scope = new PointerScope()) {
-      TF_Status status = TF_Status.newStatus();
-      TF_Output s = new TF_Output(1).oper(((GraphOperation) src.op()).getUnsafeNativeHandle()).index(src.index());
-      TF_Input d = new TF_Input(1).oper(dst.getUnsafeNativeHandle()).index(index);
-      tensorflow.TF_UpdateEdge(TensorFlowInternals.graphHandle(graph), s, d, status);
-      status.throwExceptionIfNotOK();
-    }
+    GraphEdits.updateEdge(graph, src, dst, index);
   }
 
   public static Output<?> sum(Ops g, List<Output<?>> list) {

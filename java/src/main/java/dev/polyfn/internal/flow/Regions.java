@@ -1,5 +1,7 @@
 package dev.polyfn.internal.flow;
 
+import dev.polyfn.internal.GraphEdits;
+import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -14,21 +16,10 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.PointerPointer;
-import org.bytedeco.javacpp.PointerScope;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
-import org.tensorflow.internal.c_api.TF_Buffer;
-import org.tensorflow.internal.c_api.TF_Function;
-import org.tensorflow.internal.c_api.TF_FunctionOptions;
-import org.tensorflow.internal.c_api.TF_Graph;
-import org.tensorflow.internal.c_api.TF_Input;
-import org.tensorflow.internal.c_api.TF_Output;
-import org.tensorflow.internal.c_api.TF_Status;
-import org.tensorflow.internal.c_api.global.tensorflow;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.types.TBool;
@@ -232,40 +223,16 @@ public final class Regions {
       effects = ordered.mustRun();
       outputs = after(graph, body, effects, outputs);
     }
+    // The effects are the function's control outputs: TensorFlow runs them whenever it runs the
+    // function (when a branch is taken, at each iteration of a loop), even if nothing reads them.
+    byte[] def = Native.graphFunction(TensorFlowInternals.graphAddress(graph), name,
+        body.stream().map(GraphOperation::name).toArray(String[]::new), opNames(inputs), indices(inputs),
+        opNames(outputs), indices(outputs), effects.stream().map(GraphOperation::name).toArray(String[]::new));
     boolean stateful;
-    TF_Graph g = TensorFlowInternals.graphHandle(graph);
-    try (PointerScope scope = new PointerScope()) {
-      PointerPointer<?> opers = new PointerPointer<>(Math.max(1, body.size()));
-      for (int i = 0; i < body.size(); i++) {
-        opers.put(i, body.get(i).getUnsafeNativeHandle());
-      }
-      TF_Output in = FlowFunctions.outputsOf(inputs);
-      TF_Output out = FlowFunctions.outputsOf(outputs);
-      // The effects are the function's control outputs: TensorFlow runs them whenever it runs the
-      // function (when a branch is taken, at each iteration of a loop), even if nothing reads them.
-      PointerPointer<?> control = new PointerPointer<>(Math.max(1, effects.size()));
-      String[] controlNames = new String[Math.max(1, effects.size())];
-      for (int i = 0; i < effects.size(); i++) {
-        control.put(i, effects.get(i).getUnsafeNativeHandle());
-        controlNames[i] = "effect_" + i;
-      }
-      TF_Status status = TF_Status.newStatus();
-      TF_Function fn = tensorflow.TF_GraphToFunctionWithControlOutputs(g, new BytePointer(name), (byte) 0,
-          body.size(), opers, inputs.size(), in, outputs.size(), out, (PointerPointer<?>) null, effects.size(),
-          control, new PointerPointer<>(controlNames), (TF_FunctionOptions) null, (BytePointer) null, status);
-      status.throwExceptionIfNotOK();
-      try {
-        tensorflow.TF_GraphCopyFunction(g, fn, null, status);
-        status.throwExceptionIfNotOK();
-        TF_Buffer buf = TF_Buffer.newBuffer();
-        tensorflow.TF_FunctionToFunctionDef(fn, buf, status);
-        status.throwExceptionIfNotOK();
-        stateful = FunctionDef.parseFrom(buf.dataAsByteBuffer()).getSignature().getIsStateful();
-      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-        throw new IllegalStateException("reading back the function of " + hint, e);
-      } finally {
-        tensorflow.TF_DeleteFunction(fn);
-      }
+    try {
+      stateful = FunctionDef.parseFrom(def).getSignature().getIsStateful();
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException("reading back the function of " + hint, e);
     }
     neutralize(graph, body);
     synchronized (ABSORBED) {
@@ -372,27 +339,20 @@ public final class Regions {
     // The constant and Switch operations made here are absorbed too: no function holds them
     // (XLA has no Switch kernel, and a branch enclosing this one must not capture through them).
     Set<String> helpers = new HashSet<>();
-    TF_Graph g = TensorFlowInternals.graphHandle(graph);
-    try (PointerScope scope = new PointerScope()) {
-      TF_Status status = TF_Status.newStatus();
-      for (GraphOperation op : ops) {
-        for (int i = 0; i < op.numInputs(); i++) {
-          Output<?> in = op.input(i);
-          if (inside.contains(in.op().name())) {
-            continue;
-          }
-          if (never == null) {
-            never = tf.constant(false);
-            helpers.add(never.op().name());
-          }
-          Operand<TBool> pred = never;
-          Output<?> d = dead.computeIfAbsent(key(in), k -> tf.switchCond(in, pred).outputTrue().asOutput());
-          helpers.add(d.op().name());
-          TF_Output src = new TF_Output(1).oper(((GraphOperation) d.op()).getUnsafeNativeHandle()).index(d.index());
-          TF_Input dst = new TF_Input(1).oper(op.getUnsafeNativeHandle()).index(i);
-          tensorflow.TF_UpdateEdge(g, src, dst, status);
-          status.throwExceptionIfNotOK();
+    for (GraphOperation op : ops) {
+      for (int i = 0; i < op.numInputs(); i++) {
+        Output<?> in = op.input(i);
+        if (inside.contains(in.op().name())) {
+          continue;
         }
+        if (never == null) {
+          never = tf.constant(false);
+          helpers.add(never.op().name());
+        }
+        Operand<TBool> pred = never;
+        Output<?> d = dead.computeIfAbsent(key(in), k -> tf.switchCond(in, pred).outputTrue().asOutput());
+        helpers.add(d.op().name());
+        GraphEdits.updateEdge(graph, d, op, i);
       }
     }
     synchronized (ABSORBED) {
@@ -418,5 +378,13 @@ public final class Regions {
   private static String key(Operand<?> o) {
     Output<?> out = o.asOutput();
     return out.op().name() + ":" + out.index();
+  }
+
+  private static String[] opNames(List<Output<?>> outputs) {
+    return outputs.stream().map(o -> o.op().name()).toArray(String[]::new);
+  }
+
+  private static int[] indices(List<Output<?>> outputs) {
+    return outputs.stream().mapToInt(Output::index).toArray();
   }
 }

@@ -3,7 +3,6 @@ package dev.polyfn.internal.saved;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.flow.Regions;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -39,11 +38,11 @@ public final class FunctionLibrary {
   public record Restorable(byte[] main, byte[] library) {}
 
   /**
-   * The library functions concrete function {@code id} of {@code f} refers to, transitively, in a
-   * stable order (discovery order).
+   * The library functions concrete function {@code id} of the native function at {@code function}
+   * refers to, transitively, in a stable order (discovery order).
    */
-  public static List<FunctionDef> exported(FunctionCore f, int id, FunctionDef main) {
-    byte[] bytes = Native.exportLibrary(f.address(), id);
+  public static List<FunctionDef> exported(long function, int id, FunctionDef main) {
+    byte[] bytes = Native.exportLibrary(function, id);
     Map<String, FunctionDef> all = new HashMap<>();
     try {
       FunctionDefLibrary.parseFrom(bytes).getFunctionList().forEach(d -> all.put(d.getSignature().getName(), d));

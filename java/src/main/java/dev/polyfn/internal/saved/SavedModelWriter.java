@@ -118,7 +118,7 @@ public final class SavedModelWriter {
       try {
         types = Native.exportConcreteTypes(f.address(), c.id());
         def = FunctionDef.parseFrom(Native.exportFunctionDef(f.address(), c.id()));
-        library = FunctionLibrary.exported(f, c.id(), def);
+        library = FunctionLibrary.exported(f.address(), c.id(), def);
       } catch (TensorFlowException | InvalidProtocolBufferException e) {
         throw new IllegalStateException("cannot save '" + f.name() + "': concrete function " + c.functionType()
             + " cannot be exported (" + e.getMessage() + ")", e);

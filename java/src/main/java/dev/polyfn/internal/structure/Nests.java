@@ -1,12 +1,10 @@
 package dev.polyfn.internal.structure;
 
 import dev.polyfn.CompositeType;
-import dev.polyfn.Composites;
 import dev.polyfn.TensorSpec;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Interner;
-import dev.polyfn.internal.trace.Arguments;
 import dev.polyfn.internal.trace.Param;
 import java.util.List;
 import java.util.Map;
@@ -179,6 +177,28 @@ public final class Nests {
             + (k == null ? "null" : k.getClass().getName()) + ")", null);
       }
     }
-    return Arguments.sortedKeys(null, map);
+    String[] keys = map.keySet().toArray(new String[0]);
+    inRustOrder(keys);
+    return keys;
+  }
+
+  /** Sorts map keys as Rust's {@code BTreeMap<String, _>} does: by code point, as facts list them. */
+  public static void inRustOrder(String[] keys) {
+    java.util.Arrays.sort(keys, Nests::compareCodePoints);
+  }
+
+  private static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
   }
 }

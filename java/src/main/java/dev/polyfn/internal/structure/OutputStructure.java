@@ -1,9 +1,7 @@
 package dev.polyfn.internal.structure;
 
 import dev.polyfn.CompositeType;
-import dev.polyfn.Composites;
 import dev.polyfn.Nest;
-import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Traced;
 import java.util.ArrayList;
 import java.util.Collections;

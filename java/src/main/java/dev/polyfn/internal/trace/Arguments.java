@@ -6,7 +6,6 @@ import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Conversions;
 import dev.polyfn.internal.Interner;
-import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.structure.Nests;
 import java.util.ArrayList;
 import java.util.List;
@@ -196,23 +195,8 @@ public final class Arguments {
       }
       keys[i++] = (String) k;
     }
-    java.util.Arrays.sort(keys, Arguments::compareCodePoints);
+    Nests.inRustOrder(keys);
     return keys;
-  }
-
-  private static int compareCodePoints(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int ca = a.codePointAt(i);
-      int cb = b.codePointAt(j);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
-      }
-      i += Character.charCount(ca);
-      j += Character.charCount(cb);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
   }
 
   private static String describe(Object v) {

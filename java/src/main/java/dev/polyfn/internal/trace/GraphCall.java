@@ -1,6 +1,5 @@
 package dev.polyfn.internal.trace;
 
-import dev.polyfn.Composites;
 import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.TensorSpec;
 import dev.polyfn.Variable;
@@ -8,11 +7,9 @@ import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.Names;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
-import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.structure.CompositeRegistry;
 import dev.polyfn.internal.structure.Nests;
 import dev.polyfn.internal.structure.Records;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

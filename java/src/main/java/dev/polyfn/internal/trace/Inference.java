@@ -4,7 +4,6 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,7 +3,6 @@ package dev.polyfn.internal.trace;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.Wire;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

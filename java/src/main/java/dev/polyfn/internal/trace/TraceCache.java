@@ -6,7 +6,6 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
 import dev.polyfn.internal.saved.RestoreChecks;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -185,7 +184,7 @@ public final class TraceCache {
       types = Native.exportConcreteTypes(f.address(), id);
       def = Native.exportFunctionDef(f.address(), id);
       FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
-          .addAllFunction(FunctionLibrary.exported(f, id, FunctionDef.parseFrom(def)));
+          .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
       library = lib.build().toByteArray();
     } catch (RuntimeException | InvalidProtocolBufferException e) {
       submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));

@@ -3,7 +3,6 @@ package dev.polyfn.internal.trace;
 import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.flow.Effects;
 import dev.polyfn.internal.flow.Regions;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;

@@ -2,7 +2,6 @@ package dev.polyfn.internal.trace;
 
 import dev.polyfn.Variable;
 import dev.polyfn.internal.CallBuffer;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

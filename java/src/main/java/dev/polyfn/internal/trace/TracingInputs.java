@@ -1,7 +1,6 @@
 package dev.polyfn.internal.trace;
 
 import dev.polyfn.CompositeType;
-import dev.polyfn.Composites;
 import dev.polyfn.Inputs;
 import dev.polyfn.Nest;
 import dev.polyfn.RecordInput;
@@ -16,7 +15,6 @@ import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.structure.CompositeRegistry;
 import dev.polyfn.internal.structure.Records;
-import dev.polyfn.internal.trace.FunctionCore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
