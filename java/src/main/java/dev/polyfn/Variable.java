@@ -4,7 +4,7 @@ import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
 import dev.polyfn.internal.TensorFlowInternals;
-import dev.polyfn.internal.trace.Tracing;
+import dev.polyfn.internal.VariableTracing;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,7 +71,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
 
   private Variable(Class<T> type, Shape shape, T initialValue) {
     NativeLibrary.ensureLoaded();
-    Tracing.checkVariableCreationAllowed();
+    VariableTracing.hooks().checkCreationAllowed();
     this.id = NEXT_ID.incrementAndGet();
     this.type = type;
     this.shape = shape;
@@ -86,7 +86,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
     eager.assignVariableOp(handle, eager.constantOf(initialValue));
     LIVE.incrementAndGet();
-    Tracing.adoptCreatedVariable(this);
+    VariableTracing.hooks().adoptCreated(this);
   }
 
   /**
@@ -155,7 +155,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     if (tf.scope().env().isEager()) {
       return handle;
     }
-    return Tracing.captureVariable(tf, this);
+    return VariableTracing.hooks().capture(tf, this);
   }
 
   /** {@hidden} */

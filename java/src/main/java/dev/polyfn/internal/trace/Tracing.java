@@ -2,6 +2,7 @@ package dev.polyfn.internal.trace;
 
 import dev.polyfn.Variable;
 import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.VariableTracing;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +21,25 @@ import org.tensorflow.types.family.TType;
  * graph.
  */
 public final class Tracing {
+  static {
+    VariableTracing.install(new VariableTracing.Hooks() {
+      @Override
+      public void checkCreationAllowed() {
+        checkVariableCreationAllowed();
+      }
+
+      @Override
+      public void adoptCreated(Object variable) {
+        adoptCreatedVariable((Variable<?>) variable);
+      }
+
+      @Override
+      public Operand<? extends TType> capture(Ops tf, Object variable) {
+        return captureVariable(tf, (Variable<?>) variable);
+      }
+    });
+  }
+
   private static final ThreadLocal<Deque<TracingInputs>> ACTIVE = ThreadLocal.withInitial(ArrayDeque::new);
   /** The signatures being traced on this thread, innermost last. */
   private static final ThreadLocal<List<Reentry>> TRACING = ThreadLocal.withInitial(ArrayList::new);
@@ -177,8 +197,7 @@ public final class Tracing {
   public static Operand<? extends TType> captureVariable(Ops tf, Variable<?> v) {
     TracingInputs t = owning(tf.scope().env());
     if (t == null) {
-      throw new IllegalStateException("variables can be used in a graph only while Polyfn traces it; "
-          + "in your own Graph, pass values in as tensors");
+      throw new IllegalStateException(VariableTracing.NOT_TRACED);
     }
     return t.captureVariable(v);
   }
