@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.tensorflow.Graph;
@@ -43,8 +42,6 @@ import org.tensorflow.types.TBool;
 public final class Regions {
   private Regions() {}
 
-  /** Absorbed operation names per graph (weak: a closed, dropped graph takes its set with it). */
-  private static final Map<Graph, Set<String>> ABSORBED = new WeakHashMap<>();
   /** Process-unique function names: a random token per loaded copy of this class, then a counter. */
   private static final String TOKEN = Long.toHexString(new SecureRandom().nextLong() & 0xffffffffffL);
   private static final AtomicLong NEXT = new AtomicLong();
@@ -63,9 +60,7 @@ public final class Regions {
     if (graph == null) {
       return;
     }
-    synchronized (ABSORBED) {
-      ABSORBED.remove(graph);
-    }
+    AbsorbedOps.forget(graph);
     FlowFunctions.forget(graph);
   }
 
@@ -76,10 +71,7 @@ public final class Regions {
 
   /** Whether {@code op} was gathered into a branch function (so it must not run as an effect). */
   public static boolean isAbsorbed(Graph graph, String op) {
-    synchronized (ABSORBED) {
-      Set<String> set = ABSORBED.get(graph);
-      return set != null && set.contains(op);
-    }
+    return AbsorbedOps.contains(graph, op);
   }
 
   /**
@@ -87,10 +79,7 @@ public final class Regions {
    * them: what the function traced in the graph leaves out (none when the body has no control flow).
    */
   public static String[] absorbed(Graph graph) {
-    synchronized (ABSORBED) {
-      Set<String> set = ABSORBED.get(graph);
-      return set == null ? new String[0] : set.toArray(new String[0]);
-    }
+    return AbsorbedOps.of(graph);
   }
 
   /**
@@ -166,10 +155,7 @@ public final class Regions {
       }
     }
     neutralize(graph, own);
-    synchronized (ABSORBED) {
-      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
-      own.forEach(op -> set.add(op.name()));
-    }
+    AbsorbedOps.add(graph, own);
   }
 
   /**
@@ -235,12 +221,7 @@ public final class Regions {
       throw new IllegalStateException("reading back the function of " + hint, e);
     }
     neutralize(graph, body);
-    synchronized (ABSORBED) {
-      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
-      for (GraphOperation op : body) {
-        set.add(op.name());
-      }
-    }
+    AbsorbedOps.add(graph, body);
     return new Built(name, stateful, Collections.unmodifiableList(captures));
   }
 
@@ -279,10 +260,7 @@ public final class Regions {
     }
     if (!dropped.isEmpty()) {
       neutralize(graph, dropped);
-      synchronized (ABSORBED) {
-        Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
-        dropped.forEach(op -> set.add(op.name()));
-      }
+      AbsorbedOps.add(graph, dropped);
     }
     return kept;
   }
@@ -319,12 +297,7 @@ public final class Regions {
       ops.add((GraphOperation) o.op());
     }
     neutralize(graph, ops);
-    synchronized (ABSORBED) {
-      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
-      for (Output<?> o : outputs) {
-        set.add(o.op().name());
-      }
-    }
+    AbsorbedOps.add(graph, ops);
   }
 
   /** Rewires every input {@code ops} take from outside them to a dead copy of it (see the class comment). */
@@ -355,9 +328,7 @@ public final class Regions {
         GraphEdits.updateEdge(graph, d, op, i);
       }
     }
-    synchronized (ABSORBED) {
-      ABSORBED.computeIfAbsent(graph, k -> new HashSet<>()).addAll(helpers);
-    }
+    AbsorbedOps.addNames(graph, helpers);
   }
 
   /**
