@@ -32,7 +32,7 @@ pub fn export_concrete_types<'l>(
     for text in [&traced, &declared] {
         let value: Value = serde_json::from_str(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
         if holds_literal(&value) {
-            return Err(NativeError::IllegalState("its type holds a literal, whose identity is this process's own".into()));
+            return Err(NativeError::IllegalState("its type holds a Java value, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)".into()));
         }
     }
     convert::new_strings(env, &[traced, declared])

@@ -1,5 +1,6 @@
 package dev.polyfn.spark;
 
+import dev.polyfn.TensorSpec;
 import java.util.List;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
@@ -11,25 +12,34 @@ import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TFloat64;
 import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
+import org.tensorflow.types.family.TType;
 
 /**
  * The Spark column types Polyfn scoring reads and writes, and their tensors: a numeric column is
  * a batch vector {@code [rows]}, an array column of length k a matrix {@code [rows, k]}.
  */
 enum ColumnType {
-  FLOAT(DataTypes.FloatType, false),
-  DOUBLE(DataTypes.DoubleType, false),
-  INT(DataTypes.IntegerType, false),
-  LONG(DataTypes.LongType, false),
-  FLOAT_ARRAY(DataTypes.FloatType, true),
-  DOUBLE_ARRAY(DataTypes.DoubleType, true);
+  FLOAT(DataTypes.FloatType, false, TFloat32.class),
+  DOUBLE(DataTypes.DoubleType, false, TFloat64.class),
+  INT(DataTypes.IntegerType, false, TInt32.class),
+  LONG(DataTypes.LongType, false, TInt64.class),
+  FLOAT_ARRAY(DataTypes.FloatType, true, TFloat32.class),
+  DOUBLE_ARRAY(DataTypes.DoubleType, true, TFloat64.class);
 
   final DataType element;
   final boolean array;
+  /** The tensor type a batch of this column becomes. */
+  final Class<? extends TType> tensorType;
 
-  ColumnType(DataType element, boolean array) {
+  ColumnType(DataType element, boolean array, Class<? extends TType> tensorType) {
     this.element = element;
     this.array = array;
+    this.tensorType = tensorType;
+  }
+
+  /** The spec of a batch of this column: {@code [rows]}, or {@code [rows, k]} for an array. */
+  TensorSpec batchSpec() {
+    return TensorSpec.of(tensorType, array ? Shape.of(-1, -1) : Shape.of(-1));
   }
 
   DataType sparkType() {

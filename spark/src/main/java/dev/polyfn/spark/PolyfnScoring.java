@@ -45,6 +45,7 @@ public final class PolyfnScoring implements Serializable {
   private final FunctionFactory factory;
   private final Map<String, String> inputs = new LinkedHashMap<>();
   private final Map<String, DataType> outputs = new LinkedHashMap<>();
+  private final Map<String, String> outputColumns = new LinkedHashMap<>();
   private int batchSize = DEFAULT_BATCH_SIZE;
 
   private PolyfnScoring(String name, FunctionFactory factory) {
@@ -104,13 +105,28 @@ public final class PolyfnScoring implements Serializable {
    * @return this job
    */
   public PolyfnScoring output(String output, DataType type) {
-    if (output == null || type == null || ColumnType.of(type) == null) {
-      throw new IllegalArgumentException("output '" + output + "': expected a type among "
-          + ColumnType.supported() + ", got " + (type == null ? null : type.simpleString()));
+    return output(output, output, type);
+  }
+
+  /**
+   * Adds an output of the function as a column.
+   *
+   * @param output the function's output name (e.g. {@code output_0} of a Python SavedModel)
+   * @param column the column it becomes
+   * @param type FloatType, DoubleType, IntegerType, LongType, or an array of FloatType or
+   *     DoubleType (for an output of shape {@code [rows, k]})
+   * @return this job
+   */
+  public PolyfnScoring output(String output, String column, DataType type) {
+    if (output == null || column == null || type == null || ColumnType.of(type) == null) {
+      throw new IllegalArgumentException("output '" + output + "': expected a column name and a type among "
+          + ColumnType.supported() + ", got " + column + " and " + (type == null ? null : type.simpleString()));
     }
-    if (outputs.putIfAbsent(output, type) != null) {
-      throw new IllegalArgumentException("output: '" + output + "' is given twice");
+    if (outputs.containsKey(output) || outputColumns.containsValue(column)) {
+      throw new IllegalArgumentException("output: '" + output + "' or column '" + column + "' is given twice");
     }
+    outputs.put(output, type);
+    outputColumns.put(output, column);
     return this;
   }
 
@@ -129,18 +145,44 @@ public final class PolyfnScoring implements Serializable {
   }
 
   /**
-   * Scores a dataset (lazily, as Spark transformations are).
+   * Scores a dataset (lazily, as Spark transformations are). Before returning, the function is
+   * defined on the driver too (once per JVM, as on an executor; traced once with the columns'
+   * batch specs if it has not traced yet) to check the plan against it.
    *
    * @param data the rows to score; its input columns must hold no nulls
    * @return the rows with one column appended per output
-   * @throws IllegalArgumentException if an input column is missing or of an unsupported type, or
-   *     an output column's name is taken
+   * @throws IllegalArgumentException if an input column is missing or of an unsupported type, an
+   *     output column's name is taken, or the function has no parameter an input column feeds, a
+   *     parameter without default that no column feeds, or no output of a declared name
    */
   public Dataset<Row> score(Dataset<Row> data) {
+    Plan plan = plan(data.schema());
+    String functionName = name;
+    FunctionFactory f = factory;
+    String factoryId = ExecutorFunctions.identify(name, factory);
+    DriverChecks.check(name, ExecutorFunctions.get(functionName, factoryId, f), plan);
+    MapPartitionsFunction<Row, Row> scorer =
+        rows -> new BatchIterator(rows, ExecutorFunctions.get(functionName, factoryId, f), plan);
+    return data.mapPartitions(scorer, Encoders.row(plan.outputSchema));
+  }
+
+  /**
+   * Checks the columns against {@code schema} and checks the plan against the function on the
+   * driver (as {@link #score} does), without scoring.
+   *
+   * @return the schema of the scored rows
+   */
+  StructType check(StructType schema) {
+    Plan plan = plan(schema);
+    DriverChecks.check(name, ExecutorFunctions.get(name, ExecutorFunctions.identify(name, factory), factory), plan);
+    return plan.outputSchema;
+  }
+
+  /** The plan for rows of {@code schema}: where each input and output column is, and its type. */
+  private Plan plan(StructType schema) {
     if (inputs.isEmpty() || outputs.isEmpty()) {
       throw new IllegalArgumentException("score: declare at least one input and one output");
     }
-    StructType schema = data.schema();
     List<String> columns = Arrays.asList(schema.fieldNames());
     Plan plan = new Plan();
     plan.batchSize = batchSize;
@@ -168,19 +210,16 @@ public final class PolyfnScoring implements Serializable {
     plan.outputTypes = new ColumnType[plan.outputNames.length];
     for (int o = 0; o < plan.outputNames.length; o++) {
       String output = plan.outputNames[o];
-      if (columns.contains(output)) {
-        throw new IllegalArgumentException("output: the dataset already has a column '" + output + "'");
+      String column = outputColumns.get(output);
+      if (columns.contains(column)) {
+        throw new IllegalArgumentException("output: the dataset already has a column '" + column + "'");
       }
       plan.outputTypes[o] = ColumnType.of(outputs.get(output));
-      fields.add(new StructField(output, plan.outputTypes[o].sparkType(), false,
+      fields.add(new StructField(column, plan.outputTypes[o].sparkType(), false,
           org.apache.spark.sql.types.Metadata.empty()));
     }
-    String functionName = name;
-    FunctionFactory f = factory;
-    String factoryId = ExecutorFunctions.identify(name, factory);
-    MapPartitionsFunction<Row, Row> scorer =
-        rows -> new BatchIterator(rows, ExecutorFunctions.get(functionName, factoryId, f), plan);
-    return data.mapPartitions(scorer, Encoders.row(new StructType(fields.toArray(new StructField[0]))));
+    plan.outputSchema = new StructType(fields.toArray(new StructField[0]));
+    return plan;
   }
 
   /** What each task needs, computed once on the driver. */
@@ -194,5 +233,6 @@ public final class PolyfnScoring implements Serializable {
     ColumnType[] inputTypes;
     String[] outputNames;
     ColumnType[] outputTypes;
+    StructType outputSchema;
   }
 }

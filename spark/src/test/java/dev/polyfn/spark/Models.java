@@ -52,4 +52,12 @@ final class Models {
       return Map.of("y", tf.math.add(tf.math.mul(x, tf.constant(a)), tf.constant(b)));
     }, FunctionOptions.defaults().withName("line"));
   }
+
+  /** w = v + 1 on a double column. */
+  static MapFunction plusOne() {
+    return Function.define((tf, in) -> {
+      Operand<TFloat64> v = in.input("v", TFloat64.class, Shape.of(-1));
+      return Map.of("w", tf.math.add(v, tf.constant(1.0)));
+    }, FunctionOptions.defaults().withName("plusOne"));
+  }
 }

@@ -39,6 +39,11 @@ class PolyfnScoringTest {
   }
 
   static Dataset<Row> rows(int n, int partitions) {
+    return rowsOf(spark, n, partitions);
+  }
+
+  /** Row i: id i, x = i * 0.5, features = [i, 1, -2]; in {@code partitions} partitions. */
+  static Dataset<Row> rowsOf(SparkSession spark, int n, int partitions) {
     StructType schema = new StructType().add("id", DataTypes.IntegerType, false)
         .add("x", DataTypes.DoubleType, false)
         .add("features", DataTypes.createArrayType(DataTypes.FloatType, false), false);
@@ -175,12 +180,12 @@ class PolyfnScoringTest {
   }
 
   @Test
-  void aMissingOutputFailsTheJobWithItsName() {
-    SparkException e = assertThrows(SparkException.class,
+  void aMissingOutputIsRefusedOnTheDriverWithItsName() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> PolyfnScoring.with("affineFloat", Models::affineFloat).input("x")
             .output("w", DataTypes.FloatType)
-            .score(rows(4, 1).withColumn("x", org.apache.spark.sql.functions.col("x").cast("float")))
-            .collectAsList());
-    assertTrue(String.valueOf(e.getMessage()).contains("no output 'w'"), e.getMessage());
+            .score(rows(4, 1).withColumn("x", org.apache.spark.sql.functions.col("x").cast("float"))));
+    assertTrue(e.getMessage().contains("output 'w': function 'affineFloat' has no such output; its outputs: [y]"),
+        e.getMessage());
   }
 }

@@ -20,8 +20,10 @@ import static org.apache.spark.sql.functions.udf;
 
 /**
  * Per-row cost of scoring y = 2x + 1 over a double column in local[2]: Polyfn with batches of 1
- * and of 64 to 16,384 rows, against a plain Java UDF doing the same arithmetic. Not a test; run
- * by hand (README, "Spark"): java -cp ... dev.polyfn.spark.ScoringBenchmark [rows]
+ * and of 64 to 16,384 rows, against a plain Java UDF doing the same arithmetic, and the same
+ * function through {@link PolyfnTransformer} (from its factory, and saved then loaded from a
+ * SavedModel directory). Not a test; run by hand (README, "Spark"):
+ * java -cp ... dev.polyfn.spark.ScoringBenchmark [rows]
  */
 public final class ScoringBenchmark {
   static MapFunction affine() {
@@ -31,13 +33,22 @@ public final class ScoringBenchmark {
     }, FunctionOptions.defaults().withName("bench-affine"));
   }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws java.io.IOException {
     long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
+    java.nio.file.Path saved = java.nio.file.Files.createTempDirectory("polyfn-bench").resolve("affine");
+    try (MapFunction f = affine()) {
+      f.getConcreteFunction(Map.of("x", dev.polyfn.TensorSpec.of(TFloat64.class, Shape.of(-1))));
+      f.save(saved);
+    }
+    PolyfnTransformer fromFactory = new PolyfnTransformer().setFunction("bench", ScoringBenchmark::affine)
+        .setInputCols("x").setOutputCols("y").setOutputTypes(DataTypes.DoubleType);
+    PolyfnTransformer fromSavedModel = new PolyfnTransformer().setSavedModel(saved.toString())
+        .setInputCols("x").setOutputCols("y").setOutputTypes(DataTypes.DoubleType);
     SparkSession spark = SparkSession.builder().master("local[2]").appName("polyfn-spark-bench")
         .config("spark.ui.enabled", "false").getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     UserDefinedFunction javaUdf = udf((UDF1<Double, Double>) x -> 2 * x + 1, DataTypes.DoubleType);
-    System.out.printf("%-28s %12s %14s%n", "scoring", "rows", "ns per row");
+    System.out.printf("%-30s %12s %14s%n", "scoring", "rows", "ns per row");
     for (int round = 0; round < 2; round++) { // the first round warms up (JIT, traces)
       boolean report = round == 1;
       measure(spark, "read only (baseline)", rows, report, d -> d.select(sum(col("x"))));
@@ -47,6 +58,10 @@ public final class ScoringBenchmark {
             d -> PolyfnScoring.with("bench", ScoringBenchmark::affine).input("x").batchSize(batch)
                 .output("y", DataTypes.DoubleType).score(d).select(sum(col("y"))));
       }
+      measure(spark, "Transformer (factory) 4096", rows, report,
+          d -> fromFactory.transform(d).select(sum(col("y"))));
+      measure(spark, "Transformer (SavedModel) 4096", rows, report,
+          d -> fromSavedModel.transform(d).select(sum(col("y"))));
       measure(spark, "Polyfn batch 1", Math.min(rows, 100_000), report,
           d -> PolyfnScoring.with("bench", ScoringBenchmark::affine).input("x").batchSize(1)
               .output("y", DataTypes.DoubleType).score(d).select(sum(col("y"))));
@@ -64,7 +79,7 @@ public final class ScoringBenchmark {
     double total = job.run(data).first().getDouble(0);
     long nanos = System.nanoTime() - start;
     if (report) {
-      System.out.printf("%-28s %12d %14.1f   (sum %.6g)%n", name, rows, (double) nanos / rows, total);
+      System.out.printf("%-30s %12d %14.1f   (sum %.6g)%n", name, rows, (double) nanos / rows, total);
     }
   }
 }

@@ -4,21 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.polyfn.CompositeSpec;
-import dev.polyfn.CompositeType;
-import dev.polyfn.Composites;
 import dev.polyfn.Diagnostics;
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
 import dev.polyfn.NestFunction;
-import dev.polyfn.NestOutputs;
 import dev.polyfn.Outputs;
 import dev.polyfn.TensorSpec;
+import dev.polyfn.tests.FaultyPairType.Fault;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -35,7 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
-import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.TFloat32;
@@ -63,71 +60,9 @@ class FailurePathsLeaveNoStateTest {
   private static Path unknownParameterProfile;
   private static final AtomicLong SAVES = new AtomicLong();
   private static final int ITERATIONS = Integer.getInteger("polyfn.failurePaths.iterations", 1500);
-  /** Which composite method breaks on this thread (a thread-local, so a pool's threads do not interfere). */
-  private static final ThreadLocal<String> BROKEN = ThreadLocal.withInitial(() -> "none");
-
-  /** A pair of float tensors. */
-  record Pair(TFloat32 a, TFloat32 b) {}
-  /** The body's view of a pair. */
-  record PairView(Operand<TFloat32> a, Operand<TFloat32> b) {}
-
-  /** A pair type that breaks the method {@link #BROKEN} names. */
-  static final class PairType implements CompositeType<Pair, PairView> {
-    static final PairType INSTANCE = new PairType();
-
-    @Override
-    public String name() {
-      return "FailurePathsPair";
-    }
-
-    @Override
-    public Class<Pair> valueClass() {
-      return Pair.class;
-    }
-
-    @Override
-    public Class<PairView> viewClass() {
-      return PairView.class;
-    }
-
-    @Override
-    public CompositeSpec spec(Pair p) {
-      return new CompositeSpec(TFloat32.class, p.a().shape(), null, List.of("a", "b"),
-          List.of(TensorSpec.of(TFloat32.class, p.a().shape()), TensorSpec.of(TFloat32.class, p.b().shape())));
-    }
-
-    @Override
-    public Tensor component(Pair p, int i) {
-      if (BROKEN.get().equals("component")) {
-        throw new UnsupportedOperationException("no component today");
-      }
-      return i == 0 ? p.a() : p.b();
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public PairView view(CompositeSpec spec, List<Operand<?>> c) {
-      return BROKEN.get().equals("view") ? null : new PairView((Operand<TFloat32>) c.get(0), (Operand<TFloat32>) c.get(1));
-    }
-
-    @Override
-    public List<Operand<?>> components(PairView v) {
-      return BROKEN.get().equals("components") ? java.util.Arrays.asList(v.a(), null) : List.of(v.a(), v.b());
-    }
-
-    @Override
-    public Pair fromComponents(List<Tensor> c) {
-      return BROKEN.get().equals("fromComponents") ? null : new Pair((TFloat32) c.get(0), (TFloat32) c.get(1));
-    }
-  }
 
   @BeforeAll
   static void files() throws Exception {
-    try {
-      Composites.register(PairType.INSTANCE);
-    } catch (IllegalArgumentException alreadyRegistered) {
-      // registered by the other run of this class in this JVM
-    }
     good = FileFixtures.save(dir.resolve("good"), "plus");
     truncatedPb = copy(good, "truncated-pb");
     Path pb = truncatedPb.resolve("saved_model.pb");
@@ -201,11 +136,7 @@ class FailurePathsLeaveNoStateTest {
     static Shared create() {
       MapFunction plus = Function.define(FileFixtures.PLUS_ONE, FunctionOptions.defaults().withName("plus"));
       plus.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(-1))));
-      NestFunction swap = Function.defineNested((tf, in) -> {
-        PairView p = in.composite("p", PairType.INSTANCE);
-        return new PairView(tf.math.mul(p.b(), tf.constant(2f)), p.a());
-      });
-      return new Shared(modeFunction(FunctionOptions.defaults()), plus, swap);
+      return new Shared(modeFunction(FunctionOptions.defaults()), plus, FaultyPairType.swap());
     }
 
     @Override
@@ -214,7 +145,7 @@ class FailurePathsLeaveNoStateTest {
     }
   }
 
-  private static final String[] COMPOSITE_FAULTS = {"component", "view", "components", "fromComponents"};
+  private static final Fault[] COMPOSITE_FAULTS = Arrays.stream(Fault.values()).filter(f -> f != Fault.NONE).toArray(Fault[]::new);
   /** {@code n} random kinds; after each failure the thread holds no trace and the path's good case works. */
   private static void run(Shared s, Random random, int n, Map<String, Integer> counts) throws Exception {
     Kind[] kinds = Kind.values();
@@ -291,16 +222,17 @@ class FailurePathsLeaveNoStateTest {
           goodProfile();
         }
         case COMPOSITE_BROKEN -> {
-          String method = COMPOSITE_FAULTS[random.nextInt(COMPOSITE_FAULTS.length)];
-          BROKEN.set(method);
+          Fault fault = COMPOSITE_FAULTS[random.nextInt(COMPOSITE_FAULTS.length)];
+          FaultyPairType.breakOnThisThread(fault);
           try {
             // view and components run only while tracing: a length never traced well reaches them
-            int length = method.equals("view") || method.equals("components") ? 3 : 2;
-            expect(IllegalStateException.class, "composite type 'FailurePathsPair'", () -> swap(s.swap(), length));
+            int length = fault.tracingOnly() ? 3 : 2;
+            expect(IllegalStateException.class, "composite type '" + FaultyPairType.NAME + "'",
+                () -> FaultyPairType.checkSwap(s.swap(), length));
           } finally {
-            BROKEN.set("none");
+            FaultyPairType.breakOnThisThread(Fault.NONE);
           }
-          swap(s.swap(), 2);
+          FaultyPairType.checkSwap(s.swap(), 2);
         }
         default -> throw new AssertionError(kind);
       }
@@ -358,17 +290,6 @@ class FailurePathsLeaveNoStateTest {
     try (MapFunction f = withProfile(goodProfile)) {
       assertEquals(1, f.traceCount(), "traced from the profile when defined");
       assertEquals(FileFixtures.ANSWER, FileFixtures.answer(f));
-    }
-  }
-
-  /** swap(p) of a pair of float vectors of {@code length}, checked. */
-  private static void swap(NestFunction f, int length) {
-    try (TFloat32 a = TFloat32.tensorOf(Shape.of(length), d -> d.setFloat(1f, 0).setFloat(2f, 1));
-         TFloat32 b = TFloat32.tensorOf(Shape.of(length), d -> d.setFloat(3f, 0).setFloat(4f, 1));
-         NestOutputs out = f.call(Map.of("p", new Pair(a, b)))) {
-      Pair r = out.value(Pair.class);
-      assertEquals(6f, r.a().getFloat(0), 0f);
-      assertEquals(2f, r.b().getFloat(1), 0f);
     }
   }
 

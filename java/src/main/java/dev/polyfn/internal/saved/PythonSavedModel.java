@@ -24,7 +24,6 @@ import org.tensorflow.ndarray.NdArrays;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.MetaGraphDef;
-import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
@@ -39,10 +38,13 @@ import org.tensorflow.types.family.TType;
  * its concrete functions, with the dispatch rebuilt from their input signatures in the saved
  * object graph, and the variables they capture, read from the checkpoint (keys from its object
  * graph). Representable: positional parameters that are tensors, lists or tuples of tensors,
- * dicts of tensors, or Python literals (Java-value parameters, see {@link PythonLiterals}). A
+ * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
+ * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
+ * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}). A
  * concrete function that takes a None where others take values, has another parameter list
- * or captures other variables than the first, or calls other library functions is left out with a
- * WARNING; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
+ * or captures other variables than the first is left out with a WARNING. The library functions a
+ * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
+ * Keras RNN loops) are restored with it under fresh names; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
  */
 public final class PythonSavedModel {
   private static final System.Logger LOG = System.getLogger("dev.polyfn");
@@ -50,8 +52,8 @@ public final class PythonSavedModel {
   private PythonSavedModel() {}
 
   /** One concrete function, converted: its parameters, types, FunctionDef and outputs. */
-  private record Converted(List<Param> params, String declared, String traced, FunctionDef def, String[] outputs,
-      List<Integer> bound) {}
+  private record Converted(List<Param> params, String declared, String traced, FunctionDef def,
+      List<FunctionDef> called, String[] outputs, List<Integer> bound) {}
 
   public static <F> F load(Facades<F> facades, Path root, MetaGraphDef meta, String name) {
     SavedObjectGraph graph = meta.getObjectGraphDef();
@@ -90,6 +92,7 @@ public final class PythonSavedModel {
     FunctionCore f = facades.core(made);
     try {
       List<Converted> converted = new ArrayList<>();
+      List<String> reasons = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
         try {
@@ -103,11 +106,13 @@ public final class PythonSavedModel {
           }
           converted.add(c);
         } catch (IllegalArgumentException e) {
+          reasons.add(concrete + ": " + e.getMessage());
           LOG.log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
         }
       }
       if (converted.isEmpty()) {
-        throw new IllegalArgumentException(pb + ": no concrete function of '" + fname + "' can be represented (see the warnings)");
+        throw new IllegalArgumentException(pb + ": no concrete function of '" + fname + "' can be represented: "
+            + String.join("; ", reasons));
       }
       restore(f, root, graph, converted);
       return made;
@@ -126,7 +131,7 @@ public final class PythonSavedModel {
       Param[] params = converted.get(0).params().toArray(new Param[0]);
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
-            FunctionLibrary.forRestore(c.def(), java.util.List.of()), c.outputs());
+            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs());
       }
       f.markBodyless();
       f.countSavedTraces(converted.size());
@@ -157,17 +162,14 @@ public final class PythonSavedModel {
     if (def == null) {
       throw new IllegalArgumentException("it is not in the graph's library");
     }
-    for (NodeDef n : def.getNodeDefList()) {
-      boolean calls = library.containsKey(n.getOp())
-          || n.getAttrMap().values().stream().anyMatch(a -> a.hasFunc() || a.getList().getFuncCount() > 0);
-      if (calls) {
-        throw new IllegalArgumentException("it calls other functions (node " + n.getName() + "), which is not supported");
-      }
-    }
+    // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
+    // the library functions it reaches travel with it (renamed on restore, cycles refused).
+    List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
     StructuredValue sig = c.getCanonicalizedInputSignature();
     List<StructuredValue> args = PythonLiterals.args(c);
-    if (sig.getTupleValue().getValues(1).getDictValue().getFieldsCount() > 0 || args.size() > argNames.size()) {
-      throw new IllegalArgumentException("keyword-only or extra arguments are not supported");
+    if (args.size() > argNames.size()) {
+      throw new IllegalArgumentException("it takes " + args.size() + " positional arguments, its Python signature names "
+          + argNames.size());
     }
     List<Param> params = new ArrayList<>();
     List<Object> declared = new ArrayList<>();
@@ -179,15 +181,21 @@ public final class PythonSavedModel {
         literal(p, i, v, literals, interner, params, declared, traced);
         continue;
       }
-      Param.Kind kind = v.hasTensorSpecValue() ? Param.Kind.TENSOR
-          : v.hasListValue() || v.hasTupleValue() ? Param.Kind.LIST : v.hasDictValue() ? Param.Kind.MAP : null;
-      if (kind == null) {
-        throw new IllegalArgumentException("argument '" + p + "' is a " + v.getKindCase() + ", not a tensor, list or dict");
+      structure(p, v, params, declared, traced);
+    }
+    // Keyword-only arguments follow the positional ones, in Python's flattening order (sorted by
+    // name); one that is None in this concrete function is no parameter, as an absent one.
+    var keywords = new TreeMap<>(sig.getTupleValue().getValues(1).getDictValue().getFieldsMap());
+    for (var kw : keywords.entrySet()) {
+      StructuredValue v = kw.getValue();
+      if (v.hasNoneValue()) {
+        continue;
       }
-      params.add(new Param(p, kind, TType.class, null, null, false, null));
-      declared.add(param(p, kind, Map.of("kind", kind == Param.Kind.TENSOR ? "tensor_constraint"
-          : kind == Param.Kind.LIST ? "list_constraint" : "map_constraint")));
-      traced.add(param(p, kind, type(p, v)));
+      if (PythonLiterals.isLiteral(v)) {
+        throw new IllegalArgumentException("keyword-only argument '" + kw.getKey() + "' is a Python " + v.getKindCase()
+            + " literal, which Polyfn loads only as a positional argument");
+      }
+      structure(kw.getKey(), v, params, declared, traced);
     }
     List<Object> declaredCaptures = new ArrayList<>();
     List<Object> tracedCaptures = new ArrayList<>();
@@ -205,8 +213,58 @@ public final class PythonSavedModel {
       spec.put("alias", (long) i);
       tracedCaptures.add(capture(i, spec));
     }
-    return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def,
+    return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def, called,
         outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
+  }
+
+  /** Adds argument {@code p}, a tensor spec or a structure of them, as a parameter. */
+  private static void structure(String p, StructuredValue v, List<Param> params, List<Object> declared, List<Object> traced) {
+    Param.Kind kind = kind(p, v);
+    params.add(kind == Param.Kind.NEST ? new Param(p, kind, null, null, null, false, null)
+        : new Param(p, kind, TType.class, null, null, false, null));
+    declared.add(param(p, kind, Map.of("kind", switch (kind) {
+      case TENSOR -> "tensor_constraint";
+      case LIST -> "list_constraint";
+      case MAP -> "map_constraint";
+      default -> "nest_constraint";
+    })));
+    traced.add(param(p, kind, type(p, v)));
+  }
+
+  /**
+   * The items of a list, tuple or namedtuple in Python's flattening order (a namedtuple is a
+   * tuple: its fields in declaration order, so Java passes it as a List), or null.
+   */
+  private static List<StructuredValue> sequence(StructuredValue v) {
+    if (v.hasListValue()) {
+      return v.getListValue().getValuesList();
+    }
+    if (v.hasTupleValue()) {
+      return v.getTupleValue().getValuesList();
+    }
+    if (v.hasNamedTupleValue()) {
+      return v.getNamedTupleValue().getValuesList().stream().map(pair -> pair.getValue()).toList();
+    }
+    return null;
+  }
+
+  /**
+   * The parameter kind of a structure of specs: a tensor, a list (or tuple) of tensors, a dict of
+   * tensors, or any deeper structure of lists, tuples and dicts as a nest parameter (whose traced
+   * type, built by {@link #type}, refuses what Polyfn cannot represent, such as a None inside).
+   */
+  private static Param.Kind kind(String p, StructuredValue v) {
+    if (v.hasTensorSpecValue()) {
+      return Param.Kind.TENSOR;
+    }
+    List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values()) : sequence(v);
+    if (items == null) {
+      throw new IllegalArgumentException("argument '" + p + "' is a " + v.getKindCase() + ", not a tensor, list, tuple, namedtuple or dict");
+    }
+    if (!items.stream().allMatch(StructuredValue::hasTensorSpecValue)) {
+      return Param.Kind.NEST;
+    }
+    return v.hasDictValue() ? Param.Kind.MAP : Param.Kind.LIST;
   }
 
   /**
@@ -281,8 +339,8 @@ public final class PythonSavedModel {
       m.put("kind", "tensor_spec");
       m.put("dtype", v.getTensorSpecValue().getDtype().name().substring(3));
       m.put("shape", shape(v.getTensorSpecValue().getShape()));
-    } else if (v.hasListValue() || v.hasTupleValue()) {
-      List<StructuredValue> items = v.hasListValue() ? v.getListValue().getValuesList() : v.getTupleValue().getValuesList();
+    } else if (sequence(v) != null) {
+      List<StructuredValue> items = sequence(v);
       List<Object> elements = new ArrayList<>();
       for (int i = 0; i < items.size(); i++) {
         elements.add(type(at + "[" + i + "]", items.get(i)));

@@ -18,7 +18,8 @@ import org.tensorflow.types.family.TType;
  *  "name": "scale", "kind": "map",                // map, list, single or unary
  *  "unary_input": null,                           // unary: the input's tensor class
  *  "parameters": [{"name": "x", "kind": "TENSOR", "tensor_type": "org.tensorflow.types.TFloat32",
- *                  "shape": [-1, 3], "optional": false}],   // shape: null (undeclared), "unknown" or dims
+ *                  "shape": [-1, 3], "optional": false,     // shape: null (undeclared), "unknown" or dims
+ *                  "record_class": null}],  // kind TENSOR, LIST, MAP or NEST; a record: its class
  *  "variables": [{"checkpoint_key": "variables/0"}],         // the captured variables, in capture order
  *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
  *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>}]}
@@ -74,6 +75,7 @@ public final class SavedFunctionMetadata {
       m.put("name", p.name());
       m.put("kind", p.kind().name());
       m.put("tensor_type", p.tensorType() == null ? null : p.tensorType().getName());
+      m.put("record_class", p.kind() == Param.Kind.NEST && p.javaClass() != null ? p.javaClass().getName() : null);
       m.put("shape", SavedModelWriter.shapeJson(p.shape()));
       m.put("optional", p.optional());
       ps.add(m);
@@ -124,18 +126,20 @@ public final class SavedFunctionMetadata {
       try {
         pk = Param.Kind.valueOf(r.string(at + ".kind", p.get("kind")));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST or MAP, got " + p.get("kind"));
+        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP or NEST, got " + p.get("kind"));
       }
-      if (pk != Param.Kind.TENSOR && pk != Param.Kind.LIST && pk != Param.Kind.MAP) {
-        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST or MAP, got " + pk);
+      if (pk != Param.Kind.TENSOR && pk != Param.Kind.LIST && pk != Param.Kind.MAP && pk != Param.Kind.NEST) {
+        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP or NEST, got " + pk);
       }
+      Class<?> record = pk == Param.Kind.NEST && p.get("record_class") != null
+          ? recordClass(at + ".record_class", p.get("record_class")) : null;
       Object tt = p.get("tensor_type");
       Object optional = p.get("optional");
       if (!(optional instanceof Boolean)) {
         throw new IllegalArgumentException(at + ".optional: expected a boolean");
       }
       params[i] = new Param(r.string(at + ".name", p.get("name")), pk,
-          tt == null ? null : tensorClass(at + ".tensor_type", tt), null, shape(at + ".shape", p.get("shape")),
+          tt == null ? null : tensorClass(at + ".tensor_type", tt), record, shape(at + ".shape", p.get("shape")),
           (Boolean) optional, null);
     }
     List<String> vars = new ArrayList<>();
@@ -166,6 +170,27 @@ public final class SavedFunctionMetadata {
           names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced")))));
     }
     return new SavedFunctionMetadata(name, kind, unary, params, vars, concrete);
+  }
+
+  /**
+   * The record class a saved record parameter takes, loaded by name: it must be on the class path
+   * of the loading JVM (as the record's values are passed by the caller).
+   */
+  private static Class<?> recordClass(String at, Object v) {
+    if (!(v instanceof String name)) {
+      throw new IllegalArgumentException(at + ": expected a class name, got " + v);
+    }
+    Class<?> c;
+    try {
+      c = Class.forName(name, false, Thread.currentThread().getContextClassLoader() != null
+          ? Thread.currentThread().getContextClassLoader() : SavedFunctionMetadata.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IllegalArgumentException(at + ": record class " + name + " is not on the class path", e);
+    }
+    if (!c.isRecord()) {
+      throw new IllegalArgumentException(at + ": " + name + " is not a record class");
+    }
+    return c;
   }
 
   private static Shape shape(String at, Object v) {

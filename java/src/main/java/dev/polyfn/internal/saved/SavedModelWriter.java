@@ -89,9 +89,9 @@ public final class SavedModelWriter {
 
   private static void check(FunctionCore f, Param[] params, Capture[] captures) {
     for (Param p : params) {
-      if (p.kind() != Param.Kind.TENSOR && p.kind() != Param.Kind.LIST && p.kind() != Param.Kind.MAP) {
+      if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
         throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name() + "' takes "
-            + p.kindName() + "; a SavedModel signature takes tensors (and lists and maps of them) only");
+            + p.kindName() + "; a SavedModel signature takes tensors (and lists, maps, records and nests of them) only");
       }
       if (p.defaultValue() != null) {
         throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name()

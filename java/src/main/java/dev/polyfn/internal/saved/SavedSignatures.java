@@ -55,8 +55,19 @@ public final class SavedSignatures {
           flatten(key + "_" + sanitize(e.getKey()), (Map<String, Object>) e.getValue(), out);
         }
       }
+      case "record" -> {
+        // Components in declaration order, as the function's inputs are flattened.
+        List<Object> names = (List<Object>) type.get("names");
+        List<Object> types = (List<Object>) type.get("types");
+        for (int i = 0; i < names.size(); i++) {
+          flatten(key + "_" + sanitize((String) names.get(i)), (Map<String, Object>) types.get(i), out);
+        }
+      }
+      case "literal" -> {
+        // A Java value inside a record or nest is part of the concrete function, not an input.
+      }
       default -> throw new IllegalStateException("input '" + key + "' has a " + kind
-          + " type, which a SavedModel signature cannot take (only tensors, lists and maps of tensors)");
+          + " type, which a SavedModel signature cannot take (only tensors, and lists, maps and records of them)");
     }
   }
 
