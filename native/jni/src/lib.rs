@@ -14,6 +14,7 @@ mod call;
 mod convert;
 mod errors;
 mod function;
+mod graph_function;
 mod handles;
 mod infer;
 mod introspection;

@@ -4,7 +4,7 @@
 //! on one side only fails at load time, naming the method, instead of at its first call.
 
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::{cache, call, function, infer, introspection, runtime, saved, stack, trace};
+use crate::{cache, call, function, graph_function, infer, introspection, runtime, saved, stack, trace};
 use jni::objects::JClass;
 use jni::{native_method, Env, NativeMethod};
 
@@ -54,6 +54,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn restore_concrete(handle: jlong, declared: JString, traced: JString, def: jbyte[], library: jbyte[], output_names: java.lang.String[], outputs_key: jint) -> jint, fn = cache::restore_concrete, error_policy = ThrowJava },
     native_method! { static fn explain_miss(handle: jlong, facts: jlong[], fact_count: jint) -> JString, fn = saved::explain_miss, error_policy = ThrowJava },
     native_method! { static fn signature_profile(handle: jlong) -> JString, fn = infer::signature_profile, error_policy = ThrowJava },
+    native_method! { static fn graph_function(graph: jlong, name: JString, body_ops: java.lang.String[], input_ops: java.lang.String[], input_indices: jint[], output_ops: java.lang.String[], output_indices: jint[], control_ops: java.lang.String[]) -> jbyte[], fn = graph_function::graph_function, error_policy = ThrowJava },
 ];
 
 /// `Native.registerNatives`, the one entry point the JVM finds by its exported name: registers

@@ -14,6 +14,7 @@ mod def_check;
 pub mod function;
 mod function_def_proto;
 pub mod graph;
+pub mod graph_function;
 pub mod graph_ops;
 pub mod handle_data;
 pub mod kernel_cache;

@@ -23,7 +23,8 @@ public final class ConcreteFunctionInfo {
     this.outputNames = List.of(outputNames);
   }
 
-  int id() {
+  /** {@hidden} */
+  public int id() {
     return id;
   }
 

@@ -2,6 +2,7 @@ package dev.polyfn;
 
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
+import dev.polyfn.internal.trace.Tracing;
 
 /**
  * Process-wide counts of Polyfn's native resources, for leak checks in tests and monitoring.

@@ -1,5 +1,9 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.flow.FlowCond;
+import dev.polyfn.internal.flow.FlowGradients;
+import dev.polyfn.internal.flow.FlowLoops;
+import dev.polyfn.internal.flow.FlowStructures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,57 +64,7 @@ public final class Flow {
    */
   public static List<Operand<?>> condList(Ops tf, Operand<TBool> pred,
       Supplier<? extends List<? extends Operand<?>>> then, Supplier<? extends List<? extends Operand<?>>> otherwise) {
-    return condList(tf, pred, then, otherwise, i -> "output " + i);
-  }
-
-  /** {@link #condList}; {@code label} names output i in errors (by key when the caller flattened a map or record). */
-  static List<Operand<?>> condList(Ops tf, Operand<TBool> pred, Supplier<? extends List<? extends Operand<?>>> then,
-      Supplier<? extends List<? extends Operand<?>>> otherwise, IntFunction<String> label) {
-    Objects.requireNonNull(then, "then");
-    Objects.requireNonNull(otherwise, "otherwise");
-    Graph graph = FlowChecks.graphOf(tf, "cond");
-    FlowChecks.scalarBool(graph, pred, "cond", "pred");
-    Regions.Region<List<Output<?>>> t = Regions.trace(graph, () -> exits(tf, "then", then.get(), graph, label));
-    Regions.Region<List<Output<?>>> e;
-    try {
-      e = Regions.trace(graph, () -> exits(tf, "else", otherwise.get(), graph, label));
-    } catch (RuntimeException | Error failure) {
-      Regions.discard(graph, t.ops());
-      throw failure;
-    }
-    try {
-      FlowChecks.sameStructure(t.result(), e.result(), label);
-    } catch (IllegalArgumentException failure) {
-      Regions.discard(graph, t.ops());
-      Regions.discard(graph, e.ops());
-      throw failure;
-    }
-    List<Output<?>> captures = union(Regions.captures(graph, t.ops(), List.of()),
-        Regions.captures(graph, e.ops(), List.of()));
-    Regions.Built tb = Regions.build(graph, "cond_then", t.ops(), List.of(), captures, t.result());
-    Regions.Built eb = Regions.build(graph, "cond_else", e.ops(), List.of(), captures, e.result());
-    int n = t.result().size();
-    DataType[] types = new DataType[n];
-    Shape[] shapes = new Shape[n];
-    for (int i = 0; i < n; i++) {
-      types[i] = t.result().get(i).dataType();
-      shapes[i] = FlowChecks.common(t.result().get(i).shape(), e.result().get(i).shape());
-    }
-    var b = tf.scope().opBuilder(tb.stateful() || eb.stateful() ? "If" : "StatelessIf", "cond");
-    b.addInput(pred.asOutput());
-    b.addInputList(captures.toArray(new Output<?>[0]));
-    b.setAttr("Tout", types);
-    b.setAttr("then_branch", FlowChecks.func(tb.name()));
-    b.setAttr("else_branch", FlowChecks.func(eb.name()));
-    b.setAttr("output_shapes", shapes);
-    FlowChecks.lowerLikePython(graph, b);
-    GraphOperation op = (GraphOperation) tf.scope().apply(b).build();
-    FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise));
-    List<Operand<?>> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(op.output(i));
-    }
-    return out;
+    return FlowCond.condList(tf, pred, then, otherwise, i -> "output " + i);
   }
 
   /** Options of a loop: {@code Flow.loop().maximumIterations(100).shape(1, Shape.of(-1))}. */
@@ -222,42 +176,7 @@ public final class Flow {
   @SuppressWarnings("unchecked")
   public static <T extends TType, U extends TType> Operand<U> mapFn(Ops tf, Operand<T> elems, Class<U> outType,
       Function<Operand<T>, Operand<U>> fn) {
-    Objects.requireNonNull(fn, "fn");
-    Graph graph = FlowChecks.graphOf(tf, "mapFn");
-    if (elems.shape().isUnknown() || elems.shape().numDimensions() == 0) {
-      throw new IllegalArgumentException("mapFn: elems must have at least one dimension (the one mapped over), "
-          + "got shape " + elems.shape());
-    }
-    Operand<TInt32> n = tf.reshape(tf.slice(tf.shape(elems), tf.constant(new int[] {0}), tf.constant(new int[] {1})),
-        tf.constant(new int[0]));
-    TensorListReserve acc = tf.tensorListReserve(tf.constant(-1), n, outType);
-    Shape[] resultShape = {Shape.unknown()};
-    List<Operand<?>> vars = List.of(tf.constant(0), acc);
-    List<Operand<?>> done = whileLoop(tf, vars,
-        v -> tf.math.less((Operand<TInt32>) v.get(0), n),
-        v -> {
-          Operand<TInt32> i = (Operand<TInt32>) v.get(0);
-          Operand<T> e = tf.gather(elems, i, tf.constant(0));
-          Operand<U> y = fn.apply(e);
-          FlowChecks.operandOf(graph, y, "mapFn", "the result of fn");
-          if (y.type() != outType) {
-            throw new IllegalArgumentException("mapFn: fn returned dtype " + y.asOutput().dataType()
-                + " but the results were declared as " + outType.getSimpleName());
-          }
-          resultShape[0] = y.shape();
-          return List.of(tf.math.add(i, tf.constant(1)), tf.tensorListSetItem(v.get(1), i, y));
-        });
-    // The element shape fn's results have statically (so an empty elems stacks to [0, ...]).
-    Shape s = resultShape[0];
-    Operand<TInt32> elementShape = tf.constant(-1);
-    if (!s.isUnknown() && !s.hasUnknownDimension()) {
-      int[] dims = new int[s.numDimensions()];
-      for (int k = 0; k < dims.length; k++) {
-        dims[k] = (int) s.get(k);
-      }
-      elementShape = tf.constant(dims);
-    }
-    return tf.tensorListStack(done.get(1), elementShape, outType);
+    return FlowLoops.mapFn(tf, elems, outType, Objects.requireNonNull(fn, "fn"));
   }
 
   /**
@@ -273,33 +192,5 @@ public final class Flow {
    */
   public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
     return FlowGradients.gradients(tf, y, xs);
-  }
-
-  /** A branch's results, checked and passed through an Identity made in the branch. */
-  private static List<Output<?>> exits(Ops tf, String branch, List<? extends Operand<?>> results, Graph graph,
-      IntFunction<String> label) {
-    if (results == null) {
-      throw new IllegalArgumentException("cond: the " + branch + " branch returned null");
-    }
-    List<Output<?>> out = new ArrayList<>();
-    for (int i = 0; i < results.size(); i++) {
-      Operand<?> o = FlowChecks.operandOf(graph, results.get(i), "cond", branch + " " + label.apply(i));
-      out.add(tf.identity(o).asOutput());
-    }
-    return out;
-  }
-
-  static List<Output<?>> union(List<Output<?>> a, List<Output<?>> b) {
-    List<Output<?>> out = new ArrayList<>(a);
-    for (Output<?> o : b) {
-      boolean seen = false;
-      for (Output<?> x : out) {
-        seen |= x.op().name().equals(o.op().name()) && x.index() == o.index();
-      }
-      if (!seen) {
-        out.add(o);
-      }
-    }
-    return out;
   }
 }

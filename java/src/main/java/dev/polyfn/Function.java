@@ -1,5 +1,8 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.saved.SavedModelLoader;
+import dev.polyfn.internal.trace.Facades;
+import dev.polyfn.internal.trace.FunctionCore;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.tensorflow.types.family.TType;
@@ -26,6 +29,25 @@ import org.tensorflow.types.family.TType;
  */
 public final class Function {
   private Function() {}
+
+  /** How the SavedModel loader, which works on cores, makes the public functions it returns. */
+  private static final Facades<PolymorphicFunction> FACADES = new Facades<>() {
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public PolymorphicFunction define(String kind, Object body, Class<?> unaryInput, FunctionOptions options) {
+      return switch (kind) {
+        case "map" -> new MapFunction((MapBody) body, options);
+        case "list" -> new ListFunction((ListBody) body, options);
+        case "single" -> new SingleFunction((SingleBody) body, options);
+        default -> new UnaryFunction((Class) unaryInput, (UnaryBody) body, options);
+      };
+    }
+
+    @Override
+    public FunctionCore core(PolymorphicFunction function) {
+      return function.core();
+    }
+  };
 
   /** A function with named outputs. */
   public static MapFunction define(MapBody body) {
@@ -96,22 +118,22 @@ public final class Function {
    *     corrupt or truncated (the message names the file); nothing stays registered then
    */
   public static PolymorphicFunction load(Path dir) {
-    return SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), null, null);
+    return SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), null, null);
   }
 
   /** {@link #load(Path)} of a saved {@link MapFunction}, tracing {@code body} on a miss (warm start). */
   public static MapFunction load(Path dir, MapBody body) {
-    return (MapFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "map");
+    return (MapFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "map");
   }
 
   /** {@link #load(Path)} of a saved {@link ListFunction}, tracing {@code body} on a miss. */
   public static ListFunction loadList(Path dir, ListBody body) {
-    return (ListFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "list");
+    return (ListFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "list");
   }
 
   /** {@link #load(Path)} of a saved {@link SingleFunction}, tracing {@code body} on a miss. */
   public static SingleFunction loadSingle(Path dir, SingleBody body) {
-    return (SingleFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "single");
+    return (SingleFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "single");
   }
 
   /**
@@ -127,7 +149,7 @@ public final class Function {
    * @throws IllegalArgumentException when there is no such function, or nothing of it can be represented
    */
   public static MapFunction load(Path dir, String name) {
-    return (MapFunction) SavedModelLoader.load(Objects.requireNonNull(dir, "dir"), null, null,
+    return (MapFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), null, null,
         Objects.requireNonNull(name, "name"));
   }
 }

@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.trace.Traced;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,7 +26,7 @@ public final class ListFunction extends PolymorphicFunction implements CallableF
   private final ListBody body;
 
   ListFunction(ListBody body, FunctionOptions options) {
-    super(options);
+    super(options, "list", null);
     this.body = Objects.requireNonNull(body, "body");
     traceInferred(body);
   }

@@ -9,7 +9,8 @@ import org.tensorflow.ndarray.Shape;
  * Immutable; each method returns a new value. Start from {@link Flow#loop()}.
  */
 public final class LoopOptions {
-  static final LoopOptions DEFAULT = new LoopOptions(-1, Map.of(), 10);
+  /** The defaults, which {@link Flow#loop()} returns. {@hidden} */
+  public static final LoopOptions DEFAULT = new LoopOptions(-1, Map.of(), 10);
 
   private final long maximumIterations;
   private final Map<Integer, Shape> shapes;
@@ -53,15 +54,18 @@ public final class LoopOptions {
     return new LoopOptions(maximumIterations, shapes, n);
   }
 
-  long maximumIterations() {
+  /** {@hidden} */
+  public long maximumIterations() {
     return maximumIterations;
   }
 
-  Map<Integer, Shape> shapes() {
+  /** {@hidden} */
+  public Map<Integer, Shape> shapes() {
     return shapes;
   }
 
-  int parallel() {
+  /** {@hidden} */
+  public int parallel() {
     return parallelIterations;
   }
 }

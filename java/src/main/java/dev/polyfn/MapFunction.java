@@ -1,5 +1,7 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.trace.Result;
+import dev.polyfn.internal.trace.Traced;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,7 +32,7 @@ public final class MapFunction extends PolymorphicFunction implements CallableFu
   private final MapBody body;
 
   MapFunction(MapBody body, FunctionOptions options) {
-    super(options);
+    super(options, "map", null);
     this.body = Objects.requireNonNull(body, "body");
     traceInferred(body);
   }

@@ -1,5 +1,9 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.structure.CompositeContract;
+import dev.polyfn.internal.structure.CompositeRegistry;
+import dev.polyfn.internal.structure.Nests;
+import dev.polyfn.internal.structure.Records;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -42,23 +46,26 @@ public final class Nest {
     this.recordClass = recordClass;
   }
 
-  /** Where the graph inputs of a nest come from, in flatten order. */
-  interface Placeholders {
+  /** Where the graph inputs of a nest come from, in flatten order. {@hidden} */
+  public interface Placeholders {
+    /** The placeholder of the next tensor. */
     Operand<?> next();
   }
 
   /**
    * The view of argument {@code v} at {@code path}: tensors (and specs) become the next
-   * placeholders, in the order {@link Nests} wrote their facts.
+   * placeholders, in the order {@code Nests} wrote their facts.
+   *
+   * {@hidden}
    */
   @SuppressWarnings("unchecked")
-  static Nest build(String path, Object v, Placeholders placeholders) {
+  public static Nest build(String path, Object v, Placeholders placeholders) {
     if ((v instanceof TType && !(v instanceof SparseTensor)) || v instanceof TensorSpec) {
       return new Nest(Kind.OPERAND, path, placeholders.next(), null, null, null);
     }
-    CompositeType<Object, ?> composite = v == null ? null : (CompositeType<Object, ?>) Composites.forValue(v.getClass());
+    CompositeType<Object, ?> composite = v == null ? null : (CompositeType<Object, ?>) CompositeRegistry.forValue(v.getClass());
     if (composite != null) {
-      CompositeSpec spec = Composites.spec(composite, v);
+      CompositeSpec spec = CompositeRegistry.spec(composite, v);
       List<Operand<?>> components = new ArrayList<>();
       for (int i = 0; i < spec.components().size(); i++) {
         components.add(placeholders.next());

@@ -1,5 +1,8 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.structure.OutputStructure;
+import dev.polyfn.internal.trace.Result;
+import dev.polyfn.internal.trace.Traced;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +34,7 @@ public final class NestFunction extends PolymorphicFunction implements CallableF
   private final Map<String[], OutputStructure.Template> templates = new ConcurrentHashMap<>();
 
   NestFunction(NestBody body, FunctionOptions options) {
-    super(options);
+    super(options, "nest", null);
     this.body = Objects.requireNonNull(body, "body");
     traceInferred(body);
   }

@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.trace.OwnedTensors;
 import java.util.List;
 import org.tensorflow.types.family.TType;
 

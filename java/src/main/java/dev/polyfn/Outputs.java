@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.trace.OwnedTensors;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;

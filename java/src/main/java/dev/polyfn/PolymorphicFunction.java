@@ -1,24 +1,18 @@
 package dev.polyfn;
 
-import dev.polyfn.internal.CallBuffer;
-import dev.polyfn.internal.CallPaths;
-import dev.polyfn.internal.FunctionHandle;
-import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
-import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.saved.SavedModelWriter;
+import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.trace.GraphCall;
+import dev.polyfn.internal.trace.Result;
+import dev.polyfn.internal.trace.SignatureProfile;
+import dev.polyfn.internal.trace.Traced;
 import java.lang.ref.Reference;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
-import org.tensorflow.Graph;
-import org.tensorflow.Operand;
 import org.tensorflow.op.Ops;
-import org.tensorflow.types.family.TType;
 
 /**
  * What every Polyfn function shares: typing calls, looking up or tracing concrete functions,
@@ -31,194 +25,41 @@ import org.tensorflow.types.family.TType;
  * release its concrete functions; later calls throw {@link IllegalStateException}.
  */
 public abstract class PolymorphicFunction implements AutoCloseable {
-  private final FunctionOptions options;
-  private final FunctionHandle handle;
-  private final Interner interner;
-  /** Held while tracing: one trace of this function at a time. */
-  final Object traceLock = new Object();
-  /** Output names by the key a call returns with its outputs (recorded before publication). */
-  private final OutputNames outputNames;
-  /** The parameters as the first trace declared them; null before it (set after {@link #captures}). */
-  private volatile Param[] params;
-  /** The captures as the first trace declared them. */
-  private volatile Capture[] captures = new Capture[0];
-  /** Variables created by the first trace: the function's, closed with it. */
-  private final List<Variable<?>> ownedVariables = new CopyOnWriteArrayList<>();
-  private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
-  /** The warm-start cache, null without one; set at definition, before the function is published. */
-  private volatile TraceCache cache;
-  /** Loaded from a SavedModel without a body: a call no saved signature accepts fails, it cannot trace. */
-  private volatile boolean bodyless;
-  /** Concrete functions loaded from a SavedModel: traced by the process that saved them. */
-  private volatile int savedTraces;
+  /** The state and protocol; this class checks arguments, converts results and documents. */
+  private final FunctionCore core;
 
-  PolymorphicFunction(FunctionOptions options) {
-    this.options = Objects.requireNonNull(options, "options");
-    this.outputNames = new OutputNames(options.name());
-    this.handle = new FunctionHandle(
-        this, options.name(), options.reduceRetracing(), options.maxConcreteFunctions());
-    CallPaths.apply(handle, options.fastPath(), options.grappler(), options.jitCompile());
-    this.interner = new Interner(handle);
+  PolymorphicFunction(FunctionOptions options, String kind, Class<?> unaryInput) {
+    this.core = new FunctionCore(Objects.requireNonNull(options, "options"), kind, unaryInput, this::trace);
   }
 
   /** Runs the body while tracing; returns its outputs, named. */
   abstract Traced trace(Ops tf, Inputs inputs);
 
-  /** A body's outputs: names and operands, in output order. */
-  record Traced(String[] names, Operand<?>[] operands) {}
+  /** The core the machinery works on (for the API's classes, and {@link Function}'s facades). */
+  final FunctionCore core() {
+    return core;
+  }
 
-  /** The output tensors of one call, which the caller owns. */
-  record Result(String[] names, TType[] tensors) {}
+  /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
+  final void traceInferred(Object body) {
+    core.traceInferred(body);
+  }
 
   /** Calls with named arguments. */
   final Result invoke(Map<String, ?> args) {
-    return Calls.invoke(this, args);
+    return core.invoke(args);
   }
 
   /** Calls a single-parameter function with its one argument. */
   final Result invokeSingle(Object value) {
-    return Calls.invokeSingle(this, value);
+    return core.invokeSingle(value);
   }
 
-  /** The facts of a call for a trace (null when the parameter list is not known yet). */
-  CallBuffer describeForTrace(Map<String, ?> args) {
-    Param[] ps = params;
-    if (ps == null) {
-      return null;
-    }
-    CallBuffer buf = CallBuffer.fresh();
-    try {
-      return Arguments.describe(ps, captures, args, buf, interner, false) ? buf : null;
-    } finally {
-      buf.release();
-    }
-  }
-
-  /**
-   * Traces the body for the arguments in {@code lookup}. {@code call} describes the call, when
-   * known, so Rust can explain and generalize the retrace. With {@code run}, runs the new concrete
-   * function on the arguments (the call that traced it) and returns its outputs; else returns null.
-   */
-  Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run) {
-    return traceLocked(fn, lookup, call, forCall, run, null);
-  }
-
-  /**
-   * {@link #traceLocked(long, Arguments.Lookup, CallBuffer, boolean, boolean)} of example inputs
-   * (when {@code inference} is given): arguments are narrowed to the declarations, and the
-   * first such trace infers from the examples first.
-   */
-  Result traceLocked(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
-      Inference inference) {
-    if (bodyless) {
-      throw SavedModelLoader.miss(this, call);
-    }
-    // Entered before anything that can fail, and left in every case: a record left behind would
-    // refuse every later call of this function on this thread as a recursion.
-    Tracing.Reentry reentry = Tracing.enter(this, call, lookup);
-    try {
-      return traceEntered(fn, lookup, call, forCall, run, inference);
-    } finally {
-      reentry.exit();
-    }
-  }
-
-  private Result traceEntered(long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
-      Inference inference) {
-    long trace = call == null
-        ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
-        : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
-    if (inference != null) {
-      Native.traceExamples(trace);
-    }
-    TracingInputs inputs = null;
-    Graph traced = null;
-    try (Graph graph = new Graph()) {
-      traced = graph;
-      Ops tf = Ops.create(graph);
-      inputs = new TracingInputs(this, trace, graph, tf, lookup, interner, params == null);
-      inputs.inferFrom(inference);
-      Tracing.push(inputs);
-      Traced outs = trace(tf, inputs);
-      TraceOutputs.Resolved resolved = TraceOutputs.resolve(name(), graph, outs);
-      String[] absorbed = Regions.absorbed(graph);
-      Regions.requireNotUsedOutside(graph, absorbed, name(), resolved.ops());
-      int key = outputNames.record(outs.names());
-      int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
-          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), absorbed, key);
-      if (params == null) {
-        captures = inputs.captures();
-        params = inputs.declared();
-      }
-      if (cache != null) {
-        cache.traced(this, id, outs.names());
-      }
-      return run ? Calls.runTraced(this, trace, lookup.asMap()) : null;
-    } finally {
-      if (inputs != null) {
-        Tracing.pop(inputs);
-        inputs.close();
-      }
-      Native.freeTrace(trace);
-      Regions.forget(traced); // control flow's bookkeeping of the graph (it holds branch lambdas)
-    }
-  }
-
-  void adopt(Variable<?> v) {
-    ownedVariables.add(v);
-  }
-
-  boolean ownsVariables() {
-    return !ownedVariables.isEmpty();
-  }
-
-  Variable<?> namedVariable(String name) {
-    return namedVariables.get(name);
-  }
-
-  void nameVariable(String name, Variable<?> v) {
-    namedVariables.put(name, v);
-  }
-
-  /** The options the function was defined with. */
-  FunctionOptions options() {
-    return options;
-  }
-
-  /** The parameters fixed by the first trace (null before it). */
-  Param[] params() {
-    return params;
-  }
-
-  /** Interns this function's map keys and Java values. */
-  Interner interner() {
-    return interner;
-  }
-
-  /** The captures fixed by the first trace. */
-  Capture[] captures() {
-    return captures;
-  }
-
-  /** The native function's address, for calls made on this function's behalf. */
-  long address() {
-    return handle.address();
-  }
-
-  /** Adds a call of this function to the graph of {@code tf} (see {@link GraphCall}). */
+  /** Adds a call of this function to the graph of {@code tf} (see {@code GraphCall}). */
   final Traced applyInGraph(Ops tf, Map<String, ?> args) {
     Objects.requireNonNull(tf, "tf");
     Objects.requireNonNull(args, "args");
-    try {
-      return GraphCall.apply(this, tf, args);
-    } finally {
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /** Adopts a call's output tensors, named by the key the call returned with them. */
-  Result result(long[] r) {
-    return outputNames.adopt(r);
+    return GraphCall.apply(core, tf, args);
   }
 
   /**
@@ -236,71 +77,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the cached or newly traced concrete function that accepts them
    */
   public ConcreteFunctionInfo getConcreteFunction(Map<String, ?> argsOrSpecs) {
-    Objects.requireNonNull(argsOrSpecs, "argsOrSpecs");
-    try {
-      synchronized (traceLock) {
-        long fn = handle.address();
-        // clearCache takes the trace lock too, and evictions happen only in traces: the function
-        // found here stays cached until this returns.
-        int id = find(fn, argsOrSpecs);
-        if (id < 0) {
-          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false, false);
-          id = find(fn, argsOrSpecs);
-        }
-        final int found = id;
-        return concreteFunctions().stream().filter(c -> c.id() == found).findFirst()
-            .orElseThrow(() -> new IllegalStateException("the trace of '" + name() + "' does not accept its arguments"));
-      }
-    } finally {
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
-  final void traceInferred(Object body) {
-    try {
-      cache = TraceCache.open(options, body);
-      if (cache != null) {
-        cache.restoreInto(this);
-      }
-      Inference.traceAtDefinition(this, options);
-    } catch (RuntimeException | Error e) {
-      // The caller never gets this function to close: free it and the concrete functions the
-      // examples before the failing one traced now, not whenever the garbage collector runs.
-      close();
-      throw e;
-    }
-  }
-
-  /** Adds a concrete function read from the trace cache; the first one fixes the parameter list. */
-  void restoreCached(Param[] ps, String declared, String traced, FunctionLibrary.Restorable def, String[] names) {
-    restoreConcrete(ps, new Capture[0], declared, traced, def, names);
-  }
-
-  /** Adds a concrete function traced elsewhere (trace cache, SavedModel), with its captures. */
-  void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, FunctionLibrary.Restorable def,
-      String[] names) {
-    synchronized (traceLock) {
-      if (params != null && !Arrays.equals(params, ps)) {
-        throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
-      }
-      int key = outputNames.record(names);
-      Native.restoreConcrete(handle.address(), declared, traced, def.main(), def.library(), names, key);
-      if (params == null) {
-        captures = cs;
-        params = ps;
-      }
-    }
-  }
-
-  /** Makes a function loaded without a body refuse, instead of trace, calls no saved signature accepts. */
-  void markBodyless() {
-    bodyless = true;
-  }
-
-  /** Counts {@code n} concrete functions loaded from a SavedModel as traces (see {@link #traceCount}). */
-  void countSavedTraces(int n) {
-    savedTraces = n;
+    return core.getConcreteFunction(argsOrSpecs);
   }
 
   /**
@@ -323,7 +100,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     Objects.requireNonNull(dir, "dir");
     Objects.requireNonNull(options, "options");
     try {
-      SavedModelWriter.save(this, dir, options);
+      SavedModelWriter.save(core, dir, options);
     } finally {
       Reference.reachabilityFence(this);
     }
@@ -338,7 +115,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the lines, in parameter declaration order
    */
   public List<String> inferenceReport() {
-    return native_(() -> List.of(Native.inferenceNotes(handle.address())));
+    return List.of(core.query(Native::inferenceNotes));
   }
 
   /**
@@ -349,7 +126,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the suggested declarations with the trace counts before and after
    */
   public SignatureSuggestion suggestedSignature() {
-    return native_(() -> Native.suggestedSignature(handle.address()));
+    return core.query(Native::suggestedSignature);
   }
 
   /**
@@ -361,12 +138,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    */
   public void writeSignatureProfile(Path file) {
     Objects.requireNonNull(file, "file");
-    SignatureProfile.write(file, native_(() -> Native.signatureProfile(handle.address())));
-  }
-
-  int find(long fn, Map<String, ?> args) {
-    CallBuffer buf = describeForTrace(args); // released: it holds only the facts now
-    return buf == null ? -1 : Native.find(fn, buf.facts(), buf.factCount());
+    SignatureProfile.write(file, core.query(Native::signatureProfile));
   }
 
   /**
@@ -375,7 +147,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the display name
    */
   public String name() {
-    return options.name();
+    return core.name();
   }
 
   /**
@@ -386,7 +158,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the number of successful traces
    */
   public int traceCount() {
-    return native_(() -> Native.traceCount(handle.address())) + savedTraces;
+    return core.traceCount();
   }
 
   /**
@@ -397,7 +169,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the declared type
    */
   public FunctionType functionType() {
-    FunctionType t = native_(() -> Native.parameters(handle.address()));
+    FunctionType t = core.query(Native::parameters);
     return t == null ? FunctionType.empty() : t;
   }
 
@@ -407,7 +179,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the cached concrete functions
    */
   public List<ConcreteFunctionInfo> concreteFunctions() {
-    return List.of(native_(() -> Native.concreteFunctions(handle.address())));
+    return core.concreteFunctions();
   }
 
   /**
@@ -415,14 +187,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * signature traces again. ({@code tf.function} has no such method.)
    */
   public void clearCache() {
-    // Under the trace lock: a trace, getConcreteFunction or nested call in progress keeps the
-    // concrete function it found until it is done with it.
-    synchronized (traceLock) {
-      native_(() -> {
-        Native.clearCache(handle.address());
-        return null;
-      });
-    }
+    core.clearCache();
   }
 
   /**
@@ -431,7 +196,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return a snapshot of the counters
    */
   public FunctionStatistics statistics() {
-    return FunctionStatistics.fromWire(native_(() -> Native.statistics(handle.address())));
+    return FunctionStatistics.fromWire(core.query(Native::statistics));
   }
 
   /**
@@ -443,16 +208,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * @return the recent traces
    */
   public List<TraceEvent> traceHistory() {
-    return List.of(native_(() -> Native.traceHistory(handle.address())));
-  }
-
-  /** Runs a native query, keeping this function (and so its native state) alive until it returns. */
-  private <T> T native_(Supplier<T> query) {
-    try {
-      return query.get();
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    return List.of(core.query(Native::traceHistory));
   }
 
   /**
@@ -461,10 +217,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    */
   @Override
   public void close() {
-    handle.close();
-    for (Variable<?> v : ownedVariables) {
-      v.close();
-    }
+    core.close();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.structure.Records;
 import java.lang.reflect.Proxy;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -37,7 +38,8 @@ public final class RecordInput<R extends Record> {
   private Map<Object, Integer> markers;
   private R standIn;
 
-  RecordInput(Class<R> type, R argument, Nest nest) {
+  /** {@hidden} */
+  public RecordInput(Class<R> type, R argument, Nest nest) {
     this.type = type;
     this.argument = argument;
     this.nest = nest;

@@ -78,16 +78,18 @@ public final class SaveOptions {
     return new SaveOptions(tags, signatureNames, version);
   }
 
-  List<String> tags() {
+  /** {@hidden} */
+  public List<String> tags() {
     return tags;
   }
 
-  Map<String, String> signatureNames() {
+  /** {@hidden} */
+  public Map<String, String> signatureNames() {
     return signatureNames;
   }
 
-  /** The version directory, or -1 for none. */
-  long servingVersion() {
+  /** The version directory, or -1 for none. {@hidden} */
+  public long servingVersion() {
     return servingVersion;
   }
 }

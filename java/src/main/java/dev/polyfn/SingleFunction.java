@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.trace.Traced;
 import java.util.Map;
 import java.util.Objects;
 import org.tensorflow.Operand;
@@ -25,7 +26,7 @@ public final class SingleFunction extends PolymorphicFunction implements Callabl
   private final SingleBody body;
 
   SingleFunction(SingleBody body, FunctionOptions options) {
-    super(options);
+    super(options, "single", null);
     this.body = Objects.requireNonNull(body, "body");
     traceInferred(body);
   }

@@ -53,7 +53,8 @@ public final class TensorSpec {
     return shape;
   }
 
-  int dtypeCode() {
+  /** {@hidden} */
+  public int dtypeCode() {
     return DataTypes.code(type);
   }
 

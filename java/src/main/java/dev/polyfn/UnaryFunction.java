@@ -1,5 +1,6 @@
 package dev.polyfn;
 
+import dev.polyfn.internal.trace.Traced;
 import java.util.Map;
 import java.util.Objects;
 import org.tensorflow.Operand;
@@ -26,15 +27,10 @@ public final class UnaryFunction<I extends TType, O extends TType> extends Polym
   private final UnaryBody<I, O> body;
 
   UnaryFunction(Class<I> inputType, UnaryBody<I, O> body, FunctionOptions options) {
-    super(options);
-    this.inputType = Objects.requireNonNull(inputType, "inputType");
+    super(options, "unary", Objects.requireNonNull(inputType, "inputType"));
+    this.inputType = inputType;
     this.body = Objects.requireNonNull(body, "body");
     traceInferred(body);
-  }
-
-  /** The input's tensor class (a concrete type or a family). */
-  Class<I> inputType() {
-    return inputType;
   }
 
   @Override

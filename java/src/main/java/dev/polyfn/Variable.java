@@ -4,6 +4,7 @@ import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
 import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.VariableTracing;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,7 +71,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
 
   private Variable(Class<T> type, Shape shape, T initialValue) {
     NativeLibrary.ensureLoaded();
-    Tracing.checkVariableCreationAllowed();
+    VariableTracing.hooks().checkCreationAllowed();
     this.id = NEXT_ID.incrementAndGet();
     this.type = type;
     this.shape = shape;
@@ -85,7 +86,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
     eager.assignVariableOp(handle, eager.constantOf(initialValue));
     LIVE.incrementAndGet();
-    Tracing.adoptCreatedVariable(this);
+    VariableTracing.hooks().adoptCreated(this);
   }
 
   /**
@@ -154,19 +155,21 @@ public final class Variable<T extends TType> implements AutoCloseable {
     if (tf.scope().env().isEager()) {
       return handle;
     }
-    return Tracing.captureVariable(tf, this);
+    return VariableTracing.hooks().capture(tf, this);
   }
 
-  long id() {
+  /** {@hidden} */
+  public long id() {
     return id;
   }
 
-  int dtypeCode() {
+  /** {@hidden} */
+  public int dtypeCode() {
     return dtypeCode;
   }
 
-  /** The shape's dims (callers must not modify the array). */
-  long[] dims() {
+  /** The shape's dims (callers must not modify the array). {@hidden} */
+  public long[] dims() {
     return dims;
   }
 
@@ -176,8 +179,10 @@ public final class Variable<T extends TType> implements AutoCloseable {
    * it back ({@link #releaser()}).
    *
    * @throws IllegalStateException if the variable is closed
+   *
+   * {@hidden}
    */
-  long retainResource() {
+  public long retainResource() {
     for (int n = uses.get(); n > 0; n = uses.get()) {
       if (uses.compareAndSet(n, n + 1)) {
         return resource;
@@ -186,8 +191,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
     throw new IllegalStateException("variable " + id + " is closed");
   }
 
-  /** Gives back a use taken by {@link #retainResource()}. */
-  Runnable releaser() {
+  /** Gives back a use taken by {@link #retainResource()}. {@hidden} */
+  public Runnable releaser() {
     return releaseUse;
   }
 
@@ -210,7 +215,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
     }
   }
 
-  boolean isClosed() {
+  /** {@hidden} */
+  public boolean isClosed() {
     return closed;
   }
 

@@ -67,4 +67,14 @@ public final class DataTypes {
   public static int code(Class<? extends TType> type) {
     return TensorTypeRegistry.find(type).dataType().getNumber();
   }
+
+  /**
+   * TensorFlow Java's tensor class for {@code dtype} (from its internal type registry, which only
+   * this package reads).
+   *
+   * @throws IllegalArgumentException if TensorFlow Java has none
+   */
+  public static Class<? extends TType> tensorClass(org.tensorflow.proto.DataType dtype) {
+    return TensorTypeRegistry.find(dtype).type();
+  }
 }

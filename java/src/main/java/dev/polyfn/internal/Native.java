@@ -167,6 +167,15 @@ public final class Native {
    */
   public static native void setHandleShape(long graph, String opName, int dtype, long[] dims);
 
+  /**
+   * Makes function {@code name} of {@code graph}'s operations {@code bodyOps} (inputs and outputs
+   * named by operation and output index, control outputs by operation, named {@code effect_<i>}),
+   * adds it to the graph's library and returns it as a serialized {@code FunctionDef}: control
+   * flow's branch and loop-body functions.
+   */
+  public static native byte[] graphFunction(long graph, String name, String[] bodyOps, String[] inputOps,
+      int[] inputIndices, String[] outputOps, int[] outputIndices, String[] controlOps);
+
   /** Frees a trace (finished or not). */
   public static native void freeTrace(long trace);
 

@@ -1,0 +1,56 @@
+package dev.polyfn.internal.flow;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+
+/**
+ * Control flow's bookkeeping per graph: the operations gathered into branch functions (or
+ * disconnected as dead) and so left out of the function traced in that graph. Weak: a closed,
+ * dropped graph takes its set with it; a trace forgets its graph when it ends.
+ */
+final class AbsorbedOps {
+  private AbsorbedOps() {}
+
+  private static final Map<Graph, Set<String>> ABSORBED = new WeakHashMap<>();
+
+  /** Marks {@code ops} of {@code graph} absorbed. */
+  static void add(Graph graph, Collection<GraphOperation> ops) {
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.computeIfAbsent(graph, k -> new HashSet<>());
+      ops.forEach(op -> set.add(op.name()));
+    }
+  }
+
+  /** Marks the operations named {@code names} of {@code graph} absorbed. */
+  static void addNames(Graph graph, Collection<String> names) {
+    synchronized (ABSORBED) {
+      ABSORBED.computeIfAbsent(graph, k -> new HashSet<>()).addAll(names);
+    }
+  }
+
+  static boolean contains(Graph graph, String op) {
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.get(graph);
+      return set != null && set.contains(op);
+    }
+  }
+
+  /** The absorbed operation names of {@code graph} (none when its body has no control flow). */
+  static String[] of(Graph graph) {
+    synchronized (ABSORBED) {
+      Set<String> set = ABSORBED.get(graph);
+      return set == null ? new String[0] : set.toArray(new String[0]);
+    }
+  }
+
+  static void forget(Graph graph) {
+    synchronized (ABSORBED) {
+      ABSORBED.remove(graph);
+    }
+  }
+}

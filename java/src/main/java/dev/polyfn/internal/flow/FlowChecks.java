@@ -1,0 +1,124 @@
+package dev.polyfn.internal.flow;
+
+import dev.polyfn.internal.trace.Tracing;
+import dev.polyfn.internal.trace.TracingInputs;
+import java.util.List;
+import org.tensorflow.Graph;
+import org.tensorflow.Operand;
+import org.tensorflow.OperationBuilder;
+import org.tensorflow.Output;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.AttrValue;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.NameAttrList;
+import org.tensorflow.types.TBool;
+
+/** The checks {@code Flow} makes before anything reaches TensorFlow, and shape arithmetic. */
+public final class FlowChecks {
+  private FlowChecks() {}
+
+  public static Graph graphOf(Ops tf, String what) {
+    if (tf == null) {
+      throw new IllegalArgumentException(what + ": tf is null");
+    }
+    if (!(tf.scope().env() instanceof Graph graph)) {
+      throw new IllegalArgumentException(what + " builds TensorFlow control flow in a graph: call it inside a "
+          + "Polyfn body (or with the Ops of a Graph), not eagerly");
+    }
+    return graph;
+  }
+
+  public static Operand<?> operandOf(Graph graph, Operand<?> o, String what, String name) {
+    if (o == null) {
+      throw new IllegalArgumentException(what + ": " + name + " is null");
+    }
+    if (o.env() != graph) {
+      throw new IllegalArgumentException(what + ": " + name + " belongs to another graph or is eager; use "
+          + "operands of the body being traced");
+    }
+    return o;
+  }
+
+  public static void scalarBool(Graph graph, Operand<TBool> pred, String what, String name) {
+    operandOf(graph, pred, what, name);
+    DataType t = pred.asOutput().dataType();
+    if (t != DataType.DT_BOOL) {
+      throw new IllegalArgumentException(what + ": " + name + " must be a scalar BOOL, got dtype " + t);
+    }
+    Shape s = pred.shape();
+    if (!s.isUnknown() && s.numDimensions() != 0) {
+      throw new IllegalArgumentException(what + ": " + name + " must be a scalar BOOL, got shape " + s);
+    }
+  }
+
+  /** Both branches return as many outputs, of the same dtypes. */
+  public static void sameStructure(List<Output<?>> then, List<Output<?>> otherwise, java.util.function.IntFunction<String> label) {
+    if (then.size() != otherwise.size()) {
+      throw new IllegalArgumentException("cond: the then branch returns " + then.size()
+          + " outputs but the else branch returns " + otherwise.size());
+    }
+    for (int i = 0; i < then.size(); i++) {
+      DataType a = then.get(i).dataType();
+      DataType b = otherwise.get(i).dataType();
+      if (a != b) {
+        throw new IllegalArgumentException("cond: " + label.apply(i) + " is " + name(a) + " in the then branch but "
+            + name(b) + " in the else branch");
+      }
+    }
+  }
+
+  /** The most specific shape both shapes fit (unknown dimensions where they differ). */
+  public static Shape common(Shape a, Shape b) {
+    if (a.isUnknown() || b.isUnknown() || a.numDimensions() != b.numDimensions()) {
+      return Shape.unknown();
+    }
+    long[] dims = new long[a.numDimensions()];
+    for (int i = 0; i < dims.length; i++) {
+      dims[i] = a.get(i) == b.get(i) ? a.get(i) : Shape.UNKNOWN_SIZE;
+    }
+    return Shape.of(dims);
+  }
+
+  /** Whether every value of shape {@code s} also fits {@code declared}. */
+  public static boolean fits(Shape s, Shape declared) {
+    if (declared.isUnknown()) {
+      return true;
+    }
+    if (s.isUnknown() || s.numDimensions() != declared.numDimensions()) {
+      return false;
+    }
+    for (int i = 0; i < s.numDimensions(); i++) {
+      if (declared.get(i) != Shape.UNKNOWN_SIZE && declared.get(i) != s.get(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A shape as TensorFlow prints it: [2, -1], or "unknown" for an unknown rank. */
+  public static String show(Shape s) {
+    return s == null || s.isUnknown() ? "unknown" : s.toString();
+  }
+
+  /**
+   * Marks an If/While for lowering to TensorFlow's Switch/Merge graph form when the function is
+   * instantiated, as Python's tf.function marks its own (loops then run in the function's executor
+   * instead of calling a body function per iteration, several times faster); not under XLA, which
+   * compiles the functional form (Python does not mark them there either).
+   */
+  public static void lowerLikePython(Graph graph, OperationBuilder op) {
+    TracingInputs trace = Tracing.owning(graph);
+    if (trace == null || !trace.function().options().jitCompile()) {
+      op.setAttr("_lower_using_switch_merge", true);
+    }
+  }
+
+  public static AttrValue func(String name) {
+    return AttrValue.newBuilder().setFunc(NameAttrList.newBuilder().setName(name)).build();
+  }
+
+  public static String name(DataType t) {
+    return t.name().startsWith("DT_") ? t.name().substring(3) : t.name();
+  }
+}

@@ -1,0 +1,178 @@
+package dev.polyfn.internal.flow;
+
+import dev.polyfn.LoopOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Operand;
+import org.tensorflow.Output;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.types.TBool;
+import org.tensorflow.types.TInt32;
+
+/**
+ * The gradient of one cond or one loop (see {@link FlowGradients}), built as control flow itself,
+ * the way Python's cond_v2/while_v2 do, by tracing the user's lambdas again.
+ *
+ * <p>cond: a cond on the same predicate whose branches re-trace the forward branches and
+ * backpropagate through them to the captured values. Loop: the loop runs again with one
+ * TensorList per loop variable recording its value at the start of every iteration; a backward
+ * loop then pops them in reverse order and, for each, re-traces the body on the recorded values
+ * and backpropagates through it, for as many iterations as were recorded. Captured values get the
+ * sum of their gradients over the iterations.
+ */
+public final class FlowGradientOps {
+  private FlowGradientOps() {}
+
+  public static void cond(Ops g, GraphOperation op, FlowFunctions.CondInfo info, List<Output<?>> dys,
+      Map<String, List<Output<?>>> grads) {
+    List<Output<?>> caps = new ArrayList<>();
+    for (int i = 1; i < op.numInputs(); i++) {
+      if (FlowGradients.isFloat(op.input(i).dataType())) {
+        caps.add(op.input(i));
+      }
+    }
+    if (caps.isEmpty()) {
+      return;
+    }
+    @SuppressWarnings("unchecked")
+    Operand<TBool> pred = (Operand<TBool>) op.input(0);
+    List<Operand<?>> d = FlowCond.condList(g, pred, () -> branch(g, info.then().get(), dys, caps),
+        () -> branch(g, info.otherwise().get(), dys, caps));
+    for (int i = 0; i < caps.size(); i++) {
+      FlowGradients.add(grads, caps.get(i), d.get(i).asOutput());
+    }
+  }
+
+  /** Inside a gradient branch: the forward branch's outputs backpropagated to the captures. */
+  private static List<Operand<?>> branch(Ops g, List<? extends Operand<?>> outs, List<Output<?>> dys,
+      List<Output<?>> caps) {
+    List<Output<?>> ys = new ArrayList<>();
+    outs.forEach(o -> ys.add(o.asOutput()));
+    List<Output<?>> d = FlowGradients.backprop(g, (org.tensorflow.Graph) g.scope().env(), ys, dys, caps);
+    List<Operand<?>> out = new ArrayList<>();
+    for (int i = 0; i < caps.size(); i++) {
+      out.add(d.get(i) != null ? d.get(i) : g.zerosLike(caps.get(i)));
+    }
+    return out;
+  }
+
+  @SuppressWarnings("unchecked")
+  public static void loop(Ops g, GraphOperation op, FlowFunctions.LoopInfo info, List<Output<?>> dys,
+      Map<String, List<Output<?>>> grads) {
+    int skip = info.skip();
+    int nv = info.vars();
+    List<Output<?>> vars = new ArrayList<>();
+    List<Output<?>> caps = new ArrayList<>();
+    for (int i = skip; i < op.numInputs(); i++) {
+      (i < skip + nv ? vars : caps).add(op.input(i));
+    }
+    for (int i = 0; i < nv; i++) {
+      DataType t = vars.get(i).dataType();
+      if (t == DataType.DT_RESOURCE || t == DataType.DT_VARIANT) {
+        throw new IllegalArgumentException("gradients through loop '" + op.name() + "': loop variable " + i + " is "
+            + FlowChecks.name(t) + "; gradients go through loops over numeric tensors only");
+      }
+    }
+    List<Output<?>> floatCaps = new ArrayList<>();
+    caps.forEach(c -> {
+      if (FlowGradients.isFloat(c.dataType())) {
+        floatCaps.add(c);
+      }
+    });
+    int nc = floatCaps.size();
+    // 1. The loop again, recording each iteration's loop variables.
+    List<Operand<?>> recIn = new ArrayList<>(vars);
+    LoopOptions recOptions = info.options();
+    // A bounded loop records at most maximumIterations values: a list of that fixed size is what
+    // XLA needs to compile it (as Python's while_v2 sizes its accumulators in an XLA context).
+    int maxRecorded = (int) Math.max(-1, recOptions.maximumIterations());
+    for (int i = 0; i < nv; i++) {
+      recIn.add(g.scope().opBuilder("EmptyTensorList", "record").addInput(g.constant(-1).asOutput())
+          .addInput(g.constant(maxRecorded).asOutput()).setAttr("element_dtype", vars.get(i).dataType())
+          .build().output(0));
+    }
+    List<Operand<?>> rec = FlowLoops.whileLoop(g, recIn, recOptions, v -> info.cond().apply(v.subList(0, nv)), v -> {
+      List<Operand<?>> next = new ArrayList<>(info.body().apply(List.copyOf(v.subList(0, nv))));
+      for (int i = 0; i < nv; i++) {
+        next.add(g.scope().opBuilder("TensorListPushBack", "push").addInput(v.get(nv + i).asOutput())
+            .addInput(v.get(i).asOutput()).build().output(0));
+      }
+      return next;
+    });
+    // 2. Backward: [k, d(vars), d(captures), recorded lists], k counting the iterations down.
+    List<Operand<?>> bIn = new ArrayList<>();
+    bIn.add(g.scope().opBuilder("TensorListLength", "recorded").addInput(rec.get(nv).asOutput()).build().output(0));
+    for (int i = 0; i < nv; i++) {
+      bIn.add(dys.get(skip + i));
+    }
+    for (Output<?> c : floatCaps) {
+      bIn.add(g.zerosLike(c));
+    }
+    // Gradients built by the registry may not know their static shapes.
+    LoopOptions bOptions = LoopOptions.DEFAULT;
+    for (int i = 1; i < 1 + nv + nc; i++) {
+      bOptions = bOptions.shape(i, Shape.unknown());
+    }
+    bIn.addAll(rec.subList(nv, 2 * nv));
+    List<Operand<?>> back = FlowLoops.whileLoop(g, bIn, bOptions,
+        v -> g.math.greater((Operand<TInt32>) v.get(0), g.constant(0)),
+        v -> {
+          List<Output<?>> popped = new ArrayList<>();
+          List<Operand<?>> lists = new ArrayList<>();
+          for (int i = 0; i < nv; i++) {
+            GraphOperation pop = (GraphOperation) g.scope().opBuilder("TensorListPopBack", "pop")
+                .addInput(v.get(1 + nv + nc + i).asOutput()).addInput(elementShape(g, info.shapes().get(i)))
+                .setAttr("element_dtype", vars.get(i).dataType()).build();
+            lists.add(pop.output(0));
+            popped.add(pop.output(1));
+          }
+          List<Operand<?>> outs = new ArrayList<>(info.body().apply(List.copyOf(popped)));
+          List<Output<?>> ys = new ArrayList<>();
+          List<Output<?>> seeds = new ArrayList<>();
+          for (int i = 0; i < nv; i++) {
+            ys.add(outs.get(i).asOutput());
+            seeds.add(v.get(1 + i).asOutput());
+          }
+          List<Output<?>> xs = new ArrayList<>(popped);
+          xs.addAll(floatCaps);
+          List<Output<?>> d = FlowGradients.backprop(g, (org.tensorflow.Graph) g.scope().env(), ys, seeds, xs);
+          List<Operand<?>> next = new ArrayList<>();
+          next.add(g.math.sub((Operand<TInt32>) v.get(0), g.constant(1)));
+          for (int i = 0; i < nv; i++) {
+            next.add(d.get(i) != null ? d.get(i) : g.zerosLike(v.get(1 + i)));
+          }
+          for (int j = 0; j < nc; j++) {
+            Operand<?> acc = v.get(1 + nv + j);
+            Output<?> dj = d.get(nv + j);
+            next.add(dj == null ? acc : FlowGradients.sum(g, List.of(acc.asOutput(), dj)));
+          }
+          next.addAll(lists);
+          return next;
+        });
+    for (int i = 0; i < nv; i++) {
+      if (FlowGradients.isFloat(vars.get(i).dataType())) {
+        FlowGradients.add(grads, vars.get(i), back.get(1 + i).asOutput());
+      }
+    }
+    for (int j = 0; j < nc; j++) {
+      FlowGradients.add(grads, floatCaps.get(j), back.get(1 + nv + j).asOutput());
+    }
+  }
+
+  /** A TensorList element shape: the declared one, -1 for unknown dimensions or rank. */
+  private static Output<?> elementShape(Ops g, Shape s) {
+    if (s.isUnknown()) {
+      return g.constant(-1).asOutput();
+    }
+    long[] dims = s.asArray();
+    int[] d = new int[dims.length];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = (int) dims[i];
+    }
+    return g.constant(d).asOutput();
+  }
+}

@@ -1,0 +1,219 @@
+package dev.polyfn.internal.flow;
+
+import dev.polyfn.internal.GraphEdits;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Operand;
+import org.tensorflow.Output;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.DataType;
+
+/**
+ * Reverse-mode gradients through the control flow {@code Flow} builds. TensorFlow's C++ gradient
+ * registry (what {@code tf.gradients} uses) has no gradient for {@code If} or {@code While}, and it
+ * cannot be extended from Java; so this walks the operations between the xs and y itself: each
+ * ordinary operation is differentiated by that registry, one operation at a time (its inputs are
+ * first routed through Identity operations, so the registry sees that operation only and no path is
+ * counted twice), and each cond or loop gets a gradient built as control flow, the way Python's
+ * cond_v2/while_v2 do ({@link FlowGradientOps}). TensorFlow's {@code SymbolicGradient} would
+ * differentiate a branch function at run time, but TensorFlow 2's function runtime does not run it.
+ */
+public final class FlowGradients {
+  private FlowGradients() {}
+
+  public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
+    Graph graph = FlowChecks.graphOf(tf, "gradients");
+    FlowChecks.operandOf(graph, y, "gradients", "y");
+    if (!isFloat(y.asOutput().dataType())) {
+      throw new IllegalArgumentException("gradients: y must be a floating-point tensor, got "
+          + FlowChecks.name(y.asOutput().dataType()));
+    }
+    if (xs == null || xs.isEmpty()) {
+      throw new IllegalArgumentException("gradients: xs must hold at least one operand");
+    }
+    for (int i = 0; i < xs.size(); i++) {
+      FlowChecks.operandOf(graph, xs.get(i), "gradients", "xs[" + i + "]");
+    }
+    List<Output<?>> x = new ArrayList<>();
+    xs.forEach(o -> x.add(o.asOutput()));
+    Ops g = tf.withSubScope("gradients");
+    // Branch and loop lambdas traced again for the gradient must not write again.
+    List<Output<?>> d = Regions.replaying(graph,
+        () -> backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x));
+    List<Operand<?>> out = new ArrayList<>();
+    for (int i = 0; i < x.size(); i++) {
+      out.add(d.get(i) != null ? d.get(i) : g.zerosLike(x.get(i)).asOutput());
+    }
+    return out;
+  }
+
+  /**
+   * The sum over {@code ys} of their gradients (seeded with {@code seeds}) with respect to each of
+   * {@code xs}; null for an x nothing flows back to. Backpropagation stops at the xs: a path from
+   * one x through another is counted once, at the other.
+   */
+  public static List<Output<?>> backprop(Ops g, Graph graph, List<Output<?>> ys, List<Output<?>> seeds, List<Output<?>> xs) {
+    Map<String, List<Output<?>>> grads = new HashMap<>();
+    for (int i = 0; i < ys.size(); i++) {
+      if (isFloat(ys.get(i).dataType())) {
+        add(grads, ys.get(i), seeds.get(i));
+      }
+    }
+    for (GraphOperation op : reverseTopological(ys, xs)) {
+      List<Output<?>> dys = new ArrayList<>();
+      boolean any = false;
+      for (int j = 0; j < op.numOutputs(); j++) {
+        Output<?> dy = sum(g, grads.get(key(op.output(j))));
+        any |= dy != null;
+        dys.add(dy);
+      }
+      if (!any) {
+        continue;
+      }
+      Object info = FlowFunctions.info(graph, op.name());
+      if (info instanceof FlowFunctions.CondInfo c) {
+        FlowGradientOps.cond(g, op, c, filled(g, op, dys), grads);
+      } else if (info instanceof FlowFunctions.LoopInfo l) {
+        FlowGradientOps.loop(g, op, l, filled(g, op, dys), grads);
+      } else {
+        registry(g, graph, op, dys, grads);
+      }
+    }
+    List<Output<?>> out = new ArrayList<>();
+    for (Output<?> x : xs) {
+      out.add(isFloat(x.dataType()) ? sum(g, grads.get(key(x))) : null);
+    }
+    return out;
+  }
+
+  /** One ordinary operation, differentiated by TensorFlow's C++ registry. */
+  private static void registry(Ops g, Graph graph, GraphOperation op, List<Output<?>> dys,
+      Map<String, List<Output<?>>> grads) {
+    List<Output<?>> ys = new ArrayList<>();
+    List<Output<?>> dy = new ArrayList<>();
+    for (int j = 0; j < op.numOutputs(); j++) {
+      if (isFloat(op.output(j).dataType())) {
+        ys.add(op.output(j));
+        dy.add(dys.get(j) != null ? dys.get(j) : g.zerosLike(op.output(j)).asOutput());
+      }
+    }
+    // Each distinct floating-point input, and an Identity of it that the operation reads instead.
+    Map<String, Output<?>> originals = new LinkedHashMap<>();
+    Map<String, Output<?>> standIns = new HashMap<>();
+    for (int i = 0; i < op.numInputs(); i++) {
+      Output<?> in = op.input(i);
+      if (!isFloat(in.dataType())) {
+        continue;
+      }
+      String k = key(in);
+      if (!originals.containsKey(k)) {
+        originals.put(k, in);
+        standIns.put(k, g.identity(in).asOutput());
+      }
+      rewire(graph, standIns.get(k), op, i);
+    }
+    if (ys.isEmpty() || originals.isEmpty()) {
+      return;
+    }
+    List<Output<?>> xs = new ArrayList<>();
+    for (String k : originals.keySet()) {
+      xs.add(standIns.get(k));
+    }
+    Output<?>[] dx = graph.addGradients(g.scope().makeOpName("grad_" + op.type()), ys.toArray(new Output<?>[0]),
+        xs.toArray(new Output<?>[0]), dy.toArray(new Output<?>[0]));
+    int i = 0;
+    for (Output<?> orig : originals.values()) {
+      Output<?> d = dx[i++];
+      if (d != null && d.op() != null && !((GraphOperation) d.op()).getUnsafeNativeHandle().isNull()) {
+        add(grads, orig, d);
+      }
+    }
+  }
+
+  /** The gradient of every output, zeros where nothing flowed back. */
+  private static List<Output<?>> filled(Ops g, GraphOperation op, List<Output<?>> dys) {
+    List<Output<?>> out = new ArrayList<>();
+    for (int j = 0; j < dys.size(); j++) {
+      out.add(dys.get(j) != null ? dys.get(j) : g.zerosLike(op.output(j)).asOutput());
+    }
+    return out;
+  }
+
+  /** The operations on a path from an x to a y (not through another x), consumers before their inputs. */
+  private static List<GraphOperation> reverseTopological(List<Output<?>> ys, List<Output<?>> xs) {
+    Set<String> fromX = new HashSet<>();
+    Set<String> stops = new HashSet<>();
+    List<GraphOperation> queue = new ArrayList<>();
+    for (Output<?> o : xs) {
+      stops.add(key(o));
+      queue.addAll(((GraphOperation) o.op()).consumers(o.index()));
+    }
+    while (!queue.isEmpty()) {
+      GraphOperation op = queue.remove(queue.size() - 1);
+      if (fromX.add(op.name())) {
+        queue.addAll(op.consumers());
+      }
+    }
+    List<GraphOperation> post = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (Output<?> y : ys) {
+      if (!stops.contains(key(y))) {
+        visit((GraphOperation) y.op(), fromX, stops, seen, post);
+      }
+    }
+    List<GraphOperation> out = new ArrayList<>();
+    for (int i = post.size() - 1; i >= 0; i--) {
+      out.add(post.get(i));
+    }
+    return out;
+  }
+
+  private static void visit(GraphOperation op, Set<String> fromX, Set<String> stops, Set<String> seen,
+      List<GraphOperation> post) {
+    if (!fromX.contains(op.name()) || !seen.add(op.name())) {
+      return;
+    }
+    for (int i = 0; i < op.numInputs(); i++) {
+      Output<?> in = op.input(i);
+      if (!stops.contains(key(in))) {
+        visit((GraphOperation) in.op(), fromX, stops, seen, post);
+      }
+    }
+    post.add(op);
+  }
+
+  private static void rewire(Graph graph, Output<?> src, GraphOperation dst, int index) {
+    GraphEdits.updateEdge(graph, src, dst, index);
+  }
+
+  public static Output<?> sum(Ops g, List<Output<?>> list) {
+    if (list == null || list.isEmpty()) {
+      return null;
+    }
+    if (list.size() == 1) {
+      return list.get(0);
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Output<?> s = g.math.addN((Iterable) list).asOutput();
+    return s;
+  }
+
+  public static void add(Map<String, List<Output<?>>> grads, Output<?> to, Output<?> d) {
+    grads.computeIfAbsent(key(to), k -> new ArrayList<>()).add(d);
+  }
+
+  public static boolean isFloat(DataType t) {
+    return t == DataType.DT_FLOAT || t == DataType.DT_DOUBLE || t == DataType.DT_HALF || t == DataType.DT_BFLOAT16;
+  }
+
+  public static String key(Output<?> o) {
+    return o.op().name() + ":" + o.index();
+  }
+}

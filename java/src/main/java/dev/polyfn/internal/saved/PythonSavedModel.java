@@ -1,0 +1,420 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.MapBody;
+import dev.polyfn.Variable;
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.trace.Capture;
+import dev.polyfn.internal.trace.Facades;
+import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.trace.Param;
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Operand;
+import org.tensorflow.exceptions.TensorFlowException;
+import org.tensorflow.ndarray.NdArrays;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.MetaGraphDef;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
+import org.tensorflow.proto.Struct.StructuredValue;
+import org.tensorflow.proto.TensorShapeProto;
+import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
+import org.tensorflow.types.TString;
+import org.tensorflow.types.family.TType;
+
+/**
+ * Imports a {@code tf.function} from a SavedModel written by Python's {@code tf.saved_model.save}:
+ * its concrete functions, with the dispatch rebuilt from their input signatures in the saved
+ * object graph, and the variables they capture, read from the checkpoint (keys from its object
+ * graph). Representable: positional parameters that are tensors, lists or tuples of tensors,
+ * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
+ * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
+ * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}). A
+ * concrete function that takes a None where others take values, has another parameter list
+ * or captures other variables than the first is left out with a WARNING. The library functions a
+ * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
+ * Keras RNN loops) are restored with it under fresh names; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
+ */
+public final class PythonSavedModel {
+  private static final System.Logger LOG = System.getLogger("dev.polyfn");
+
+  private PythonSavedModel() {}
+
+  /** One concrete function, converted: its parameters, types, FunctionDef and outputs. */
+  private record Converted(List<Param> params, String declared, String traced, FunctionDef def,
+      List<FunctionDef> called, String[] outputs, List<Integer> bound) {}
+
+  public static <F> F load(Facades<F> facades, Path root, MetaGraphDef meta, String name) {
+    SavedObjectGraph graph = meta.getObjectGraphDef();
+    Map<String, Integer> functions = new TreeMap<>();
+    for (var child : graph.getNodes(0).getChildrenList()) {
+      if (graph.getNodes(child.getNodeId()).hasFunction()) {
+        functions.put(child.getLocalName(), child.getNodeId());
+      }
+    }
+    Path pb = root.resolve("saved_model.pb");
+    Integer node = name != null ? functions.get(name) : functions.size() == 1 ? functions.values().iterator().next() : null;
+    if (node == null) {
+      throw new IllegalArgumentException(pb + ": " + (name == null ? "" : "no function '" + name + "'; ")
+          + "the saved object has the functions " + functions.keySet()
+          + (name == null && functions.size() > 1 ? "; load one by name with Function.load(dir, name)" : ""));
+    }
+    String fname = name != null ? name : functions.entrySet().stream().filter(e -> e.getValue().equals(node))
+        .findFirst().orElseThrow().getKey();
+    Map<String, FunctionDef> library = new HashMap<>();
+    meta.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
+    List<String> argNames = argNames(graph.getNodes(node));
+    List<String> names = graph.getNodes(node).getFunction().getConcreteFunctionsList();
+    List<SavedConcreteFunction> saved = new ArrayList<>();
+    for (String n : names) {
+      if (!graph.containsConcreteFunctions(n)) {
+        throw new IllegalArgumentException(pb + ": the object graph's function '" + fname + "' names concrete function "
+            + n + ", which the object graph does not hold");
+      }
+      saved.add(graph.getConcreteFunctionsOrThrow(n));
+    }
+    PythonLiterals literals = PythonLiterals.of(graph.getNodes(node), saved, argNames.size());
+    // Created first: literal arguments are interned by the function that will dispatch on them.
+    F made = facades.define("map", (MapBody) (tf, in) -> {
+      throw new IllegalStateException("a loaded function has no body");
+    }, null, FunctionOptions.defaults().withName(fname));
+    FunctionCore f = facades.core(made);
+    try {
+      List<Converted> converted = new ArrayList<>();
+      List<String> reasons = new ArrayList<>();
+      for (int i = 0; i < names.size(); i++) {
+        String concrete = names.get(i);
+        try {
+          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, f.interner());
+          Converted first = converted.isEmpty() ? null : converted.get(0);
+          if (first != null && !first.params().equals(c.params())) {
+            throw new IllegalArgumentException("its parameters " + c.params() + " differ from the first's");
+          }
+          if (first != null && !first.bound().equals(c.bound())) {
+            throw new IllegalArgumentException("it captures other variables than the first");
+          }
+          converted.add(c);
+        } catch (IllegalArgumentException e) {
+          reasons.add(concrete + ": " + e.getMessage());
+          LOG.log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
+        }
+      }
+      if (converted.isEmpty()) {
+        throw new IllegalArgumentException(pb + ": no concrete function of '" + fname + "' can be represented: "
+            + String.join("; ", reasons));
+      }
+      restore(f, root, graph, converted);
+      return made;
+    } catch (RuntimeException e) {
+      f.close();
+      throw e;
+    }
+  }
+
+  /** Registers the converted concrete functions and the variables they capture with {@code f}. */
+  private static void restore(FunctionCore f, Path root, SavedObjectGraph graph, List<Converted> converted) {
+    List<Variable<?>> variables = variables(root, graph, converted.get(0).bound());
+    try {
+      variables.forEach(f::adopt);
+      Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
+      Param[] params = converted.get(0).params().toArray(new Param[0]);
+      for (Converted c : converted) {
+        f.restoreConcrete(params, captures, c.declared(), c.traced(),
+            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs());
+      }
+      f.markBodyless();
+      f.countSavedTraces(converted.size());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": '" + f.name() + "' cannot be restored: "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** The positional parameter names of the function's Python signature, without {@code self}. */
+  private static List<String> argNames(SavedObject function) {
+    StructuredValue spec = function.getFunction().getFunctionSpec().getFullargspec();
+    List<String> names = new ArrayList<>();
+    for (var pair : spec.getNamedTupleValue().getValuesList()) {
+      if (pair.getKey().equals("args")) {
+        pair.getValue().getListValue().getValuesList().forEach(v -> names.add(v.getStringValue()));
+      }
+    }
+    if (function.getFunction().getFunctionSpec().getIsMethod() && !names.isEmpty() && names.get(0).equals("self")) {
+      names.remove(0);
+    }
+    return names;
+  }
+
+  private static Converted convert(String name, SavedConcreteFunction c, Map<String, FunctionDef> library,
+      List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Interner interner) {
+    FunctionDef def = library.get(name);
+    if (def == null) {
+      throw new IllegalArgumentException("it is not in the graph's library");
+    }
+    // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
+    // the library functions it reaches travel with it (renamed on restore, cycles refused).
+    List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
+    StructuredValue sig = c.getCanonicalizedInputSignature();
+    List<StructuredValue> args = PythonLiterals.args(c);
+    if (args.size() > argNames.size()) {
+      throw new IllegalArgumentException("it takes " + args.size() + " positional arguments, its Python signature names "
+          + argNames.size());
+    }
+    List<Param> params = new ArrayList<>();
+    List<Object> declared = new ArrayList<>();
+    List<Object> traced = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      String p = argNames.get(i);
+      StructuredValue v = args.get(i);
+      if (PythonLiterals.isLiteral(v)) {
+        literal(p, i, v, literals, interner, params, declared, traced);
+        continue;
+      }
+      structure(p, v, params, declared, traced);
+    }
+    // Keyword-only arguments follow the positional ones, in Python's flattening order (sorted by
+    // name); one that is None in this concrete function is no parameter, as an absent one.
+    var keywords = new TreeMap<>(sig.getTupleValue().getValues(1).getDictValue().getFieldsMap());
+    for (var kw : keywords.entrySet()) {
+      StructuredValue v = kw.getValue();
+      if (v.hasNoneValue()) {
+        continue;
+      }
+      if (PythonLiterals.isLiteral(v)) {
+        throw new IllegalArgumentException("keyword-only argument '" + kw.getKey() + "' is a Python " + v.getKindCase()
+            + " literal, which Polyfn loads only as a positional argument");
+      }
+      structure(kw.getKey(), v, params, declared, traced);
+    }
+    List<Object> declaredCaptures = new ArrayList<>();
+    List<Object> tracedCaptures = new ArrayList<>();
+    List<Integer> bound = new ArrayList<>(c.getBoundInputsList());
+    for (int i = 0; i < bound.size(); i++) {
+      SavedObject o = graph.getNodes(bound.get(i));
+      if (!o.hasVariable()) {
+        throw new IllegalArgumentException("it captures a " + o.getKindCase() + ", not a variable");
+      }
+      declaredCaptures.add(capture(i, Map.of("kind", "variable_constraint", "dtypes", "any")));
+      Map<String, Object> spec = new LinkedHashMap<>();
+      spec.put("kind", "variable_spec");
+      spec.put("dtype", o.getVariable().getDtype().name().substring(3));
+      spec.put("shape", shape(o.getVariable().getShape()));
+      spec.put("alias", (long) i);
+      tracedCaptures.add(capture(i, spec));
+    }
+    return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def, called,
+        outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
+  }
+
+  /** Adds argument {@code p}, a tensor spec or a structure of them, as a parameter. */
+  private static void structure(String p, StructuredValue v, List<Param> params, List<Object> declared, List<Object> traced) {
+    Param.Kind kind = kind(p, v);
+    params.add(kind == Param.Kind.NEST ? new Param(p, kind, null, null, null, false, null)
+        : new Param(p, kind, TType.class, null, null, false, null));
+    declared.add(param(p, kind, Map.of("kind", switch (kind) {
+      case TENSOR -> "tensor_constraint";
+      case LIST -> "list_constraint";
+      case MAP -> "map_constraint";
+      default -> "nest_constraint";
+    })));
+    traced.add(param(p, kind, type(p, v)));
+  }
+
+  /**
+   * The items of a list, tuple or namedtuple in Python's flattening order (a namedtuple is a
+   * tuple: its fields in declaration order, so Java passes it as a List), or null.
+   */
+  private static List<StructuredValue> sequence(StructuredValue v) {
+    if (v.hasListValue()) {
+      return v.getListValue().getValuesList();
+    }
+    if (v.hasTupleValue()) {
+      return v.getTupleValue().getValuesList();
+    }
+    if (v.hasNamedTupleValue()) {
+      return v.getNamedTupleValue().getValuesList().stream().map(pair -> pair.getValue()).toList();
+    }
+    return null;
+  }
+
+  /**
+   * The parameter kind of a structure of specs: a tensor, a list (or tuple) of tensors, a dict of
+   * tensors, or any deeper structure of lists, tuples and dicts as a nest parameter (whose traced
+   * type, built by {@link #type}, refuses what Polyfn cannot represent, such as a None inside).
+   */
+  private static Param.Kind kind(String p, StructuredValue v) {
+    if (v.hasTensorSpecValue()) {
+      return Param.Kind.TENSOR;
+    }
+    List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values()) : sequence(v);
+    if (items == null) {
+      throw new IllegalArgumentException("argument '" + p + "' is a " + v.getKindCase() + ", not a tensor, list, tuple, namedtuple or dict");
+    }
+    if (!items.stream().allMatch(StructuredValue::hasTensorSpecValue)) {
+      return Param.Kind.NEST;
+    }
+    return v.hasDictValue() ? Param.Kind.MAP : Param.Kind.LIST;
+  }
+
+  /**
+   * Adds Python literal argument {@code i} as a Java-value parameter: the traced type is the
+   * value itself, interned as a call's argument would be, so equal values dispatch here.
+   */
+  private static void literal(String name, int i, StructuredValue v, PythonLiterals literals, Interner interner,
+      List<Param> params, List<Object> declared, List<Object> traced) {
+    if (literals.alwaysNone(i)) {
+      return; // None in every concrete function: no value to pass, no parameter
+    }
+    Param p = literals.param(i, name);
+    Object value = PythonLiterals.value(v, p.javaClass());
+    if (value == null) {
+      throw new IllegalArgumentException("argument '" + name + "' is None, which no Java value stands for");
+    }
+    params.add(p);
+    declared.add(param(name, Param.Kind.JAVA, p.optional(), Map.of("kind", "literal_constraint", "class", p.javaClass().getName())));
+    Map<String, Object> type = new LinkedHashMap<>();
+    type.put("kind", "literal");
+    type.put("id", (long) interner.literal(p.javaClass(), value));
+    type.put("repr", Interner.repr(value));
+    type.put("class", p.javaClass().getName());
+    traced.add(param(name, Param.Kind.JAVA, p.optional(), type));
+  }
+
+  private static Map<String, Object> param(String name, Param.Kind kind, Map<String, Object> type) {
+    return param(name, kind, false, type);
+  }
+
+  private static Map<String, Object> param(String name, Param.Kind kind, boolean optional, Map<String, Object> type) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", name);
+    m.put("kind", kind.name().toLowerCase(java.util.Locale.ROOT));
+    m.put("optional", optional);
+    Map<String, Object> t = new LinkedHashMap<>(type);
+    if (t.get("kind").equals("tensor_constraint")) {
+      t.put("dtypes", "any");
+      t.put("shape", null);
+    } else if (t.get("kind").equals("list_constraint")) {
+      t.put("element", null);
+      t.put("length", null);
+    } else if (t.get("kind").equals("map_constraint")) {
+      t.put("value", null);
+    }
+    m.put("type", t);
+    return m;
+  }
+
+  private static Map<String, Object> capture(int i, Map<String, Object> type) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", "variable_" + i);
+    m.put("type", type);
+    return m;
+  }
+
+  private static String document(List<Object> params, List<Object> captures) {
+    Map<String, Object> ft = new LinkedHashMap<>();
+    ft.put("parameters", params);
+    ft.put("captures", captures);
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("format", "polyfn.function_type");
+    doc.put("version", 1L);
+    doc.put("function_type", ft);
+    return Json.write(doc);
+  }
+
+  /** The traced type of one argument: a tensor spec, a list of them, a map of them (nested too). */
+  private static Map<String, Object> type(String at, StructuredValue v) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (v.hasTensorSpecValue()) {
+      m.put("kind", "tensor_spec");
+      m.put("dtype", v.getTensorSpecValue().getDtype().name().substring(3));
+      m.put("shape", shape(v.getTensorSpecValue().getShape()));
+    } else if (sequence(v) != null) {
+      List<StructuredValue> items = sequence(v);
+      List<Object> elements = new ArrayList<>();
+      for (int i = 0; i < items.size(); i++) {
+        elements.add(type(at + "[" + i + "]", items.get(i)));
+      }
+      m.put("kind", "list");
+      m.put("elements", elements);
+    } else if (v.hasDictValue()) {
+      Map<String, Object> entries = new TreeMap<>();
+      v.getDictValue().getFieldsMap().forEach((k, e) -> entries.put(k, type(at + "['" + k + "']", e)));
+      m.put("kind", "map");
+      m.put("entries", entries);
+    } else {
+      throw new IllegalArgumentException("argument " + at + " is a " + v.getKindCase() + ", which Polyfn cannot represent");
+    }
+    return m;
+  }
+
+  private static Object shape(TensorShapeProto s) {
+    if (s.getUnknownRank()) {
+      return "unknown";
+    }
+    List<Long> dims = new ArrayList<>();
+    s.getDimList().forEach(d -> dims.add(d.getSize() < 0 ? -1L : d.getSize()));
+    return dims;
+  }
+
+  /** Output names: a dict's keys (sorted, as Python flattens it), else output_0, output_1... */
+  private static String[] outputs(StructuredValue out, int count) {
+    String[] names = new String[count];
+    if (out.hasDictValue() && out.getDictValue().getFieldsCount() == count) {
+      return new TreeMap<>(out.getDictValue().getFieldsMap()).keySet().toArray(new String[0]);
+    }
+    for (int i = 0; i < count; i++) {
+      names[i] = "output_" + i;
+    }
+    return names;
+  }
+
+  /** New variables with the checkpoint's values of the variable nodes {@code bound}, in order. */
+  private static List<Variable<?>> variables(Path root, SavedObjectGraph graph, List<Integer> bound) {
+    List<Variable<?>> out = new ArrayList<>();
+    if (bound.isEmpty()) {
+      return out;
+    }
+    Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
+    Ops tf = Ops.create(EagerSession.getDefault());
+    try {
+      var objects = tf.train.restore(tf.constant(prefix.toString()),
+          tf.constant(NdArrays.vectorOfObjects("_CHECKPOINTABLE_OBJECT_GRAPH")), tf.constant(NdArrays.vectorOfObjects("")),
+          List.of(TString.class));
+      TString t = (TString) objects.tensors().get(0).asTensor();
+      TrackableObjectGraph trackables = TrackableObjectGraph.parseFrom(t.asBytes().getObject());
+      String[] keys = new String[bound.size()];
+      List<Class<? extends TType>> types = new ArrayList<>();
+      for (int i = 0; i < keys.length; i++) {
+        var node = trackables.getNodes(bound.get(i));
+        keys[i] = node.getAttributesList().stream().filter(a -> a.getName().equals("VARIABLE_VALUE")).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("the checkpoint has no value for a captured variable")).getCheckpointKey();
+        types.add(DataTypes.tensorClass(graph.getNodes(bound.get(i)).getVariable().getDtype()));
+      }
+      String[] slices = new String[keys.length];
+      java.util.Arrays.fill(slices, "");
+      for (Operand<?> value : tf.train.restore(tf.constant(prefix.toString()), tf.constant(NdArrays.vectorOfObjects(keys)),
+          tf.constant(NdArrays.vectorOfObjects(slices)), types)) {
+        out.add(Variable.create(value.asTensor()));
+      }
+      return out;
+    } catch (TensorFlowException | com.google.protobuf.InvalidProtocolBufferException | IllegalArgumentException e) {
+      out.forEach(Variable::close);
+      throw new IllegalArgumentException(prefix + ".index: the variables cannot be read: " + e.getMessage(), e);
+    }
+  }
+
+  public static boolean isPythonSavedModel(MetaGraphDef meta) {
+    return meta.hasObjectGraphDef() && meta.getObjectGraphDef().getNodesCount() > 0;
+  }
+}

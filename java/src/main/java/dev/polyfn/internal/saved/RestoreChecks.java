@@ -1,0 +1,81 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.internal.trace.Param;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks that the parts of a concrete function read from a file (a trace cache entry, {@code
+ * polyfn.json}) agree with one another before anything is restored: the parameter list with the
+ * saved FunctionTypes, the output names with the FunctionDef's outputs. Each part alone may be
+ * well formed and still contradict another (a parameter listed twice, a tensor parameter whose
+ * kind was edited into a list, an entry without output names), and a function restored from
+ * contradicting parts loads, then refuses or misanswers every call.
+ */
+public final class RestoreChecks {
+  private RestoreChecks() {}
+
+  /**
+   * Checks {@code params} against the parameters of the declared and traced FunctionType
+   * documents; an IllegalArgumentException says what contradicts what.
+   */
+  public static void parameters(Param[] params, String declared, String traced) {
+    Set<String> names = new HashSet<>();
+    for (Param p : params) {
+      if (p.name().isEmpty() || !names.add(p.name())) {
+        throw new IllegalArgumentException("parameter '" + p.name() + "' is "
+            + (p.name().isEmpty() ? "unnamed" : "listed twice"));
+      }
+    }
+    typeAgrees("declared", params, declared);
+    typeAgrees("traced", params, traced);
+  }
+
+  private static void typeAgrees(String which, Param[] params, String document) {
+    List<?> typeParams;
+    try {
+      Map<?, ?> doc = (Map<?, ?>) Json.parse(document);
+      typeParams = (List<?>) ((Map<?, ?>) doc.get("function_type")).get("parameters");
+      if (typeParams == null) {
+        throw new IllegalArgumentException("no parameters");
+      }
+    } catch (ClassCastException | NullPointerException e) {
+      throw new IllegalArgumentException("the " + which + " type is not a function type document");
+    }
+    if (typeParams.size() != params.length) {
+      throw new IllegalArgumentException("the parameter list has " + params.length + " parameters, the " + which
+          + " type " + typeParams.size());
+    }
+    for (int i = 0; i < params.length; i++) {
+      Param p = params[i];
+      Object t = typeParams.get(i);
+      Map<?, ?> m = t instanceof Map<?, ?> map ? map : Map.of();
+      String kind = p.kind().name().toLowerCase(Locale.ROOT);
+      if (!p.name().equals(m.get("name")) || !kind.equals(m.get("kind"))
+          || !Boolean.valueOf(p.optional()).equals(m.get("optional"))) {
+        throw new IllegalArgumentException("parameter " + i + " is '" + p.name() + "' (" + kind
+            + (p.optional() ? ", optional" : "") + ") in the parameter list, but '" + m.get("name") + "' (" + m.get("kind")
+            + (Boolean.TRUE.equals(m.get("optional")) ? ", optional" : "") + ") in the " + which + " type");
+      }
+    }
+  }
+
+  /**
+   * Checks output names against the FunctionDef's {@code outputs}: one distinct, non-empty name
+   * per output.
+   */
+  public static void outputNames(String[] names, int outputs) {
+    if (names.length != outputs) {
+      throw new IllegalArgumentException(names.length + " output names for a function with " + outputs + " outputs");
+    }
+    Set<String> seen = new HashSet<>();
+    for (String n : names) {
+      if (n.isEmpty() || !seen.add(n)) {
+        throw new IllegalArgumentException("output name '" + n + "' is " + (n.isEmpty() ? "empty" : "listed twice"));
+      }
+    }
+  }
+}

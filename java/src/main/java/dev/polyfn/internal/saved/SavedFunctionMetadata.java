@@ -1,0 +1,256 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.internal.trace.Capture;
+import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.trace.Param;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.types.family.TType;
+
+/**
+ * Polyfn's metadata in a SavedModel, {@code assets.extra/polyfn.json} (TensorFlow's loaders
+ * ignore {@code assets.extra}). Version 1:
+ *
+ * <pre>{@code
+ * {"format": "polyfn.saved_function", "version": 1,
+ *  "name": "scale", "kind": "map",                // map, list, single or unary
+ *  "unary_input": null,                           // unary: the input's tensor class
+ *  "parameters": [{"name": "x", "kind": "TENSOR", "tensor_type": "org.tensorflow.types.TFloat32",
+ *                  "shape": [-1, 3], "optional": false,     // shape: null (undeclared), "unknown" or dims
+ *                  "record_class": null}],  // kind TENSOR, LIST, MAP or NEST; a record: its class
+ *  "variables": [{"checkpoint_key": "variables/0"}],         // the captured variables, in capture order
+ *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
+ *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>}]}
+ * }</pre>
+ *
+ * {@code declared} and {@code traced} are the serialized FunctionTypes ({@code
+ * polyfn.function_type} documents) of each concrete function: the declared polymorphic type and
+ * the concrete function's own type, from which {@code Function.load} restores the dispatch.
+ */
+public final class SavedFunctionMetadata {
+  public static final String FORMAT = "polyfn.saved_function";
+  public static final long VERSION = 1;
+
+  /** The checkpoint key of the {@code i}th captured variable. */
+  public static String variableKey(int i) {
+    return "variables/" + i;
+  }
+
+  public record Concrete(String signature, String function, String[] outputs, String declared, String traced) {}
+
+  public final String name;
+  public final String kind;
+  public final Class<? extends TType> unaryInput;
+  public final Param[] params;
+  public final List<String> variableKeys;
+  public final List<Concrete> concrete;
+
+  private SavedFunctionMetadata(String name, String kind, Class<? extends TType> unaryInput, Param[] params,
+      List<String> variableKeys, List<Concrete> concrete) {
+    this.name = name;
+    this.kind = kind;
+    this.unaryInput = unaryInput;
+    this.params = params;
+    this.variableKeys = variableKeys;
+    this.concrete = concrete;
+  }
+
+  public static String kindOf(FunctionCore f) {
+    String kind = f.kind();
+    return kind.equals("map") || kind.equals("list") || kind.equals("single") ? kind : "unary";
+  }
+
+  public static String write(FunctionCore f, Param[] params, Capture[] captures, List<SavedModelWriter.Saved> saved) {
+    Map<String, Object> doc = SavedModelWriter.object();
+    doc.put("format", FORMAT);
+    doc.put("version", VERSION);
+    doc.put("name", f.name());
+    doc.put("kind", kindOf(f));
+    doc.put("unary_input", "unary".equals(f.kind()) ? f.unaryInput().getName() : null);
+    List<Object> ps = new ArrayList<>();
+    for (Param p : params) {
+      Map<String, Object> m = SavedModelWriter.object();
+      m.put("name", p.name());
+      m.put("kind", p.kind().name());
+      m.put("tensor_type", p.tensorType() == null ? null : p.tensorType().getName());
+      m.put("record_class", p.kind() == Param.Kind.NEST && p.javaClass() != null ? p.javaClass().getName() : null);
+      m.put("shape", SavedModelWriter.shapeJson(p.shape()));
+      m.put("optional", p.optional());
+      ps.add(m);
+    }
+    doc.put("parameters", ps);
+    List<Object> vs = new ArrayList<>();
+    for (int i = 0; i < captures.length; i++) {
+      vs.add(Map.of("checkpoint_key", variableKey(i)));
+    }
+    doc.put("variables", vs);
+    List<Object> cs = new ArrayList<>();
+    for (SavedModelWriter.Saved s : saved) {
+      Map<String, Object> m = SavedModelWriter.object();
+      m.put("signature", s.signature());
+      m.put("function", s.def().getSignature().getName());
+      m.put("outputs", s.info().outputNames());
+      m.put("declared", Json.parse(s.declared()));
+      m.put("traced", Json.parse(s.traced()));
+      cs.add(m);
+    }
+    doc.put("concrete_functions", cs);
+    return Json.write(doc);
+  }
+
+  /** Reads the metadata; anything malformed is an {@link IllegalArgumentException} naming the field. */
+  public static SavedFunctionMetadata read(String text) {
+    Reader r = new Reader(Json.parse(text));
+    Map<String, Object> doc = r.object("", r.root);
+    if (!FORMAT.equals(doc.get("format"))) {
+      throw new IllegalArgumentException("format: expected \"" + FORMAT + "\", got " + doc.get("format"));
+    }
+    if (!Long.valueOf(VERSION).equals(Json.integer(doc.get("version")))) {
+      throw new IllegalArgumentException("version: expected " + VERSION + ", got " + doc.get("version")
+          + " (written by another Polyfn version)");
+    }
+    String name = r.string("name", doc.get("name"));
+    String kind = r.string("kind", doc.get("kind"));
+    if (!List.of("map", "list", "single", "unary").contains(kind)) {
+      throw new IllegalArgumentException("kind: expected map, list, single or unary, got " + kind);
+    }
+    Class<? extends TType> unary = kind.equals("unary") ? tensorClass("unary_input", doc.get("unary_input")) : null;
+    List<Object> ps = r.list("parameters", doc.get("parameters"));
+    Param[] params = new Param[ps.size()];
+    for (int i = 0; i < params.length; i++) {
+      String at = "parameters[" + i + "]";
+      Map<String, Object> p = r.object(at, ps.get(i));
+      Param.Kind pk;
+      try {
+        pk = Param.Kind.valueOf(r.string(at + ".kind", p.get("kind")));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP or NEST, got " + p.get("kind"));
+      }
+      if (pk != Param.Kind.TENSOR && pk != Param.Kind.LIST && pk != Param.Kind.MAP && pk != Param.Kind.NEST) {
+        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP or NEST, got " + pk);
+      }
+      Class<?> record = pk == Param.Kind.NEST && p.get("record_class") != null
+          ? recordClass(at + ".record_class", p.get("record_class")) : null;
+      Object tt = p.get("tensor_type");
+      Object optional = p.get("optional");
+      if (!(optional instanceof Boolean)) {
+        throw new IllegalArgumentException(at + ".optional: expected a boolean");
+      }
+      params[i] = new Param(r.string(at + ".name", p.get("name")), pk,
+          tt == null ? null : tensorClass(at + ".tensor_type", tt), record, shape(at + ".shape", p.get("shape")),
+          (Boolean) optional, null);
+    }
+    List<String> vars = new ArrayList<>();
+    List<Object> vs = r.list("variables", doc.get("variables"));
+    for (int i = 0; i < vs.size(); i++) {
+      String key = r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key"));
+      if (!key.equals(variableKey(i))) {
+        // The writer keys variable i so, and the loader reads node variables/i with it.
+        throw new IllegalArgumentException("variables[" + i + "].checkpoint_key: expected \"" + variableKey(i) + "\", got \""
+            + key + "\"");
+      }
+      vars.add(key);
+    }
+    List<Concrete> concrete = new ArrayList<>();
+    List<Object> cs = r.list("concrete_functions", doc.get("concrete_functions"));
+    if (cs.isEmpty()) {
+      throw new IllegalArgumentException("concrete_functions: expected at least one");
+    }
+    for (int i = 0; i < cs.size(); i++) {
+      String at = "concrete_functions[" + i + "]";
+      Map<String, Object> c = r.object(at, cs.get(i));
+      List<Object> outs = r.list(at + ".outputs", c.get("outputs"));
+      String[] names = new String[outs.size()];
+      for (int j = 0; j < names.length; j++) {
+        names[j] = r.string(at + ".outputs[" + j + "]", outs.get(j));
+      }
+      concrete.add(new Concrete(r.string(at + ".signature", c.get("signature")), r.string(at + ".function", c.get("function")),
+          names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced")))));
+    }
+    return new SavedFunctionMetadata(name, kind, unary, params, vars, concrete);
+  }
+
+  /**
+   * The record class a saved record parameter takes, loaded by name: it must be on the class path
+   * of the loading JVM (as the record's values are passed by the caller).
+   */
+  private static Class<?> recordClass(String at, Object v) {
+    if (!(v instanceof String name)) {
+      throw new IllegalArgumentException(at + ": expected a class name, got " + v);
+    }
+    Class<?> c;
+    try {
+      c = Class.forName(name, false, Thread.currentThread().getContextClassLoader() != null
+          ? Thread.currentThread().getContextClassLoader() : SavedFunctionMetadata.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IllegalArgumentException(at + ": record class " + name + " is not on the class path", e);
+    }
+    if (!c.isRecord()) {
+      throw new IllegalArgumentException(at + ": " + name + " is not a record class");
+    }
+    return c;
+  }
+
+  private static Shape shape(String at, Object v) {
+    if (v == null) {
+      return null;
+    }
+    if ("unknown".equals(v)) {
+      return Shape.unknown();
+    }
+    if (!(v instanceof List<?> l) || l.size() > 254) {
+      throw new IllegalArgumentException(at + ": expected null, \"unknown\" or at most 254 dims");
+    }
+    long[] dims = new long[l.size()];
+    for (int i = 0; i < dims.length; i++) {
+      Long d = Json.integer(l.get(i));
+      if (d == null || d < -1) {
+        throw new IllegalArgumentException(at + "[" + i + "]: expected a dim >= -1, got " + l.get(i));
+      }
+      dims[i] = d;
+    }
+    return Shape.of(dims);
+  }
+
+  private static Class<? extends TType> tensorClass(String at, Object name) {
+    try {
+      return Class.forName(String.valueOf(name), false, TType.class.getClassLoader()).asSubclass(TType.class);
+    } catch (ClassNotFoundException | ClassCastException e) {
+      throw new IllegalArgumentException(at + ": expected a TensorFlow Java tensor class, got " + name);
+    }
+  }
+
+  /** Typed access to the parsed document, each failure naming the field. */
+  private static final class Reader {
+    final Object root;
+
+    Reader(Object root) {
+      this.root = root;
+    }
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> object(String at, Object v) {
+      if (!(v instanceof Map<?, ?>)) {
+        throw new IllegalArgumentException((at.isEmpty() ? "the document" : at) + ": expected an object");
+      }
+      return (Map<String, Object>) v;
+    }
+
+    @SuppressWarnings("unchecked")
+    List<Object> list(String at, Object v) {
+      if (!(v instanceof List<?>)) {
+        throw new IllegalArgumentException(at + ": expected an array");
+      }
+      return (List<Object>) v;
+    }
+
+    String string(String at, Object v) {
+      if (!(v instanceof String s)) {
+        throw new IllegalArgumentException(at + ": expected a string, got " + v);
+      }
+      return s;
+    }
+  }
+}

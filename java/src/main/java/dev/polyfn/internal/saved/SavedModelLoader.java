@@ -1,0 +1,342 @@
+package dev.polyfn.internal.saved;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.ListBody;
+import dev.polyfn.MapBody;
+import dev.polyfn.SingleBody;
+import dev.polyfn.UnaryBody;
+import dev.polyfn.Variable;
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.trace.Capture;
+import dev.polyfn.internal.trace.Facades;
+import dev.polyfn.internal.trace.FunctionCore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Operand;
+import org.tensorflow.exceptions.TensorFlowException;
+import org.tensorflow.ndarray.NdArrays;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.train.Restore;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.NodeDef;
+import org.tensorflow.proto.SavedModel;
+import org.tensorflow.types.family.TType;
+
+/**
+ * Loads a SavedModel Polyfn wrote ({@link SavedModelWriter}) back as a polymorphic function with
+ * the saved dispatch: each concrete function's FunctionDef (from {@code saved_model.pb}) is
+ * registered under a fresh name, with the library functions it refers to (renamed too, see
+ * {@link FunctionLibrary}), and restored with its saved types (from {@code
+ * assets.extra/polyfn.json}); captured variables come back as new {@link Variable}s holding the
+ * checkpoint's values, owned by the function. Everything is read and checked before the function
+ * is returned; a failure closes what was built and names the file and the problem.
+ */
+public final class SavedModelLoader {
+  private SavedModelLoader() {}
+
+  /**
+   * Loads {@code dir}; {@code body} (a {@link MapBody}, {@link ListBody}, {@link SingleBody} or
+   * {@link UnaryBody}, or null) traces the calls no saved signature accepts; {@code kind} is the
+   * expected kind ("map", "list", "single") or null for whatever was saved.
+   */
+  public static <F> F load(Facades<F> facades, Path dir, Object body, String kind) {
+    return load(facades, dir, body, kind, null);
+  }
+
+  /** {@link #load(Facades, Path, Object, String)}; {@code name} picks a function of a Python-written SavedModel. */
+  public static <F> F load(Facades<F> facades, Path dir, Object body, String kind, String name) {
+    Path root = versionDir(dir);
+    Path metaFile = root.resolve(SavedModelWriter.METADATA);
+    if (!Files.exists(metaFile)) {
+      // Not Polyfn's: the whole SavedModel is parsed, to find Python's object graph.
+      SavedModel model = readModel(root.resolve("saved_model.pb"), SavedModel::parseFrom, SavedModel::getMetaGraphsCount);
+      if (body == null && (kind == null || kind.equals("map")) && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
+        try {
+          return PythonSavedModel.load(facades, root, model.getMetaGraphs(0), name);
+        } catch (IndexOutOfBoundsException e) {
+          // An object graph whose references point past its node, function or value lists.
+          throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": a malformed object graph ("
+              + e.getMessage() + ")", e);
+        }
+      }
+    }
+    SavedModelParts model = readModel(root.resolve("saved_model.pb"), SavedModelParts::read, SavedModelParts::metaGraphs);
+    if (name != null) {
+      throw new IllegalArgumentException(metaFile + ": loading by name is for SavedModels written by Python's"
+          + " tf.saved_model.save; this one holds one Polyfn function");
+    }
+    String text;
+    try {
+      text = BoundedFiles.readText(metaFile, BoundedFiles.METADATA);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(metaFile + ": missing, so " + root
+          + " was not written by Polyfn's save, and it holds no object graph of Python's tf.saved_model.save");
+    } catch (IOException | UncheckedIOException e) {
+      throw new IllegalArgumentException(metaFile + ": cannot be read: " + e.getMessage(), e);
+    }
+    SavedFunctionMetadata meta;
+    try {
+      meta = SavedFunctionMetadata.read(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
+    }
+    if (kind != null && !kind.equals(meta.kind)) {
+      throw new IllegalArgumentException(metaFile + ": the saved function is a " + meta.kind
+          + " function, not a " + kind + " function; load it with the matching method");
+    }
+    Map<String, SavedModelParts.Fn> library = model.library();
+    Map<String, byte[]> nodes = model.nodes();
+    List<FunctionLibrary.Restorable> defs = new ArrayList<>();
+    for (SavedFunctionMetadata.Concrete c : meta.concrete) {
+      SavedModelParts.Fn def = library.get(c.function());
+      if (def == null) {
+        // Either file may be the damaged one: the message names both.
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no function " + c.function()
+            + " in the graph's library, which signature " + c.signature() + " of " + metaFile + " names");
+      }
+      try {
+        RestoreChecks.parameters(meta.params, c.declared(), c.traced());
+        RestoreChecks.outputNames(c.outputs(), c.outputs().length);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(metaFile + ": signature " + c.signature() + ": " + e.getMessage(), e);
+      }
+      checkArity(root, c, def, meta.variableKeys.size());
+      defs.add(restorable(root, c, def, library));
+    }
+    List<Variable<?>> variables = restoreVariables(root, meta, nodes);
+    F made;
+    try {
+      made = create(facades, meta, body);
+    } catch (RuntimeException e) {
+      variables.forEach(Variable::close);
+      throw e;
+    }
+    FunctionCore f = facades.core(made);
+    try {
+      variables.forEach(f::adopt);
+      Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
+      for (int i = 0; i < defs.size(); i++) {
+        SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
+        try {
+          f.restoreConcrete(meta.params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
+        } catch (RuntimeException e) {
+          if (!(e instanceof TensorFlowException) && (e.getMessage() == null || !e.getMessage().startsWith("not a usable "))) {
+            throw e; // the types or parameters: polyfn.json's
+          }
+          // The definition itself was refused (the types are read first): saved_model.pb's fault.
+          throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function()
+              + " (signature " + c.signature() + "): " + e.getMessage(), e);
+        }
+      }
+      if (body == null) {
+        f.markBodyless();
+      }
+      f.countSavedTraces(defs.size());
+      return made;
+    } catch (RuntimeException e) {
+      f.close(); // releases what was restored and the variables it adopted
+      if (e instanceof IllegalArgumentException && e.getMessage() != null && e.getMessage().startsWith(root.toString())) {
+        throw e; // already names its file
+      }
+      throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The directory itself, or its highest numeric version subdirectory (TensorFlow Serving's layout). */
+  private static Path versionDir(Path dir) {
+    if (Files.isRegularFile(dir.resolve("saved_model.pb")) || !Files.isDirectory(dir)) {
+      return dir;
+    }
+    try (Stream<Path> list = Files.list(dir)) {
+      return list.filter(p -> p.getFileName().toString().matches("[0-9]{1,18}")
+              && Files.isRegularFile(p.resolve("saved_model.pb")))
+          .max((a, b) -> Long.compare(Long.parseLong(a.getFileName().toString()), Long.parseLong(b.getFileName().toString())))
+          .orElse(dir);
+    } catch (IOException e) {
+      return dir;
+    }
+  }
+
+  /** A parser of {@code saved_model.pb}'s bytes: the whole SavedModel, or only the parts Polyfn needs. */
+  private interface PbParser<T> {
+    T parse(byte[] bytes) throws InvalidProtocolBufferException;
+  }
+
+  /** {@code file} read with {@code parser}; every failure an IllegalArgumentException naming the file. */
+  private static <T> T readModel(Path file, PbParser<T> parser, java.util.function.ToIntFunction<T> metaGraphs) {
+    try {
+      T m = parser.parse(BoundedFiles.read(file, BoundedFiles.SAVED_MODEL));
+      if (metaGraphs.applyAsInt(m) == 0) {
+        throw new IllegalArgumentException(file + ": holds no MetaGraph (not a SavedModel, or truncated)");
+      }
+      return m;
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(file + ": missing; expected a SavedModel directory");
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(file + ": not a SavedModel protocol buffer (corrupt or truncated: "
+          + e.getMessage() + ")");
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage(), e);
+    }
+  }
+
+  /** The FunctionDef must take the flat inputs of the saved type, then one handle per variable. */
+  private static void checkArity(Path root, SavedFunctionMetadata.Concrete c, SavedModelParts.Fn def, int variables) {
+    int flat;
+    try {
+      flat = SavedSignatures.inputs(c.traced()).size();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": signature " + c.signature()
+          + ": " + e.getMessage());
+    }
+    if (def.inputs() != flat + variables || def.resourceInputs() != variables || def.outputs() != c.outputs().length) {
+      throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function() + " takes "
+          + def.inputs() + " inputs and returns " + def.outputs() + ", but its saved type in "
+          + root.resolve(SavedModelWriter.METADATA) + " has " + flat + " inputs, " + variables + " variables and "
+          + c.outputs().length + " outputs");
+    }
+  }
+
+  /**
+   * The concrete function's definition with the library functions it reaches (control-flow
+   * branches). Parsing FunctionDefs costs the first use of protobuf's message classes (most of a
+   * load's time), so a definition that names no other library function is passed as it is.
+   */
+  private static FunctionLibrary.Restorable restorable(Path root, SavedFunctionMetadata.Concrete c,
+      SavedModelParts.Fn def, Map<String, SavedModelParts.Fn> library) {
+    if (!namesAnyOther(def.bytes(), c.function(), library.keySet())) {
+      return new FunctionLibrary.Restorable(def.bytes(), new byte[0]);
+    }
+    Path pb = root.resolve("saved_model.pb");
+    Map<String, FunctionDef> parsed = new HashMap<>();
+    java.util.function.Function<String, FunctionDef> parse = name -> parsed.computeIfAbsent(name, n -> {
+      try {
+        return FunctionDef.parseFrom(library.get(n).bytes());
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalArgumentException(pb + ": function " + n + " is not a readable FunctionDef: " + e.getMessage());
+      }
+    });
+    Map<String, FunctionDef> available = new AbstractMap<>() {
+      @Override
+      public Set<String> keySet() {
+        return library.keySet();
+      }
+
+      @Override
+      public FunctionDef get(Object name) {
+        return name instanceof String n && library.containsKey(n) ? parse.apply(n) : null;
+      }
+
+      @Override
+      public Set<Map.Entry<String, FunctionDef>> entrySet() {
+        throw new UnsupportedOperationException("looked up by name only");
+      }
+    };
+    try {
+      FunctionDef main = parse.apply(c.function());
+      return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, available, "the graph's library"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(pb + ": signature " + c.signature() + ": " + e.getMessage());
+    }
+  }
+
+  /** Whether {@code bytes} contain the name of a library function other than {@code self}. */
+  private static boolean namesAnyOther(byte[] bytes, String self, Set<String> names) {
+    String text = new String(bytes, StandardCharsets.ISO_8859_1); // one char per byte
+    for (String n : names) {
+      if (!n.equals(self) && text.contains(new String(n.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A node's NodeDef, parsed only now: the loader needs the few variable nodes, not the graph. */
+  private static NodeDef node(Path root, byte[] bytes) {
+    try {
+      return bytes == null ? null : NodeDef.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": a variable node is corrupt: " + e.getMessage());
+    }
+  }
+
+  /** New variables holding the checkpoint's values, in capture order (read with an eager RestoreV2). */
+  private static List<Variable<?>> restoreVariables(Path root, SavedFunctionMetadata meta, Map<String, byte[]> nodes) {
+    List<Variable<?>> out = new ArrayList<>();
+    if (meta.variableKeys.isEmpty()) {
+      return out;
+    }
+    Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
+    List<Class<? extends TType>> types = new ArrayList<>();
+    for (int i = 0; i < meta.variableKeys.size(); i++) {
+      NodeDef node = node(root, nodes.get("variables/" + i));
+      if (node == null || !node.getOp().equals("VarHandleOp")) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": no variable node variables/" + i);
+      }
+      if (!node.containsAttr("dtype")) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no dtype");
+      }
+      DataType dt = node.getAttrOrThrow("dtype").getType();
+      try {
+        types.add(DataTypes.tensorClass(dt));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable " + i + " has dtype " + dt
+            + ", which TensorFlow Java has no tensor class for");
+      }
+    }
+    Ops tf = Ops.create(EagerSession.getDefault());
+    String[] slices = new String[types.size()];
+    Arrays.fill(slices, "");
+    try {
+      Restore restored = tf.train.restore(tf.constant(prefix.toString()),
+          tf.constant(NdArrays.vectorOfObjects(meta.variableKeys.toArray(new String[0]))), tf.constant(NdArrays.vectorOfObjects(slices)), types);
+      for (Operand<?> value : restored) {
+        out.add(Variable.create(value.asTensor()));
+      }
+      return out;
+    } catch (TensorFlowException | IllegalArgumentException e) {
+      out.forEach(Variable::close);
+      throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static <F> F create(Facades<F> facades, SavedFunctionMetadata meta, Object body) {
+    FunctionOptions options = FunctionOptions.defaults().withName(meta.name);
+    return facades.define(meta.kind, body != null ? body : bodyless(meta.kind), meta.unaryInput, options);
+  }
+
+  /** A body for a function loaded without one: never run, as such a function refuses to trace. */
+  private static Object bodyless(String kind) {
+    return switch (kind) {
+      case "map" -> (MapBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      case "list" -> (ListBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      case "single" -> (SingleBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      default -> (UnaryBody<TType, TType>) (tf, x) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+    };
+  }
+}

@@ -1,0 +1,165 @@
+package dev.polyfn.internal.saved;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.WireFormat;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The parts of a {@code saved_model.pb} that loading a Polyfn-written SavedModel needs: each
+ * FunctionDef's bytes, name and signature's arity, and each node's bytes by name. They are read
+ * by walking the wire format down to those fields, without the generated message classes:
+ * parsing the whole {@code SavedModel} (first use of the classes of SavedModel, FunctionDef,
+ * NodeDef, AttrValue, TensorProto...) took about 250 ms of a fresh JVM's load even after
+ * TensorFlow's start-up, the walk about 15 ms; the FunctionDefs go to TensorFlow as bytes anyway.
+ * Every field walked or skipped is checked for a valid tag and length, so a truncated or corrupt
+ * file still fails here.
+ *
+ * @param library the FunctionDefs of every MetaGraph's library, by signature name
+ * @param nodes the serialized NodeDefs of every MetaGraph's graph, by name
+ * @param metaGraphs how many MetaGraphs the file holds
+ */
+public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes, int metaGraphs) {
+  // Field numbers of tensorflow/core/protobuf/saved_model.proto, meta_graph.proto,
+  // framework/graph.proto, function.proto, op_def.proto and node_def.proto.
+  private static final int SAVED_MODEL_META_GRAPHS = 2;
+  private static final int META_GRAPH_GRAPH_DEF = 2;
+  private static final int GRAPH_NODE = 1;
+  private static final int GRAPH_LIBRARY = 2;
+  private static final int LIBRARY_FUNCTION = 1;
+  private static final int FUNCTION_SIGNATURE = 1;
+  private static final int OP_NAME = 1;
+  private static final int OP_INPUT_ARG = 2;
+  private static final int OP_OUTPUT_ARG = 3;
+  private static final int ARG_TYPE = 3;
+  private static final int NODE_NAME = 1;
+  private static final int DT_RESOURCE = 20;
+
+  /**
+   * One FunctionDef: its bytes, and what its signature says.
+   *
+   * @param bytes the serialized FunctionDef
+   * @param inputs how many inputs its signature declares
+   * @param resourceInputs how many of them are resource handles (variables)
+   * @param outputs how many outputs its signature declares
+   */
+  public record Fn(byte[] bytes, int inputs, int resourceInputs, int outputs) {}
+
+  public static SavedModelParts read(byte[] savedModel) throws InvalidProtocolBufferException {
+    try {
+      return walk(savedModel);
+    } catch (InvalidProtocolBufferException e) {
+      throw e;
+    } catch (IOException e) { // declared by CodedInputStream, never thrown for a byte array
+      throw new InvalidProtocolBufferException(e);
+    }
+  }
+
+  private static SavedModelParts walk(byte[] savedModel) throws IOException {
+    Map<String, Fn> library = new HashMap<>();
+    Map<String, byte[]> nodes = new HashMap<>();
+    int metaGraphs = 0;
+    CodedInputStream model = CodedInputStream.newInstance(savedModel);
+    for (int tag = model.readTag(); tag != 0; tag = model.readTag()) {
+      if (!isMessage(tag, SAVED_MODEL_META_GRAPHS)) {
+        model.skipField(tag);
+        continue;
+      }
+      metaGraphs++;
+      CodedInputStream meta = CodedInputStream.newInstance(model.readByteArray());
+      for (int t = meta.readTag(); t != 0; t = meta.readTag()) {
+        if (isMessage(t, META_GRAPH_GRAPH_DEF)) {
+          graph(CodedInputStream.newInstance(meta.readByteArray()), library, nodes);
+        } else {
+          meta.skipField(t);
+        }
+      }
+    }
+    return new SavedModelParts(library, nodes, metaGraphs);
+  }
+
+  private static void graph(CodedInputStream graph, Map<String, Fn> library, Map<String, byte[]> nodes)
+      throws IOException {
+    for (int t = graph.readTag(); t != 0; t = graph.readTag()) {
+      if (isMessage(t, GRAPH_NODE)) {
+        byte[] node = graph.readByteArray();
+        nodes.put(name(node, NODE_NAME), node);
+      } else if (isMessage(t, GRAPH_LIBRARY)) {
+        CodedInputStream lib = CodedInputStream.newInstance(graph.readByteArray());
+        for (int l = lib.readTag(); l != 0; l = lib.readTag()) {
+          if (isMessage(l, LIBRARY_FUNCTION)) {
+            function(lib.readByteArray(), library);
+          } else {
+            lib.skipField(l);
+          }
+        }
+      } else {
+        graph.skipField(t);
+      }
+    }
+  }
+
+  private static void function(byte[] def, Map<String, Fn> library) throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(def);
+    String name = "";
+    int inputs = 0;
+    int resources = 0;
+    int outputs = 0;
+    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+      if (!isMessage(t, FUNCTION_SIGNATURE)) {
+        in.skipField(t);
+        continue;
+      }
+      CodedInputStream sig = CodedInputStream.newInstance(in.readByteArray());
+      for (int s = sig.readTag(); s != 0; s = sig.readTag()) {
+        if (isMessage(s, OP_NAME)) {
+          name = sig.readStringRequireUtf8();
+        } else if (isMessage(s, OP_INPUT_ARG)) {
+          inputs++;
+          resources += argType(sig.readByteArray()) == DT_RESOURCE ? 1 : 0;
+        } else if (isMessage(s, OP_OUTPUT_ARG)) {
+          outputs++;
+          sig.skipField(s);
+        } else {
+          sig.skipField(s);
+        }
+      }
+    }
+    library.put(name, new Fn(def, inputs, resources, outputs));
+  }
+
+  /** The {@code type} of an ArgDef (0, DT_INVALID, when it has none). */
+  private static int argType(byte[] arg) throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(arg);
+    int type = 0;
+    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+      if (WireFormat.getTagFieldNumber(t) == ARG_TYPE && WireFormat.getTagWireType(t) == WireFormat.WIRETYPE_VARINT) {
+        type = in.readEnum();
+      } else {
+        in.skipField(t);
+      }
+    }
+    return type;
+  }
+
+  /** String field {@code field} of a message ("" when absent, as protobuf reads it). */
+  private static String name(byte[] message, int field) throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(message);
+    String name = "";
+    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+      if (isMessage(t, field)) {
+        name = in.readStringRequireUtf8();
+      } else {
+        in.skipField(t);
+      }
+    }
+    return name;
+  }
+
+  private static boolean isMessage(int tag, int field) {
+    return WireFormat.getTagFieldNumber(tag) == field
+        && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  }
+}

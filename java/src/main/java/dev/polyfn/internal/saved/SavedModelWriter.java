@@ -1,0 +1,276 @@
+package dev.polyfn.internal.saved;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.ConcreteFunctionInfo;
+import dev.polyfn.SaveOptions;
+import dev.polyfn.Variable;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.trace.Capture;
+import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.trace.Param;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Graph;
+import org.tensorflow.Operand;
+import org.tensorflow.TensorFlow;
+import org.tensorflow.exceptions.TensorFlowException;
+import org.tensorflow.ndarray.NdArrays;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.MetaGraphDef;
+import org.tensorflow.proto.OpDef;
+import org.tensorflow.proto.SavedModel;
+import org.tensorflow.proto.SignatureDef;
+import org.tensorflow.proto.TensorInfo;
+
+/**
+ * Writes a polymorphic function as a standard TensorFlow SavedModel (a V1 MetaGraph, which every
+ * TensorFlow loader reads: Python's {@code tf.saved_model.load}, TensorFlow Java's {@code
+ * SavedModelBundle}, TensorFlow Serving):
+ *
+ * <ul>
+ *   <li>{@code saved_model.pb}: the graph (every concrete function's FunctionDef in its library,
+ *       with the functions it refers to, such as control-flow branches; one resource variable per captured variable, a V2 saver) and one signature per concrete
+ *       function, whose inputs are placeholders feeding a call of that function;
+ *   <li>{@code variables/}: a checkpoint of the variables' current values;
+ *   <li>{@code assets.extra/polyfn.json}: Polyfn's own metadata, which TensorFlow ignores (see
+ *       {@link SavedFunctionMetadata}).
+ * </ul>
+ */
+public final class SavedModelWriter {
+  public static final String METADATA = "assets.extra/polyfn.json";
+  public static final String CHECKPOINT = "variables/variables";
+
+  private SavedModelWriter() {}
+
+  /**
+   * One concrete function as saved: its signature, types, FunctionDef, the library functions that
+   * one refers to, and its flat inputs.
+   */
+  public record Saved(String signature, ConcreteFunctionInfo info, String declared, String traced, FunctionDef def,
+      List<FunctionDef> library, List<SavedSignatures.Input> inputs) {}
+
+  public static void save(FunctionCore f, Path dir, SaveOptions options) {
+    Path target = options.servingVersion() < 0 ? dir : dir.resolve(Long.toString(options.servingVersion()));
+    List<Saved> saved;
+    Capture[] captures;
+    Param[] params;
+    // One consistent view: no trace adds a concrete function or fixes the parameters meanwhile.
+    synchronized (f.traceLock()) {
+      params = f.params();
+      captures = f.captures();
+      List<ConcreteFunctionInfo> concrete = f.concreteFunctions();
+      if (params == null || concrete.isEmpty()) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': it has no concrete function yet;"
+            + " call it or use getConcreteFunction for each signature to save");
+      }
+      check(f, params, captures);
+      saved = export(f, concrete, options);
+    }
+    try {
+      write(f, target, params, captures, saved, options);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the SavedModel to " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void check(FunctionCore f, Param[] params, Capture[] captures) {
+    for (Param p : params) {
+      if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name() + "' takes "
+            + p.kindName() + "; a SavedModel signature takes tensors (and lists, maps, records and nests of them) only");
+      }
+      if (p.defaultValue() != null) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name()
+            + "' has a default tensor, which a SavedModel signature cannot hold");
+      }
+    }
+    for (Capture c : captures) {
+      if (c.variable() == null) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': it captures '" + c.name()
+            + "' by reference (in.capture), a Java supplier a SavedModel cannot hold; capture a Variable"
+            + " or pass the value as a parameter");
+      }
+    }
+  }
+
+  private static List<Saved> export(FunctionCore f, List<ConcreteFunctionInfo> concrete, SaveOptions options) {
+    List<Saved> out = new ArrayList<>();
+    Set<String> taken = new HashSet<>();
+    Set<String> renamed = new HashSet<>();
+    for (ConcreteFunctionInfo c : concrete) {
+      String[] types;
+      FunctionDef def;
+      List<FunctionDef> library;
+      try {
+        types = Native.exportConcreteTypes(f.address(), c.id());
+        def = FunctionDef.parseFrom(Native.exportFunctionDef(f.address(), c.id()));
+        library = FunctionLibrary.exported(f.address(), c.id(), def);
+      } catch (TensorFlowException | InvalidProtocolBufferException e) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': concrete function " + c.functionType()
+            + " cannot be exported (" + e.getMessage() + ")", e);
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': concrete function " + c.functionType()
+            + ": " + e.getMessage(), e);
+      }
+      List<SavedSignatures.Input> inputs = SavedSignatures.inputs(types[0]);
+      String name = SavedSignatures.defaultName(f.name(), inputs, taken);
+      String chosen = options.signatureNames().getOrDefault(name, name);
+      if (!chosen.equals(name)) {
+        renamed.add(name);
+      }
+      SavedSignatures.checkUnique(chosen, inputs);
+      out.add(new Saved(chosen, c, types[1], types[0], def, library, inputs));
+    }
+    for (String asked : options.signatureNames().keySet()) {
+      if (!renamed.contains(asked) && !taken.contains(asked)) {
+        throw new IllegalArgumentException("signatureNames: no signature is named '" + asked + "'; the signatures are "
+            + taken);
+      }
+    }
+    Set<String> unique = new HashSet<>();
+    for (Saved s : out) {
+      if (!unique.add(s.signature())) {
+        throw new IllegalArgumentException("signatureNames: two signatures would both be named '" + s.signature() + "'");
+      }
+    }
+    return out;
+  }
+
+  private static void write(FunctionCore f, Path target, Param[] params, Capture[] captures, List<Saved> saved,
+      SaveOptions options) throws IOException {
+    SavedGraph g = new SavedGraph();
+    try (Graph empty = new Graph()) {
+      g.graph().setVersions(empty.toGraphDef().getVersions()); // the running TensorFlow's producer version
+    }
+    List<String> varNodes = new ArrayList<>();
+    List<String> keys = new ArrayList<>();
+    List<DataType> varTypes = new ArrayList<>();
+    for (int i = 0; i < captures.length; i++) {
+      Variable<?> v = captures[i].variable();
+      String node = "variables/" + i;
+      DataType dt = DataType.forNumber(v.dtypeCode());
+      g.variable(node, dt, SavedGraph.shape(v.dims()));
+      varNodes.add(node);
+      keys.add(SavedFunctionMetadata.variableKey(i));
+      varTypes.add(dt);
+    }
+    MetaGraphDef.Builder meta = MetaGraphDef.newBuilder();
+    if (!varNodes.isEmpty()) {
+      meta.setSaverDef(g.saver(varNodes, keys, varTypes));
+    }
+    Set<String> library = new LinkedHashSet<>();
+    for (Saved s : saved) {
+      for (FunctionDef d : s.library()) {
+        if (library.add(d.getSignature().getName())) {
+          g.graph().getLibraryBuilder().addFunction(d);
+        }
+      }
+      if (library.add(s.def().getSignature().getName())) {
+        g.graph().getLibraryBuilder().addFunction(s.def());
+      }
+      meta.putSignatureDef(s.signature(), signature(g, s, varNodes, f.name()));
+    }
+    meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version());
+    meta.setGraphDef(g.graph());
+    SavedModel model = SavedModel.newBuilder().setSavedModelSchemaVersion(1).addMetaGraphs(meta).build();
+
+    Files.createDirectories(target.resolve("variables"));
+    Files.createDirectories(target.resolve("assets.extra"));
+    if (captures.length > 0) {
+      writeCheckpoint(target.resolve(CHECKPOINT), captures, keys);
+    }
+    Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, captures, saved),
+        StandardCharsets.UTF_8);
+    // Last: a directory with saved_model.pb is complete.
+    Files.write(target.resolve("saved_model.pb"), model.toByteArray());
+  }
+
+  /** The signature of one concrete function: placeholders → call → one identity per output. */
+  private static SignatureDef signature(SavedGraph g, Saved s, List<String> varNodes, String function) {
+    OpDef sig = s.def().getSignature();
+    int flat = s.inputs().size();
+    if (sig.getInputArgCount() != flat + varNodes.size() || sig.getOutputArgCount() != s.info().outputNames().size()) {
+      throw new IllegalStateException("cannot save '" + function + "': concrete function " + s.info().functionType()
+          + " has " + sig.getInputArgCount() + " inputs and " + sig.getOutputArgCount() + " outputs, expected "
+          + (flat + varNodes.size()) + " and " + s.info().outputNames().size());
+    }
+    String scope = "signatures/" + s.signature();
+    SignatureDef.Builder def = SignatureDef.newBuilder().setMethodName("tensorflow/serving/predict");
+    List<String> callInputs = new ArrayList<>();
+    List<DataType> in = new ArrayList<>();
+    for (int i = 0; i < flat; i++) {
+      SavedSignatures.Input input = s.inputs().get(i);
+      DataType dt = sig.getInputArg(i).getType();
+      if (dt != input.dtype()) {
+        throw new IllegalStateException("cannot save '" + function + "': input " + input.key() + " is " + dt
+            + " in the function but " + input.dtype() + " in its type");
+      }
+      String node = scope + "/" + input.key();
+      g.placeholder(node, dt, SavedGraph.shape(input.dims()));
+      def.putInputs(input.key(), TensorInfo.newBuilder().setName(node + ":0").setDtype(dt)
+          .setTensorShape(SavedGraph.shape(input.dims())).build());
+      callInputs.add(node);
+      in.add(dt);
+    }
+    for (int i = 0; i < varNodes.size(); i++) {
+      callInputs.add(varNodes.get(i));
+      in.add(DataType.DT_RESOURCE);
+    }
+    List<DataType> out = sig.getOutputArgList().stream().map(a -> a.getType()).toList();
+    g.call(scope + "/call", sig.getName(), callInputs, in, out);
+    for (int i = 0; i < out.size(); i++) {
+      String name = s.info().outputNames().get(i);
+      String node = scope + "/output_" + SavedSignatures.sanitize(name);
+      g.identity(node, scope + "/call:" + i, out.get(i));
+      def.putOutputs(name, TensorInfo.newBuilder().setName(node + ":0").setDtype(out.get(i))
+          .setTensorShape(SavedGraph.shape(null)).build());
+    }
+    return def.build();
+  }
+
+  /** Writes the variables' current values as a V2 checkpoint, with an eager SaveV2. */
+  private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys) {
+    Ops tf = Ops.create(EagerSession.getDefault());
+    List<Operand<?>> values = new ArrayList<>();
+    for (Capture c : captures) {
+      values.add(c.variable().read(tf));
+    }
+    String[] names = keys.toArray(new String[0]);
+    String[] slices = new String[names.length];
+    java.util.Arrays.fill(slices, "");
+    tf.train.save(tf.constant(prefix.toString()), tf.constant(NdArrays.vectorOfObjects(names)), tf.constant(NdArrays.vectorOfObjects(slices)), values);
+  }
+
+  /** Shapes of a parameter for the metadata: null when undeclared, "unknown" for unknown rank. */
+  public static Object shapeJson(Shape s) {
+    if (s == null) {
+      return null;
+    }
+    if (s.isUnknown()) {
+      return "unknown";
+    }
+    List<Long> dims = new ArrayList<>();
+    for (long d : s.asArray()) {
+      dims.add(d);
+    }
+    return dims;
+  }
+
+  public static Map<String, Object> object() {
+    return new LinkedHashMap<>();
+  }
+}

@@ -1,0 +1,88 @@
+package dev.polyfn.internal.trace;
+
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.Wire;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The output names of a function's concrete functions, by the key each returns with its outputs.
+ * A trace records its names here before it publishes the concrete function, so every call that
+ * finds the function can name its outputs, however early it arrives.
+ */
+public final class OutputNames {
+  private final Map<Integer, String[]> byKey = new ConcurrentHashMap<>();
+  private final AtomicInteger next = new AtomicInteger();
+  private final String function;
+
+  /** @param function the function's name, for error messages */
+  public OutputNames(String function) {
+    this.function = function;
+  }
+
+  /** Records {@code names}; returns the key to publish the concrete function with. */
+  public int record(String[] names) {
+    int key = next.incrementAndGet();
+    byKey.put(key, names);
+    return key;
+  }
+
+  /** The names recorded under {@code key}. */
+  public String[] get(int key) {
+    return byKey.get(key);
+  }
+
+  /**
+   * A call's outputs from the native result {@code [head, output addresses...]}: the names
+   * recorded under the head's key, and the tensors, adopted as TensorFlow Java tensors the caller
+   * owns. Only the addresses this call wrote are read (the head counts them: the array is reused
+   * and may hold an earlier call's addresses after them); they are released if the names do not
+   * match them one for one.
+   *
+   * @throws IllegalStateException if the recorded names are not one per output (a trace cache
+   *     entry or saved function that lists other names than its function has outputs)
+   */
+  public Result adopt(long[] r) {
+    int key = (int) r[0];
+    long count = r[0] >>> Wire.RESULT_COUNT_SHIFT;
+    if (count > r.length - 1) {
+      throw new IllegalStateException("function '" + function + "': a call reported " + count
+          + " outputs in a result of " + (r.length - 1));
+    }
+    String[] names = get(key);
+    if (names == null || names.length != count) {
+      release(r, 0, (int) count);
+      throw new IllegalStateException("function '" + function + "': its concrete function returned " + count
+          + " outputs, but " + (names == null ? "no output names are recorded for it (key " + key + ")"
+              : names.length + " output names are recorded for it " + Arrays.toString(names))
+          + "; a trace cache entry or saved function that lists other output names than its function has"
+          + " outputs cannot be called");
+    }
+    TType[] tensors = new TType[names.length];
+    for (int i = 0; i < tensors.length; i++) {
+      try {
+        tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
+      } catch (RuntimeException e) {
+        // The ones adopted are closed, the others deleted (this one was, by adoptTensor): the
+        // caller gets none of them.
+        new OwnedTensors(Arrays.copyOf(tensors, i)).close();
+        release(r, i + 1, names.length);
+        throw new IllegalStateException("function '" + function + "': its output '" + names[i]
+            + "' cannot be handed over as a TensorFlow Java tensor: " + e.getMessage()
+            + (e.getCause() == null ? "" : " (" + e.getCause().getMessage() + ")"), e);
+      }
+    }
+    return new Result(names, tensors);
+  }
+
+  /** Deletes the output tensors {@code from} (inclusive) to {@code to} (exclusive) of result {@code r}. */
+  private static void release(long[] r, int from, int to) {
+    for (int i = from; i < to; i++) {
+      Native.deleteTensor(r[i + 1]);
+    }
+  }
+}

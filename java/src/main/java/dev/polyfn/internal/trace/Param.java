@@ -1,0 +1,44 @@
+package dev.polyfn.internal.trace;
+
+import dev.polyfn.internal.Wire;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.types.family.TType;
+
+/**
+ * One parameter as the body declared it: what the Java side needs to describe arguments (kind,
+ * tensor or Java class, default). Rust holds the type constraints; this mirrors the declaration.
+ *
+ * @param name the parameter's name
+ * @param kind what kind of argument it takes
+ * @param tensorType the tensor (element) type, for tensor, list, map and variable parameters
+ * @param javaClass the declared class, for Java parameters
+ * @param shape the declared shape of a tensor parameter, or null
+ * @param optional whether the argument may be omitted
+ * @param defaultValue the value used when it is omitted
+ */
+public record Param(String name, Kind kind, Class<? extends TType> tensorType, Class<?> javaClass, Shape shape,
+    boolean optional, Object defaultValue) {
+
+  /** The kinds of parameter, with their wire codes ({@code polyfn_core::ParamKind}). */
+  public enum Kind {
+    TENSOR(Wire.KIND_TENSOR, "a tensor"),
+    LIST(Wire.KIND_LIST, "a list of tensors"),
+    MAP(Wire.KIND_MAP, "a map of tensors"),
+    JAVA(Wire.KIND_JAVA, null),
+    VARIABLE(Wire.KIND_VARIABLE, "a Variable"),
+    NEST(Wire.KIND_NEST, "a list, map or record");
+
+    final int wire;
+    private final String expected;
+
+    Kind(int wire, String expected) {
+      this.wire = wire;
+      this.expected = expected;
+    }
+  }
+
+  /** What an argument of this parameter must be, for messages: "a list of tensors". */
+  public String kindName() {
+    return kind.expected != null ? kind.expected : "a " + javaClass.getName();
+  }
+}

@@ -1,0 +1,84 @@
+package dev.polyfn.internal.trace;
+
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.Wire;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.Placeholder;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The placeholders a trace built, each with its place among the function's inputs. A call feeds
+ * its inputs parameters first, then captures (the facts order), whatever order the body declared
+ * them in, so the graph's inputs are sorted the same way when the trace finishes.
+ */
+final class Placeholders {
+  static final int PARAMETERS = 0;
+  static final int CAPTURES = 1;
+
+  /** A placeholder's place among the function's inputs: group, declaration index, creation order. */
+  record Slot(int group, int index, int order, String name) {}
+
+  private final Ops tf;
+  private final List<Slot> slots = new ArrayList<>();
+  /** Where the next placeholder goes: group (parameters, captures), declaration index. */
+  private int group;
+  private int index;
+
+  Placeholders(Ops tf) {
+    this.tf = tf;
+  }
+
+  /** Sets where the placeholders built next go. */
+  void at(int group, int index) {
+    this.group = group;
+    this.index = index;
+  }
+
+  /** Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. */
+  @SuppressWarnings("unchecked")
+  <T extends TType> Operand<T> build(long[] spec, int at) {
+    if (spec[at] == Wire.DT_RESOURCE) {
+      // TensorFlow Java has no tensor class for resource handles: build the op directly.
+      GraphOperation op = (GraphOperation) tf.scope().opBuilder("Placeholder", tf.scope().makeOpName("Placeholder"))
+          .setAttr("dtype", DataType.DT_RESOURCE)
+          .setAttr("shape", Shape.scalar())
+          .build();
+      slots.add(new Slot(group, index, slots.size(), op.name()));
+      return (Operand<T>) op.output(0);
+    }
+    Class<T> concrete = (Class<T>) DataTypes.tensorClass(DataType.forNumber((int) spec[at]));
+    int rank = (int) spec[at + 1];
+    Shape shape = rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
+    Placeholder<T> p = tf.placeholder(concrete, Placeholder.shape(shape));
+    slots.add(new Slot(group, index, slots.size(), p.op().name()));
+    return p;
+  }
+
+  /** The slot of the placeholder built last. */
+  Slot last() {
+    return slots.get(slots.size() - 1);
+  }
+
+  /** Feeds {@code shared} (a capture's placeholder) as parameter {@code parameter} instead. */
+  Slot moveToParameter(Slot shared, int parameter) {
+    Slot moved = new Slot(PARAMETERS, parameter, 0, shared.name());
+    slots.set(slots.indexOf(shared), moved);
+    return moved;
+  }
+
+  /** The placeholder operation names in the order calls feed the function's inputs. */
+  String[] names() {
+    return slots.stream()
+        .sorted(Comparator.comparingInt(Slot::group).thenComparingInt(Slot::index).thenComparingInt(Slot::order))
+        .map(Slot::name)
+        .toArray(String[]::new);
+  }
+}

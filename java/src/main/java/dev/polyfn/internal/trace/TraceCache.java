@@ -1,0 +1,407 @@
+package dev.polyfn.internal.trace;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.saved.BoundedFiles;
+import dev.polyfn.internal.saved.FunctionLibrary;
+import dev.polyfn.internal.saved.RestoreChecks;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.tensorflow.TensorFlow;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.FunctionDefLibrary;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The warm-start trace cache of one function ({@link FunctionOptions#withTraceCache}): one file
+ * per concrete function, named by a hash of the key and of the traced type, holding the
+ * function's parameter list, output names, its declared and traced types (JSON), its
+ * TensorFlow FunctionDef and the library functions that one refers to (see {@link FunctionLibrary}). The key is the function's name, the user's version, TensorFlow's
+ * version and the SHA-256 of the class file that defines the body (for a lambda: the class whose
+ * code contains it). A file is written to a temporary file in the same directory and renamed, so
+ * a reader never sees half of one; a SHA-256 of its payload, checked on read, catches the rest.
+ *
+ * <p>Files are written by one background thread, not the tracing one: logging and disk I/O stay
+ * outside the function's trace lock. A shutdown hook lets pending writes finish when the JVM exits.
+ */
+public final class TraceCache {
+  private static final System.Logger LOG = System.getLogger("dev.polyfn");
+  private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
+  /** 2: entries hold the function library (control-flow branches) after the FunctionDef. */
+  private static final int FORMAT = 2;
+  public static final String SUFFIX = ".polyfn-trace";
+  private static final ExecutorService WRITER = writer();
+
+  /**
+   * The writer: a daemon thread, so an idle writer never holds the JVM open after {@code main}
+   * returns, and a shutdown hook that lets pending writes finish (up to 10 s) when the JVM exits,
+   * normally or through {@code System.exit}.
+   */
+  private static ExecutorService writer() {
+    ThreadPoolExecutor writer = new ThreadPoolExecutor(0, 1, 2, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, "polyfn-trace-cache");
+      t.setDaemon(true);
+      return t;
+    });
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      writer.shutdown();
+      try {
+        writer.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "polyfn-trace-cache-flush"));
+    return writer;
+  }
+
+  /** Hands a task to the writer; once the JVM is exiting, a new entry is not written. */
+  private static void submit(Runnable task) {
+    try {
+      WRITER.execute(task);
+    } catch (RejectedExecutionException e) {
+      // the JVM is shutting down: the trace itself succeeded, only its entry is lost
+    }
+  }
+
+  private final Path dir;
+  private final String key;
+  /** Hex hash of the key: the first part of every entry's file name. */
+  private final String prefix;
+
+  private TraceCache(Path dir, String key) {
+    this.dir = dir;
+    this.key = key;
+    this.prefix = hex(sha256(key.getBytes(StandardCharsets.UTF_8))).substring(0, 24);
+  }
+
+  /** The cache for a function with this body, or null when there is none or it cannot be keyed. */
+  public static TraceCache open(FunctionOptions options, Object body) {
+    if (options.traceCache() == null) {
+      return null;
+    }
+    Class<?> c = body.getClass();
+    for (Field field : c.getDeclaredFields()) {
+      if (!Modifier.isStatic(field.getModifiers())) {
+        // A captured value is not in the class file: two runs with different values would share entries.
+        debug("'" + options.name() + "' is not trace-cached: its body captures a value (" + field.getName()
+            + "), which the cache key cannot see");
+        return null;
+      }
+    }
+    String name = c.getName();
+    int lambda = name.indexOf("$$Lambda");
+    String defining = lambda >= 0 ? name.substring(0, lambda) : name;
+    byte[] code = classFile(c.getClassLoader(), defining);
+    if (code == null) {
+      debug("'" + options.name() + "' is not trace-cached: the class file of " + defining + " cannot be read");
+      return null;
+    }
+    String key = "polyfn trace cache " + FORMAT + "\nname=" + options.name() + "\nversion="
+        + options.traceCacheVersion() + "\ntensorflow=" + TensorFlow.version() + "\nclass=" + defining
+        + "\nbytecode=" + hex(sha256(code));
+    return new TraceCache(options.traceCache(), key);
+  }
+
+  private static byte[] classFile(ClassLoader loader, String className) {
+    if (loader == null) {
+      return null;
+    }
+    try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
+      return in == null ? null : in.readAllBytes();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** Restores every readable entry of this key into {@code f}; called once, at definition. */
+  public void restoreInto(FunctionCore f) {
+    List<Path> files;
+    try (Stream<Path> list = Files.list(dir)) {
+      files = list.filter(p -> p.getFileName().toString().startsWith(prefix + "-")
+          && p.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
+    } catch (NoSuchFileException e) {
+      return;
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "trace cache " + dir + " cannot be listed: " + e);
+      return;
+    }
+    for (Path file : files) {
+      try {
+        Entry e = read(file);
+        RestoreChecks.parameters(e.params, e.declared, e.traced);
+        f.restoreConcrete(e.params, new Capture[0], e.declared, e.traced, restorable(e), e.outputNames);
+      } catch (IOException | RuntimeException | OutOfMemoryError | StackOverflowError e) {
+        // A damaged entry never fails the definition: its signature traces anew.
+        LOG.log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Called under the trace lock after a trace of {@code f} produced concrete function {@code id}:
+   * exports it, if the function can be cached, and hands the writing to the writer thread.
+   */
+  public void traced(FunctionCore f, int id, String[] outputNames) {
+    String why = whyNot(f);
+    if (why != null) {
+      submit(() -> debug("'" + f.name() + "' is not trace-cached: " + why));
+      return;
+    }
+    String[] types;
+    byte[] def;
+    byte[] library;
+    try {
+      types = Native.exportConcreteTypes(f.address(), id);
+      def = Native.exportFunctionDef(f.address(), id);
+      FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
+          .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
+      library = lib.build().toByteArray();
+    } catch (RuntimeException | InvalidProtocolBufferException e) {
+      submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
+      return;
+    }
+    byte[] payload = payload(f.params(), outputNames, types[1], types[0], def, library);
+    String file = prefix + "-" + hex(sha256(types[0].getBytes(StandardCharsets.UTF_8))).substring(0, 16) + SUFFIX;
+    submit(() -> write(dir.resolve(file), payload));
+  }
+
+  /** Why {@code f} cannot be cached (null when it can). */
+  private static String whyNot(FunctionCore f) {
+    if (f.captures().length > 0) {
+      return "it captures " + f.captures().length + " value(s) with in.capture";
+    }
+    if (f.ownsVariables()) {
+      return "its body creates variables";
+    }
+    for (Param p : f.params()) {
+      // Nests (records, SparseTensors) are refused too: a Java value in a nest is typed by an id
+      // of this JVM's interner, so a restored trace could serve another value, and a restored
+      // record parameter would lack the record class that binding needs.
+      if (p.kind() != Param.Kind.TENSOR && p.kind() != Param.Kind.LIST && p.kind() != Param.Kind.MAP) {
+        return "parameter '" + p.name() + "' is " + p.kindName() + ", not a tensor, list or map";
+      }
+      if (p.defaultValue() != null) {
+        return "parameter '" + p.name() + "' has a default value";
+      }
+    }
+    return null;
+  }
+
+  private static void write(Path target, byte[] payload) {
+    Path temp = null;
+    try {
+      Files.createDirectories(target.getParent());
+      temp = Files.createTempFile(target.getParent(), ".tmp-", SUFFIX + ".part");
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      DataOutputStream out = new DataOutputStream(bytes);
+      out.write(MAGIC);
+      out.writeInt(FORMAT);
+      out.write(sha256(payload));
+      out.writeInt(payload.length);
+      out.write(payload);
+      Files.write(temp, bytes.toByteArray());
+      try {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+      temp = null;
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "trace cache entry " + target + " could not be written: " + e);
+    } finally {
+      if (temp != null) {
+        try {
+          Files.deleteIfExists(temp);
+        } catch (IOException ignored) {
+          // a leftover temporary file is never read: its name does not end with the suffix
+        }
+      }
+    }
+  }
+
+  private byte[] payload(Param[] params, String[] names, String declared, String traced, byte[] def, byte[] library) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      DataOutputStream out = new DataOutputStream(bytes);
+      out.writeUTF(key);
+      out.writeInt(params.length);
+      for (Param p : params) {
+        out.writeUTF(p.name());
+        out.writeUTF(p.kind().name());
+        out.writeUTF(p.tensorType() == null ? "" : p.tensorType().getName());
+        Shape s = p.shape();
+        out.writeInt(s == null ? -2 : s.isUnknown() ? -1 : s.numDimensions());
+        if (s != null && !s.isUnknown()) {
+          for (long d : s.asArray()) {
+            out.writeLong(d);
+          }
+        }
+        out.writeBoolean(p.optional());
+      }
+      out.writeInt(names.length);
+      for (String n : names) {
+        out.writeUTF(n);
+      }
+      writeBytes(out, declared.getBytes(StandardCharsets.UTF_8));
+      writeBytes(out, traced.getBytes(StandardCharsets.UTF_8));
+      writeBytes(out, def);
+      writeBytes(out, library);
+      return bytes.toByteArray();
+    } catch (IOException e) {
+      throw new IllegalStateException(e); // a ByteArrayOutputStream does not fail
+    }
+  }
+
+  private record Entry(Param[] params, String[] outputNames, String declared, String traced, byte[] def,
+      byte[] library) {}
+
+  /**
+   * The entry's function and library, renamed for this process; IllegalArgumentException when
+   * either does not parse or a function the main one refers to is missing.
+   */
+  private static FunctionLibrary.Restorable restorable(Entry e) {
+    FunctionDef main;
+    Map<String, FunctionDef> library = new HashMap<>();
+    try {
+      main = FunctionDef.parseFrom(e.def);
+      FunctionDefLibrary.parseFrom(e.library).getFunctionList().forEach(d -> library.put(d.getSignature().getName(), d));
+    } catch (InvalidProtocolBufferException x) {
+      throw new IllegalArgumentException("its function or function library does not parse: " + x.getMessage());
+    }
+    RestoreChecks.outputNames(e.outputNames, main.getSignature().getOutputArgCount());
+    return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, library, "the entry"));
+  }
+
+  /** Reads and checks one entry; any problem is an exception whose message says what is wrong. */
+  private Entry read(Path file) throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(BoundedFiles.read(file, BoundedFiles.CACHE_ENTRY)));
+    try {
+      byte[] magic = in.readNBytes(MAGIC.length);
+      if (!Arrays.equals(magic, MAGIC)) {
+        throw new IOException("not a Polyfn trace cache entry");
+      }
+      int format = in.readInt();
+      if (format != FORMAT) {
+        throw new IOException("format " + format + ", expected " + FORMAT);
+      }
+      byte[] digest = in.readNBytes(32);
+      int length = in.readInt();
+      byte[] payload = in.readNBytes(Math.max(0, length));
+      if (length < 0 || payload.length != length || in.available() != 0 || !Arrays.equals(digest, sha256(payload))) {
+        throw new IOException("checksum mismatch: the file is corrupt or truncated");
+      }
+      return parse(new DataInputStream(new ByteArrayInputStream(payload)));
+    } catch (EOFException e) {
+      throw new IOException("truncated");
+    }
+  }
+
+  private Entry parse(DataInputStream in) throws IOException {
+    if (!in.readUTF().equals(key)) {
+      throw new IOException("it belongs to another function or body");
+    }
+    Param[] params = new Param[count(in)];
+    for (int i = 0; i < params.length; i++) {
+      String name = in.readUTF();
+      Param.Kind kind = Param.Kind.valueOf(in.readUTF());
+      if (kind != Param.Kind.TENSOR && kind != Param.Kind.LIST && kind != Param.Kind.MAP) {
+        throw new IOException("parameter kind " + kind + " is never cached");
+      }
+      String type = in.readUTF();
+      int rank = in.readInt();
+      Shape shape = rank == -2 ? null : rank == -1 ? Shape.unknown() : Shape.of(longs(in, rank));
+      params[i] = new Param(name, kind, type.isEmpty() ? null : tensorType(type), null, shape, in.readBoolean(), null);
+    }
+    String[] names = new String[count(in)];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = in.readUTF();
+    }
+    String declared = new String(readBytes(in), StandardCharsets.UTF_8);
+    String traced = new String(readBytes(in), StandardCharsets.UTF_8);
+    byte[] def = readBytes(in);
+    return new Entry(params, names, declared, traced, def, readBytes(in));
+  }
+
+  private static Class<? extends TType> tensorType(String name) throws IOException {
+    try {
+      return Class.forName(name, false, TType.class.getClassLoader()).asSubclass(TType.class);
+    } catch (ClassNotFoundException | ClassCastException e) {
+      throw new IOException("unknown tensor type " + name);
+    }
+  }
+
+  private static long[] longs(DataInputStream in, int n) throws IOException {
+    if (n > 254) {
+      throw new IOException("rank " + n + " is beyond TensorFlow's limit");
+    }
+    long[] dims = new long[n];
+    for (int i = 0; i < n; i++) {
+      dims[i] = in.readLong();
+    }
+    return dims;
+  }
+
+  private static int count(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > in.available()) {
+      throw new IOException("malformed: a count of " + n);
+    }
+    return n;
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  private static byte[] readBytes(DataInputStream in) throws IOException {
+    byte[] b = in.readNBytes(count(in));
+    return b;
+  }
+
+  private static void debug(String message) {
+    LOG.log(Level.DEBUG, message);
+  }
+
+  private static byte[] sha256(byte[] data) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(data);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+
+  private static String hex(byte[] b) {
+    return HexFormat.of().formatHex(b);
+  }
+}

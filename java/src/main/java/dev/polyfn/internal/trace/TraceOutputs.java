@@ -1,0 +1,94 @@
+package dev.polyfn.internal.trace;
+
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.flow.Effects;
+import dev.polyfn.internal.flow.Regions;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Output;
+import org.tensorflow.proto.DataType;
+
+/** What a trace hands to Rust about the body's outputs, checked before it reaches TensorFlow. */
+public final class TraceOutputs {
+  private TraceOutputs() {}
+
+  /** The graph operation and output index of each output, in output order. */
+  public record Resolved(String[] ops, int[] indices) {}
+
+  /**
+   * Checks the body's outputs and names their operations. An output must be an operand of the
+   * traced graph, and not a resource handle: a handle (a variable's) means nothing outside the
+   * call, so TensorFlow Java could not return it as a tensor.
+   */
+  public static Resolved resolve(String function, Graph graph, Traced outs) {
+    int n = outs.names().length;
+    if (outs.operands().length != n) {
+      throw new IllegalStateException("the body of '" + function + "' returned " + n + " output names for "
+          + outs.operands().length + " outputs");
+    }
+    String[] ops = new String[n];
+    int[] indices = new int[n];
+    for (int i = 0; i < n; i++) {
+      String name = outs.names()[i];
+      if (name == null || outs.operands()[i] == null) {
+        throw new IllegalStateException("the body of '" + function + "' returned a null output or output name");
+      }
+      Output<?> o = outs.operands()[i].asOutput();
+      if (o.env() != graph) {
+        throw new IllegalStateException("output '" + name + "' of '" + function
+            + "' is not an operand of the traced graph: build outputs with the Ops passed to the body");
+      }
+      if (o.dataType() == DataType.DT_RESOURCE) {
+        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a resource handle (a "
+            + "variable's handle), which cannot be returned as a tensor: return the variable's value "
+            + "(variable.read(tf)) instead");
+      }
+      if (o.dataType() == DataType.DT_VARIANT) {
+        // TensorFlow Java has no tensor type for a variant: checked here, before any call runs.
+        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a variant (a TensorList "
+            + "or another opaque value), which TensorFlow Java cannot hold as a tensor: return its contents "
+            + "(for a TensorList, tf.tensorListStack) instead");
+      }
+      if (!DataTypes.hasTensorClass(o.dataType())) {
+        // The call would run and then fail to hand the output over: refused before any call.
+        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a " + o.dataType()
+            + ", which TensorFlow Java has no tensor class for: cast it to a type it has (TFloat32, TFloat64, "
+            + "TInt32, TInt64, TBool, TString...)");
+      }
+      ops[i] = o.op().name();
+      indices[i] = o.index();
+    }
+    return new Resolved(ops, indices);
+  }
+
+  /**
+   * Orders the body's stateful operations as Python's automatic control dependencies do (a read
+   * after a write sees it, see {@link Effects}) and returns the operations run for their effects,
+   * which become the function's control outputs so every call runs them: those with no outputs
+   * (variable assignments...), which no output depends on, and stateful control flow (a cond or
+   * loop whose branches write), whose outputs may be unused. Operations gathered into branch
+   * functions are left out: a branch's effects run only in its branch.
+   */
+  public static String[] effects(Graph graph) {
+    List<GraphOperation> own = new ArrayList<>();
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
+      if (!Regions.isAbsorbed(graph, op.name())) {
+        own.add(op);
+      }
+    }
+    Set<GraphOperation> mustRun = new HashSet<>(Effects.order(graph, own).mustRun());
+    List<String> names = new ArrayList<>();
+    for (GraphOperation op : own) {
+      if (op.numOutputs() == 0 || (mustRun.contains(op) && Effects.FUNCTIONAL.contains(op.type()))) {
+        names.add(op.name());
+      }
+    }
+    return names.toArray(new String[0]);
+  }
+}
