@@ -154,7 +154,7 @@ public final class FunctionOptions {
    * written there, and when a later run defines a function with the same name, version and body
    * code, the entries are restored, so calls of known signatures run without tracing. Only
    * functions whose parameters are all tensors, lists or maps of tensors, with no captures, no
-   * variables and a body that captures no values, are cached; the README ("Save, load, deploy")
+   * variables and a body that captures no values, are cached; the guide ("Save, load, deploy", docs/save-load.md)
    * says exactly what a cache key detects. Same as {@code withTraceCache(dir, "")}.
    */
   public FunctionOptions withTraceCache(Path dir) {

@@ -85,7 +85,7 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * TensorFlow Serving load it as it is; {@link Function#load} restores its dispatch): every
    * concrete function, one signature each (named {@code <function>__<dtype>_<dims>...}, e.g.
    * {@code scale__float32_N_3}), the captured variables' current values, and Polyfn's metadata in
-   * {@code assets.extra/polyfn.json}. The README's "Save, load, deploy" section has the layout.
+   * {@code assets.extra/polyfn.json}. The guide's page "Save, load, deploy" (docs/save-load.md) has the layout.
    *
    * @throws IllegalStateException when there is no concrete function yet, or a capture by
    *     reference, a Java-value or Variable parameter, or a nested Polyfn call

@@ -38,7 +38,7 @@ import org.apache.spark.sql.types.StructType;
 public final class PolyfnScoring implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** Rows per batch unless set: measured on the README's benchmark, where gains flatten out. */
+  /** Rows per batch unless set: measured by ScoringBenchmark (docs/spark.md), where gains flatten out. */
   public static final int DEFAULT_BATCH_SIZE = 4096;
 
   private final String name;

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * Every file Polyfn reads, read with a size limit: a link to {@code /dev/zero} or a multi-GiB
  * sparse file put where a SavedModel, metadata, cache entry or profile belongs must be refused
  * naming the file, not fill the heap ({@link OutOfMemoryError}). Only regular files are read (a
- * device or pipe has no size to check beforehand). The limits are in the README ("Errors").
+ * device or pipe has no size to check beforehand). The limits are in the guide ("Errors", docs/errors.md).
  */
 public final class BoundedFiles {
   private BoundedFiles() {}

@@ -26,7 +26,7 @@ import org.tensorflow.types.family.TType;
 /**
  * A signature profile file read back: each recorded signature as an example argument set (of
  * {@link TensorSpec}s, lists and maps of them, and Java values), and the number of calls recorded.
- * The format is documented in the README ("Let Polyfn find the signature").
+ * The format is documented in the guide ("Let Polyfn find the signature", docs/signatures.md).
  */
 public final class SignatureProfile {
   private static final Map<String, Class<? extends TType>> DTYPES = Map.of(
