@@ -456,3 +456,7 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+#[path = "function_type_tests.rs"]
+mod capture_tests;
