@@ -321,3 +321,13 @@ fn distinct_java_values_are_counted_as_signatures_come_and_go() {
     d.clear();
     assert_eq!(d.distinct_java_values("n"), 0);
 }
+
+#[test]
+fn replacing_a_signatures_function_counts_as_its_most_recent_use() {
+    let mut d = DispatchTable::new();
+    d.insert(x(&[1]), 1);
+    d.insert(x(&[2]), 2);
+    assert_eq!(d.insert(x(&[1]), 10), Some(1));
+    assert_eq!(d.least_recently_used(), Some(&x(&[2])));
+    assert_eq!(d.entries().map(|(_, v)| *v).collect::<Vec<_>>(), [10, 2]);
+}
