@@ -202,3 +202,41 @@ fn map_keys_are_registered_strings() {
     assert_eq!(t.to_string(), "Map{'k': TensorSpec(FLOAT, [])}");
     assert!(f.decode_value(&[crate::TAG_MAP, 1, 11, TAG_TENSOR, 1, 0]).is_err());
 }
+
+/// Unpublishing one function drops the memo entries that led to it, exact and inexact, and keeps
+/// every other (evictions happen right after a trace has emptied the inexact memo, so this is
+/// checked on the published cache itself).
+#[test]
+fn unpublishing_a_function_keeps_the_memo_entries_of_the_others() {
+    let f = Fn::new("unpublish");
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    let general = trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let one = trace(&f, spec(DType::FLOAT, &[1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let two = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    for n in [1, 2, 5, 6] {
+        f.lookup::<String>(&facts(n)).unwrap().unwrap();
+    }
+    let memo = |n: i64| f.published.find(&facts(n), false).map(|c| c.id);
+    assert_eq!([1, 2, 5, 6].map(memo), [Some(one), Some(two), Some(general), Some(general)]);
+    f.published.removed(&mut f.state.lock().token, one);
+    assert_eq!([1, 2, 5, 6].map(memo), [None, Some(two), Some(general), Some(general)]);
+    f.published.removed(&mut f.state.lock().token, general);
+    assert_eq!([1, 2, 5, 6].map(memo), [None, Some(two), None, None]);
+    assert!(f.concrete_by_id(general).is_none() && f.concrete_by_id(two).is_some());
+}
+
+/// Closing a function lets go of its concrete functions at once: nothing published keeps them.
+#[test]
+fn a_closed_function_publishes_nothing_and_keeps_no_concrete_function_alive() {
+    let f = Fn::new("closed");
+    let id = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = tensor_facts(DType::FLOAT, &[2]);
+    f.lookup::<String>(&facts).unwrap().unwrap();
+    let weak = Arc::downgrade(&f.concrete_by_id(id).unwrap());
+    assert_eq!(f.published.profile().len(), 1);
+    f.close();
+    assert!(f.concrete_by_id(id).is_none());
+    assert!(f.published.find(&facts, false).is_none());
+    assert!(f.published.profile().is_empty(), "the call profile goes too");
+    assert!(weak.upgrade().is_none(), "the concrete function was released");
+}
