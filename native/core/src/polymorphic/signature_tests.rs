@@ -240,3 +240,17 @@ fn a_closed_function_publishes_nothing_and_keeps_no_concrete_function_alive() {
     assert!(f.published.profile().is_empty(), "the call profile goes too");
     assert!(weak.upgrade().is_none(), "the concrete function was released");
 }
+
+/// The last miss is remembered only for its own facts: another call right after it is still
+/// looked up (and hits), and a trace begun for it is of its own type.
+#[test]
+fn a_miss_is_remembered_only_for_the_facts_that_missed() {
+    let f = Fn::new("miss");
+    trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    assert!(f.find::<String>(&facts(3)).unwrap().is_none());
+    assert_eq!(f.find::<String>(&facts(2)).unwrap().unwrap().inner, "(x: TensorSpec(FLOAT, [2]))");
+    assert!(f.find::<String>(&facts(3)).unwrap().is_none());
+    let s = f.begin_trace::<String>(vec!["x".into()], Some(&facts(4)), true).unwrap();
+    assert_eq!(s.reason, "x: TensorSpec(FLOAT, [4]) does not match TensorSpec(FLOAT, [2]) at dim 0");
+}
