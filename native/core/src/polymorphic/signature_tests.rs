@@ -254,3 +254,17 @@ fn a_miss_is_remembered_only_for_the_facts_that_missed() {
     let s = f.begin_trace::<String>(vec!["x".into()], Some(&facts(4)), true).unwrap();
     assert_eq!(s.reason, "x: TensorSpec(FLOAT, [4]) does not match TensorSpec(FLOAT, [2]) at dim 0");
 }
+
+/// A function that cannot trace explains a call no saved signature accepts.
+#[test]
+fn a_miss_is_explained_against_the_saved_signatures() {
+    let f = Fn::new("saved");
+    trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    assert_eq!(f.explain_miss(&tensor_facts(DType::FLOAT, &[2])), None, "a saved signature accepts it");
+    assert_eq!(
+        f.explain_miss(&tensor_facts(DType::FLOAT, &[3])).unwrap(),
+        "the call (x: TensorSpec(FLOAT, [3])) matches no saved signature of 'saved':\n  (x: TensorSpec(FLOAT, [2]))\n\
+         closest mismatch: x: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
+    );
+    assert_eq!(f.explain_miss(&[9]), None, "facts that do not decode");
+}
