@@ -99,3 +99,34 @@ fn a_parameter_says_which_field_is_missing_or_of_the_wrong_kind() {
         "at function_type.parameters: expected an array, got an object"
     );
 }
+
+fn decode_nothing(_: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+    Err(SerialError::invalid("here", "not decodable"))
+}
+
+#[test]
+fn the_registry_lists_its_kinds_and_takes_each_new_one_once() {
+    let mut reg = TypeRegistry::builtin();
+    let builtin: Vec<&str> = BUILTIN_KINDS.iter().map(|(k, _)| *k).collect();
+    let mut sorted = builtin.clone();
+    sorted.sort_unstable();
+    assert_eq!(reg.kinds(), sorted);
+    assert_eq!(reg.register("ragged", decode_nothing), Ok(()));
+    assert!(reg.kinds().contains(&"ragged") && reg.kinds().len() == builtin.len() + 1);
+    assert_eq!(reg.register("ragged", decode_nothing), Err(SerialError::DuplicateKind("ragged".into())));
+    assert_eq!(
+        reg.decode_type(&json!({"kind": "ragged"}), "t").unwrap_err().to_string(),
+        "at here: not decodable"
+    );
+}
+
+#[test]
+fn types_may_nest_48_levels_deep() {
+    let nested = |levels: usize| {
+        (0..levels).fold(json!({"kind": "tensor_spec", "dtype": "FLOAT", "shape": []}), |t, _| json!({"kind": "list", "elements": [t]}))
+    };
+    let reg = TypeRegistry::builtin();
+    assert!(reg.decode_type(&nested(MAX_TYPE_DEPTH), "t").is_ok());
+    let e = reg.decode_type(&nested(MAX_TYPE_DEPTH + 1), "t").unwrap_err().to_string();
+    assert!(e.ends_with(": types nested deeper than 48 levels"), "{e}");
+}
