@@ -268,3 +268,19 @@ fn a_miss_is_explained_against_the_saved_signatures() {
     );
     assert_eq!(f.explain_miss(&[9]), None, "facts that do not decode");
 }
+
+/// The call profile lists calls that were counted, and holds at most PROFILE_CAPACITY shapes.
+#[test]
+fn the_profile_lists_counted_calls_only_and_is_bounded() {
+    let f = Fn::new("profile");
+    trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    assert!(f.find::<String>(&facts(1)).unwrap().is_some());
+    assert!(f.recorded_calls().is_empty(), "an introspecting find is not a call");
+    f.lookup::<String>(&facts(1)).unwrap();
+    assert_eq!(f.recorded_calls().len(), 1);
+    for n in 2..=(cache::PROFILE_CAPACITY as i64 + 10) {
+        f.lookup::<String>(&facts(n)).unwrap();
+    }
+    assert_eq!(f.published.profile().len(), cache::PROFILE_CAPACITY);
+}
