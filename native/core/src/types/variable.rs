@@ -200,4 +200,13 @@ mod tests {
         let why = v(1).explain_mismatch(&*v(0)).unwrap();
         assert!(why.contains("aliasing"), "{why}");
     }
+
+    #[test]
+    fn a_join_with_a_constraint_among_others_takes_every_other_in() {
+        let var = |d: DType| TypeRef::new(VariableSpec::new(d, Shape::scalar(), 0));
+        let ints = VariableConstraint::new(DTypeSet::of(&[DType::INT32]));
+        let joined = var(DType::FLOAT).most_specific_common_supertype(&[&*var(DType::DOUBLE), &ints, &*var(DType::INT64)]);
+        let all = VariableConstraint::new(DTypeSet::of(&[DType::FLOAT, DType::DOUBLE, DType::INT32, DType::INT64]));
+        assert_eq!(joined, Some(TypeRef::new(all)));
+    }
 }
