@@ -130,3 +130,21 @@ fn types_may_nest_48_levels_deep() {
     let e = reg.decode_type(&nested(MAX_TYPE_DEPTH + 1), "t").unwrap_err().to_string();
     assert!(e.ends_with(": types nested deeper than 48 levels"), "{e}");
 }
+
+/// A decoder of the kind "probe", reporting its optional field `n` as an error at its path.
+fn decode_probe(f: &mut Fields<'_>) -> Result<TypeRef, SerialError> {
+    let n: Option<u64> = f.take_opt("n")?;
+    Err(SerialError::invalid(f.path(), format!("n = {n:?}")))
+}
+
+#[test]
+fn a_decoder_reads_optional_fields_and_knows_where_it_is() {
+    let mut reg = TypeRegistry::builtin();
+    reg.register("probe", decode_probe).unwrap();
+    let probe = |t: Value| reg.decode_type(&json!({"kind": "list", "elements": [t]}), "t").unwrap_err().to_string();
+    assert_eq!(probe(json!({"kind": "probe", "n": 3})), "at t.elements[0]: n = Some(3)");
+    assert_eq!(probe(json!({"kind": "probe"})), "at t.elements[0]: n = None");
+    assert_eq!(probe(json!({"kind": "probe", "n": null})), "at t.elements[0]: n = None");
+    assert_eq!(probe(json!({"kind": "probe", "n": "x"})), "at t.elements[0].n: invalid type: string \"x\", expected u64");
+    assert_eq!(probe(json!({"kind": "tensor_spec", "shape": []})), "at t.elements[0].dtype: missing (or null)");
+}
