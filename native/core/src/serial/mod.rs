@@ -290,3 +290,6 @@ pub fn decode_function_type(v: &Value, path: &str, registry: &TypeRegistry) -> R
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod kinds_tests;
