@@ -53,3 +53,12 @@ fn a_type_object_with_a_field_no_decoder_read_is_refused() {
     let e = reg.decode_type(&json!({"kind": "map", "entries": []}), "t").unwrap_err();
     assert_eq!(e.to_string(), "at t.entries: expected an object of types by key, got an array of 0 items");
 }
+
+#[test]
+fn a_dtype_set_is_any_or_an_array() {
+    let reg = TypeRegistry::builtin();
+    let dtypes = |d: Value| reg.decode_type(&json!({"kind": "variable_constraint", "dtypes": d}), "t").map(|t| t.to_string()).map_err(|e| e.to_string());
+    assert_eq!(dtypes(json!("any")), Ok(VariableConstraint::new(DTypeSet::any()).to_string()));
+    assert_eq!(dtypes(json!(["FLOAT"])), Ok("VariableSpec(FLOAT)".to_string()));
+    assert_eq!(dtypes(json!("FLOAT")), Err("at t.dtypes: expected \"any\" or an array of dtypes, got string \"FLOAT\"".to_string()));
+}
