@@ -62,3 +62,14 @@ fn a_dtype_set_is_any_or_an_array() {
     assert_eq!(dtypes(json!(["FLOAT"])), Ok("VariableSpec(FLOAT)".to_string()));
     assert_eq!(dtypes(json!("FLOAT")), Err("at t.dtypes: expected \"any\" or an array of dtypes, got string \"FLOAT\"".to_string()));
 }
+
+#[test]
+fn a_shape_is_unknown_or_an_array_and_long_strings_are_not_quoted_in_errors() {
+    let reg = TypeRegistry::builtin();
+    let shape = |s: Value| reg.decode_type(&json!({"kind": "tensor_spec", "dtype": "FLOAT", "shape": s}), "t").map(|t| t.to_string()).map_err(|e| e.to_string());
+    assert_eq!(shape(json!("unknown")), Ok("TensorSpec(FLOAT, <unknown>)".to_string()));
+    assert_eq!(shape(json!("[2]")), Err("at t.shape: expected \"unknown\" or an array of dimensions, got string \"[2]\"".to_string()));
+    let forty = "x".repeat(40);
+    assert_eq!(values::describe(&json!(forty)), format!("string \"{forty}\""));
+    assert_eq!(values::describe(&json!("y".repeat(41))), "a string");
+}
