@@ -188,4 +188,15 @@ mod tests {
         ragged(5, 2).placeholders("r", &mut PlaceholderContext::new(), &mut out);
         assert_eq!(out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(), ["r.values", "r.row_splits"]);
     }
+
+    /// The kind names composites in messages, such as why two examples are traced apart.
+    #[test]
+    fn differing_composites_inside_a_list_are_traced_one_per_example() {
+        assert_eq!(ragged(2, 1).kind(), "composite");
+        let list = |c: CompositeType| TypeRef::new(crate::ListType::new(vec![TypeRef::new(c)]));
+        let crate::infer::Coalesced::PerExample(why) = crate::infer::coalesce("xs", &[list(ragged(2, 1)), list(ragged(3, 1))]) else {
+            panic!("not traced per example")
+        };
+        assert_eq!(why, "xs[0]: differing composite values are traced one per example");
+    }
 }
