@@ -387,4 +387,16 @@ mod tests {
             ["xs[0]", "xs[1]", "xs[2]"]
         );
     }
+
+    #[test]
+    fn a_list_constraint_is_within_another_of_its_length_or_of_none() {
+        let c = |len: Option<usize>| ListConstraint::new(Some(t(&[-1])), len);
+        assert!(c(Some(2)).is_subtype_of(&c(Some(2))) && c(Some(2)).is_subtype_of(&c(None)));
+        assert!(!c(Some(3)).is_subtype_of(&c(Some(2))) && !c(None).is_subtype_of(&c(Some(2))));
+        let joined = |l: ListType| c(Some(2)).most_specific_common_supertype(&[&l]).unwrap();
+        let length = |j: TypeRef| j.downcast_ref::<ListConstraint>().unwrap().length;
+        assert_eq!(length(joined(list(&[&[1], &[2]]))), Some(2), "a list of that length keeps it");
+        assert_eq!(length(joined(list(&[&[1]]))), None);
+        assert_eq!((list(&[]).kind(), c(None).kind()), ("list", "list"));
+    }
 }
