@@ -65,3 +65,26 @@ fn a_type_ref_shows_compares_and_hashes_as_its_type() {
     assert_eq!(a.downcast_ref::<Level>(), Some(&Level(3)));
     assert_eq!(as_dyns(&[a.clone(), TypeRef::new(Level(4))]).iter().map(|t| t.to_string()).collect::<Vec<_>>(), ["L3", "L4"]);
 }
+
+/// A type and the constraints over it share a kind name (inference compares kinds, and messages
+/// name them: "differing map values are traced one per example").
+#[test]
+fn built_in_types_and_their_constraints_share_a_kind_name() {
+    use crate::dtype::{DType, DTypeSet};
+    use crate::shape::Shape;
+    use crate::types::*;
+    let t = TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(&[2])));
+    let kinds: Vec<(&str, &str)> = vec![
+        (TensorSpec::new(DType::FLOAT, Shape::scalar()).kind(), TensorConstraint::new(DTypeSet::any(), None).kind()),
+        (ListType::new(vec![]).kind(), ListConstraint::new(None, None).kind()),
+        (MapType::new(Default::default()).kind(), MapConstraint::new(None).kind()),
+        (Literal::new(1, "1", "java.lang.Integer").kind(), LiteralConstraint::new("java.lang.Integer").kind()),
+        (VariableSpec::new(DType::FLOAT, Shape::scalar(), 0).kind(), VariableConstraint::new(DTypeSet::any()).kind()),
+        (RecordType::new("a.B", vec![("f".into(), t.clone())]).kind(), NestConstraint.kind()),
+        (CompositeType::new("Sparse", DType::FLOAT, Shape::Unknown, None, vec![]).kind(), "composite"),
+    ];
+    assert_eq!(
+        kinds,
+        [("tensor", "tensor"), ("list", "list"), ("map", "map"), ("literal", "literal"), ("variable", "variable"), ("record", "nest"), ("composite", "composite")]
+    );
+}
