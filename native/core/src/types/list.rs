@@ -399,4 +399,14 @@ mod tests {
         assert_eq!(length(joined(list(&[&[1]]))), None);
         assert_eq!((list(&[]).kind(), c(None).kind()), ("list", "list"));
     }
+
+    #[test]
+    fn a_list_constraint_is_within_a_nest_when_its_elements_may_stand_in_one() {
+        let nest = crate::NestConstraint;
+        let of = |e: TypeRef| ListConstraint::new(Some(e), None);
+        assert!(of(TypeRef::new(TensorConstraint::new(DTypeSet::any(), None))).is_subtype_of(&nest));
+        let variables = TypeRef::new(crate::VariableConstraint::new(DTypeSet::any()));
+        assert!(!of(variables).is_subtype_of(&nest), "a variable is not a nest leaf");
+        assert!(!ListConstraint::new(None, None).is_subtype_of(&nest), "unbounded elements");
+    }
 }
