@@ -408,5 +408,18 @@ mod tests {
         let variables = TypeRef::new(crate::VariableConstraint::new(DTypeSet::any()));
         assert!(!of(variables).is_subtype_of(&nest), "a variable is not a nest leaf");
         assert!(!ListConstraint::new(None, None).is_subtype_of(&nest), "unbounded elements");
+        let java = TypeRef::new(crate::LiteralConstraint::new("java.lang.Integer"));
+        assert!(of(java).is_subtype_of(&nest), "Java values are nest leaves");
+    }
+
+    #[test]
+    fn lists_maps_records_and_composites_are_structures_and_leaves_are_not() {
+        use crate::NestConstraint;
+        let composite = crate::CompositeType::new("S", DType::FLOAT, Shape::Unknown, None, vec![]);
+        let record = crate::RecordType::new("a.B", vec![]);
+        let map = crate::MapType::new(Default::default());
+        assert!([&list(&[]) as &dyn TraceType, &map, &record, &composite].iter().all(|t| NestConstraint::is_structure(*t)));
+        assert!(!NestConstraint::is_structure(&*t(&[2])));
+        assert!(!NestConstraint::is_structure(&crate::Literal::new(1, "1", "java.lang.Integer")));
     }
 }
