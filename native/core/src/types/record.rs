@@ -300,4 +300,10 @@ mod tests {
             "B(f: TensorSpec(FLOAT, [3])) does not match B(g: TensorSpec(FLOAT, [2])): another record class or components"
         );
     }
+
+    #[test]
+    fn a_nest_is_within_a_nest_only() {
+        assert!(NestConstraint.is_subtype_of(&NestConstraint));
+        assert!(!NestConstraint.is_subtype_of(&*t(&[2])));
+    }
 }
