@@ -365,4 +365,14 @@ mod tests {
             }]
         );
     }
+
+    #[test]
+    fn a_join_with_a_constraint_declares_a_shape_unless_the_rank_differs() {
+        let ints = TensorConstraint::new(DTypeSet::of(&[DType::INT32]), Some(Shape::of(&[-1])));
+        let shape = |j: TypeRef| j.downcast_ref::<TensorConstraint>().unwrap().shape.clone();
+        let same_rank = spec(DType::FLOAT, &[2]).most_specific_common_supertype(&[&ints]).unwrap();
+        assert_eq!(shape(same_rank), Some(Shape::of(&[-1])));
+        let other_rank = spec(DType::FLOAT, &[2, 2]).most_specific_common_supertype(&[&ints]).unwrap();
+        assert_eq!(shape(other_rank), None, "no shape declared: any shape");
+    }
 }
