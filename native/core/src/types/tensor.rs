@@ -375,4 +375,18 @@ mod tests {
         let other_rank = spec(DType::FLOAT, &[2, 2]).most_specific_common_supertype(&[&ints]).unwrap();
         assert_eq!(shape(other_rank), None, "no shape declared: any shape");
     }
+
+    #[test]
+    fn a_constraint_within_another_needs_both_its_dtypes_and_its_shape_within() {
+        let c = |d: &[DType], dims: &[i64]| TensorConstraint::new(DTypeSet::of(d), Some(Shape::of(dims)));
+        assert!(c(&[DType::FLOAT], &[2]).is_subtype_of(&c(&[DType::FLOAT, DType::DOUBLE], &[-1])));
+        assert!(!c(&[DType::INT32], &[2]).is_subtype_of(&c(&[DType::FLOAT], &[-1])), "dtype outside");
+        assert!(!c(&[DType::FLOAT], &[3]).is_subtype_of(&c(&[DType::FLOAT], &[2])), "shape outside");
+        let joined = c(&[DType::FLOAT], &[2]).most_specific_common_supertype(&[&spec(DType::INT32, &[3])]).unwrap();
+        assert_eq!(joined, TypeRef::new(c(&[DType::FLOAT, DType::INT32], &[-1])));
+        let mut out = Vec::new();
+        c(&[DType::FLOAT], &[-1]).placeholders("x", &mut PlaceholderContext::new(), &mut out);
+        c(&[DType::FLOAT, DType::DOUBLE], &[-1]).placeholders("y", &mut PlaceholderContext::new(), &mut out);
+        assert_eq!(out.iter().map(|p| (p.path.as_str(), p.dtype)).collect::<Vec<_>>(), [("x", DType::FLOAT)], "a family is no graph input");
+    }
 }

@@ -209,4 +209,15 @@ mod tests {
         let all = VariableConstraint::new(DTypeSet::of(&[DType::FLOAT, DType::DOUBLE, DType::INT32, DType::INT64]));
         assert_eq!(joined, Some(TypeRef::new(all)));
     }
+
+    #[test]
+    fn a_variable_mismatch_says_whether_dtype_shape_or_aliasing_differs() {
+        let var = |d: DType, dims: &[i64], alias: u64| VariableSpec::new(d, Shape::of(dims), alias);
+        let why = |a: VariableSpec, b: VariableSpec| a.explain_mismatch(&b).unwrap();
+        assert!(why(var(DType::INT32, &[2], 0), var(DType::FLOAT, &[2], 0)).ends_with(": dtype INT32 vs FLOAT"));
+        assert!(why(var(DType::FLOAT, &[3], 0), var(DType::FLOAT, &[2], 0)).ends_with(": shape [3] vs [2]"));
+        let floats = VariableConstraint::new(DTypeSet::of(&[DType::FLOAT]));
+        assert!(floats.is_subtype_of(&VariableConstraint::new(DTypeSet::any())));
+        assert!(!VariableConstraint::new(DTypeSet::any()).is_subtype_of(&floats));
+    }
 }
