@@ -9,9 +9,11 @@
 #   MUTANTS_BASE=<commit> bash native/core/mutants.sh
 #
 # The full run, sharded (one tenth of polyfn-core's ~1,200 mutants takes ~30 min on 2 cores):
-#   cargo mutants -p polyfn-core --shard 3/10 -j 1 --profile mutants -- --lib
+#   PROPTEST_CASES=64 cargo mutants -p polyfn-core --shard 3/10 -j 1 --profile mutants --cargo-arg=--lib
 #
-# Only the crate's unit tests run per mutant (`--lib`): they are the ones written against these
+# Only the crate's unit tests are built and run per mutant (`--cargo-arg=--lib`, given to both the
+# build and the test run: `-- --lib` would reach only the test run, and each mutant would still
+# build every integration test): they are the ones written against these
 # functions, and they build in seconds (the `mutants` profile, Cargo.toml, leaves out debug info);
 # 15-35 s per mutant on 2 shared cores.
 set -euo pipefail
@@ -53,7 +55,7 @@ echo "mutants: testing the mutants of native/core/src changed since ${base:0:12}
 # Exit codes: 0 all caught, 2 some missed, 3 some timed out, 4 the tests fail unmutated.
 set +e
 PROPTEST_CASES="${PROPTEST_CASES:-64}" cargo mutants -p polyfn-core --in-diff "$diff" -j 1 --timeout 120 \
-  --profile mutants --output "$out" -- --lib
+  --profile mutants --cargo-arg=--lib --output "$out"
 status=$?
 set -e
 if [ -s "$out/mutants.out/missed.txt" ]; then

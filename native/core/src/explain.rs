@@ -319,4 +319,13 @@ mod tests {
         let other = FunctionType::new(vec![Parameter::new("y", ParamKind::Tensor)]);
         assert!(explain_retrace(&call, &[&other]).to_string().starts_with("parameters ("));
     }
+
+    #[test]
+    fn a_list_elements_reason_drops_its_element_step_as_the_path_names_it() {
+        let t = |d: &[i64]| TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(d)));
+        let xs = |d: &[i64]| ft1(ParamKind::List, "xs", TypeRef::new(ListType::new(vec![t(&[1]), t(d)])));
+        let why = explain_retrace(&xs(&[3]), &[&xs(&[2])]);
+        assert_eq!(why.path, "xs[1]");
+        assert_eq!(why.reason, "TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0");
+    }
 }

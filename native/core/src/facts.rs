@@ -447,3 +447,7 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+#[path = "facts_tests.rs"]
+mod record_tests;

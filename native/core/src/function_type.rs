@@ -367,3 +367,7 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+#[path = "function_type_tests.rs"]
+mod capture_tests;

@@ -206,3 +206,7 @@ impl fmt::Display for TypeRef {
 pub(crate) fn as_dyns(types: &[TypeRef]) -> Vec<&dyn TraceType> {
     types.iter().map(|t| t.as_dyn()).collect()
 }
+
+#[cfg(test)]
+#[path = "trace_type_tests.rs"]
+mod tests;

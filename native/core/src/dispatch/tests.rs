@@ -321,3 +321,33 @@ fn distinct_java_values_are_counted_as_signatures_come_and_go() {
     d.clear();
     assert_eq!(d.distinct_java_values("n"), 0);
 }
+
+#[test]
+fn replacing_a_signatures_function_counts_as_its_most_recent_use() {
+    let mut d = DispatchTable::new();
+    d.insert(x(&[1]), 1);
+    d.insert(x(&[2]), 2);
+    assert_eq!(d.insert(x(&[1]), 10), Some(1));
+    assert_eq!(d.least_recently_used(), Some(&x(&[2])));
+    assert_eq!(d.entries().map(|(_, v)| *v).collect::<Vec<_>>(), [10, 2]);
+}
+
+#[test]
+fn the_index_holds_no_minimal_signature_and_forgets_removed_ones() {
+    let indexed = |d: &DispatchTable<i32>| (d.buckets.values().map(|b| b.len()).sum::<usize>(), d.open.len());
+    let mut d = DispatchTable::new();
+    d.insert(x(&[1]), 1);
+    d.insert(x(&[2, 3]), 2);
+    assert_eq!(indexed(&d), (0, 0), "fully defined signatures are found by hashing only");
+    d.insert(x(&[-1]), 3);
+    d.insert(x(&[-1, 3]), 4);
+    d.insert(x_shape(Shape::Unknown), 5);
+    assert_eq!(indexed(&d), (2, 1));
+    assert_eq!(d.remove(&x(&[-1])), Some(3));
+    assert_eq!(d.remove(&x_shape(Shape::Unknown)), Some(5));
+    assert_eq!(indexed(&d), (1, 0));
+    assert_eq!(d.remove(&x(&[-1, 3])), Some(4));
+    assert!(d.buckets.is_empty(), "an emptied bucket is dropped");
+    assert_eq!(d.remove(&x(&[1])), Some(1));
+    assert_eq!(d.lookup(&x(&[2, 3]), None), Some((2, Hit::Exact)));
+}

@@ -202,3 +202,85 @@ fn map_keys_are_registered_strings() {
     assert_eq!(t.to_string(), "Map{'k': TensorSpec(FLOAT, [])}");
     assert!(f.decode_value(&[crate::TAG_MAP, 1, 11, TAG_TENSOR, 1, 0]).is_err());
 }
+
+/// Unpublishing one function drops the memo entries that led to it, exact and inexact, and keeps
+/// every other (evictions happen right after a trace has emptied the inexact memo, so this is
+/// checked on the published cache itself).
+#[test]
+fn unpublishing_a_function_keeps_the_memo_entries_of_the_others() {
+    let f = Fn::new("unpublish");
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    let general = trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let one = trace(&f, spec(DType::FLOAT, &[1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let two = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    for n in [1, 2, 5, 6] {
+        f.lookup::<String>(&facts(n)).unwrap().unwrap();
+    }
+    let memo = |n: i64| f.published.find(&facts(n), false).map(|c| c.id);
+    assert_eq!([1, 2, 5, 6].map(memo), [Some(one), Some(two), Some(general), Some(general)]);
+    f.published.removed(&mut f.state.lock().token, one);
+    assert_eq!([1, 2, 5, 6].map(memo), [None, Some(two), Some(general), Some(general)]);
+    f.published.removed(&mut f.state.lock().token, general);
+    assert_eq!([1, 2, 5, 6].map(memo), [None, Some(two), None, None]);
+    assert!(f.concrete_by_id(general).is_none() && f.concrete_by_id(two).is_some());
+}
+
+/// Closing a function lets go of its concrete functions at once: nothing published keeps them.
+#[test]
+fn a_closed_function_publishes_nothing_and_keeps_no_concrete_function_alive() {
+    let f = Fn::new("closed");
+    let id = trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = tensor_facts(DType::FLOAT, &[2]);
+    f.lookup::<String>(&facts).unwrap().unwrap();
+    let weak = Arc::downgrade(&f.concrete_by_id(id).unwrap());
+    assert_eq!(f.published.profile().len(), 1);
+    f.close();
+    assert!(f.concrete_by_id(id).is_none());
+    assert!(f.published.find(&facts, false).is_none());
+    assert!(f.published.profile().is_empty(), "the call profile goes too");
+    assert!(weak.upgrade().is_none(), "the concrete function was released");
+}
+
+/// The last miss is remembered only for its own facts: another call right after it is still
+/// looked up (and hits), and a trace begun for it is of its own type.
+#[test]
+fn a_miss_is_remembered_only_for_the_facts_that_missed() {
+    let f = Fn::new("miss");
+    trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    assert!(f.find::<String>(&facts(3)).unwrap().is_none());
+    assert_eq!(f.find::<String>(&facts(2)).unwrap().unwrap().inner, "(x: TensorSpec(FLOAT, [2]))");
+    assert!(f.find::<String>(&facts(3)).unwrap().is_none());
+    let s = f.begin_trace::<String>(vec!["x".into()], Some(&facts(4)), true).unwrap();
+    assert_eq!(s.reason, "x: TensorSpec(FLOAT, [4]) does not match TensorSpec(FLOAT, [2]) at dim 0");
+}
+
+/// A function that cannot trace explains a call no saved signature accepts.
+#[test]
+fn a_miss_is_explained_against_the_saved_signatures() {
+    let f = Fn::new("saved");
+    trace(&f, spec(DType::FLOAT, &[2]), constraint(&[DType::FLOAT], None)).unwrap();
+    assert_eq!(f.explain_miss(&tensor_facts(DType::FLOAT, &[2])), None, "a saved signature accepts it");
+    assert_eq!(
+        f.explain_miss(&tensor_facts(DType::FLOAT, &[3])).unwrap(),
+        "the call (x: TensorSpec(FLOAT, [3])) matches no saved signature of 'saved':\n  (x: TensorSpec(FLOAT, [2]))\n\
+         closest mismatch: x: TensorSpec(FLOAT, [3]) does not match TensorSpec(FLOAT, [2]) at dim 0"
+    );
+    assert_eq!(f.explain_miss(&[9]), None, "facts that do not decode");
+}
+
+/// The call profile lists calls that were counted, and holds at most PROFILE_CAPACITY shapes.
+#[test]
+fn the_profile_lists_counted_calls_only_and_is_bounded() {
+    let f = Fn::new("profile");
+    trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], None)).unwrap();
+    let facts = |n: i64| tensor_facts(DType::FLOAT, &[n]);
+    assert!(f.find::<String>(&facts(1)).unwrap().is_some());
+    assert!(f.recorded_calls().is_empty(), "an introspecting find is not a call");
+    f.lookup::<String>(&facts(1)).unwrap();
+    assert_eq!(f.recorded_calls().len(), 1);
+    for n in 2..=(cache::PROFILE_CAPACITY as i64 + 10) {
+        f.lookup::<String>(&facts(n)).unwrap();
+    }
+    assert_eq!(f.published.profile().len(), cache::PROFILE_CAPACITY);
+}

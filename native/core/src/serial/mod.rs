@@ -274,3 +274,9 @@ pub fn decode_function_type(v: &Value, path: &str, registry: &TypeRegistry) -> R
         .collect::<Result<Vec<_>, SerialError>>()?;
     Ok(FunctionType { parameters, captures })
 }
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod kinds_tests;

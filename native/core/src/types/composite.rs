@@ -193,4 +193,35 @@ mod tests {
         ragged(5, 2).placeholders("r", &mut PlaceholderContext::new(), &mut out);
         assert_eq!(out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(), ["r.values", "r.row_splits"]);
     }
+
+    /// The kind names composites in messages, such as why two examples are traced apart.
+    #[test]
+    fn differing_composites_inside_a_list_are_traced_one_per_example() {
+        assert_eq!(ragged(2, 1).kind(), "composite");
+        let list = |c: CompositeType| TypeRef::new(crate::ListType::new(vec![TypeRef::new(c)]));
+        let crate::infer::Coalesced::PerExample(why) = crate::infer::coalesce("xs", &[list(ragged(2, 1)), list(ragged(3, 1))]) else {
+            panic!("not traced per example")
+        };
+        assert_eq!(why, "xs[0]: differing composite values are traced one per example");
+    }
+
+    #[test]
+    fn a_mismatch_names_the_shape_when_only_the_shape_does_not_fit() {
+        assert_eq!(ragged(5, 2).explain_mismatch(&ragged(5, 2)), None);
+        let general = ragged(5, 2).most_specific_common_supertype(&[&ragged(7, 2)]).unwrap();
+        assert_eq!(ragged(6, 2).explain_mismatch(&*general), None);
+        assert_eq!(
+            ragged(5, 3).explain_mismatch(&*general).unwrap(),
+            "Ragged(FLOAT, [3, -1]; values: [5], row_splits: [4]) does not match \
+             Ragged(FLOAT, [2, -1]; values: [-1], row_splits: [3]): shape [3, -1] is not within [2, -1]"
+        );
+        // Same shape, other components: no shape to blame.
+        assert_eq!(
+            ragged(5, 2).explain_mismatch(&ragged(6, 2)).unwrap(),
+            "Ragged(FLOAT, [2, -1]; values: [5], row_splits: [3]) does not match Ragged(FLOAT, [2, -1]; values: [6], row_splits: [3])"
+        );
+        // Another kind of composite: not compared part by part.
+        let other = CompositeType { name: "Other".into(), shape: Shape::of(&[9]), ..ragged(5, 2) };
+        assert!(!ragged(5, 2).explain_mismatch(&other).unwrap().contains("shape"));
+    }
 }

@@ -390,4 +390,39 @@ mod tests {
             ["xs[0]", "xs[1]", "xs[2]"]
         );
     }
+
+    #[test]
+    fn a_list_constraint_is_within_another_of_its_length_or_of_none() {
+        let c = |len: Option<usize>| ListConstraint::new(Some(t(&[-1])), len);
+        assert!(c(Some(2)).is_subtype_of(&c(Some(2))) && c(Some(2)).is_subtype_of(&c(None)));
+        assert!(!c(Some(3)).is_subtype_of(&c(Some(2))) && !c(None).is_subtype_of(&c(Some(2))));
+        let joined = |l: ListType| c(Some(2)).most_specific_common_supertype(&[&l]).unwrap();
+        let length = |j: TypeRef| j.downcast_ref::<ListConstraint>().unwrap().length;
+        assert_eq!(length(joined(list(&[&[1], &[2]]))), Some(2), "a list of that length keeps it");
+        assert_eq!(length(joined(list(&[&[1]]))), None);
+        assert_eq!((list(&[]).kind(), c(None).kind()), ("list", "list"));
+    }
+
+    #[test]
+    fn a_list_constraint_is_within_a_nest_when_its_elements_may_stand_in_one() {
+        let nest = crate::NestConstraint;
+        let of = |e: TypeRef| ListConstraint::new(Some(e), None);
+        assert!(of(TypeRef::new(TensorConstraint::new(DTypeSet::any(), None))).is_subtype_of(&nest));
+        let variables = TypeRef::new(crate::VariableConstraint::new(DTypeSet::any()));
+        assert!(!of(variables).is_subtype_of(&nest), "a variable is not a nest leaf");
+        assert!(!ListConstraint::new(None, None).is_subtype_of(&nest), "unbounded elements");
+        let java = TypeRef::new(crate::LiteralConstraint::new("java.lang.Integer"));
+        assert!(of(java).is_subtype_of(&nest), "Java values are nest leaves");
+    }
+
+    #[test]
+    fn lists_maps_records_and_composites_are_structures_and_leaves_are_not() {
+        use crate::NestConstraint;
+        let composite = crate::CompositeType::new("S", DType::FLOAT, Shape::Unknown, None, vec![]);
+        let record = crate::RecordType::new("a.B", vec![]);
+        let map = crate::MapType::new(Default::default());
+        assert!([&list(&[]) as &dyn TraceType, &map, &record, &composite].iter().all(|t| NestConstraint::is_structure(*t)));
+        assert!(!NestConstraint::is_structure(&*t(&[2])));
+        assert!(!NestConstraint::is_structure(&crate::Literal::new(1, "1", "java.lang.Integer")));
+    }
 }

@@ -269,4 +269,21 @@ mod tests {
             "Literal(s) of class java.lang.String is not a java.lang.Integer"
         );
     }
+
+    #[test]
+    fn literals_hash_by_id_show_their_repr_and_a_constraint_is_within_itself() {
+        use std::collections::hash_map::DefaultHasher;
+        let hash = |l: &Literal| {
+            let mut h = DefaultHasher::new();
+            l.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&int(1)), hash(&Literal::new(1, "other", "Y")));
+        assert_ne!(hash(&int(1)), hash(&int(2)));
+        assert_eq!(int(3).short_repr(), "3");
+        let c = LiteralConstraint::new("java.lang.Integer");
+        assert!(c.is_subtype_of(&LiteralConstraint::new("java.lang.Integer")));
+        assert!(!c.is_subtype_of(&LiteralConstraint::new("java.lang.Long")));
+        assert_eq!((int(1).kind(), c.kind()), ("literal", "literal"));
+    }
 }

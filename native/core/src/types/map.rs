@@ -355,4 +355,13 @@ mod tests {
             TypeRef::new(map(&[("a", &[2]), ("c", &[1])]))
         );
     }
+
+    #[test]
+    fn a_map_constraint_joined_with_an_unbounded_one_is_unbounded() {
+        let t = TypeRef::new(crate::TensorSpec::new(crate::DType::FLOAT, crate::Shape::of(&[2])));
+        let value = |j: TypeRef| j.downcast_ref::<MapConstraint>().unwrap().value.clone();
+        let bounded = MapConstraint::new(Some(t.clone()));
+        assert_eq!(value(bounded.most_specific_common_supertype(&[&MapConstraint::new(Some(t.clone()))]).unwrap()), Some(t));
+        assert_eq!(value(bounded.most_specific_common_supertype(&[&MapConstraint::new(None)]).unwrap()), None);
+    }
 }

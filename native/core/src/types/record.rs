@@ -296,4 +296,24 @@ mod tests {
         let l = crate::ListConstraint::new(Some(TypeRef::new(crate::TensorConstraint::new(crate::DTypeSet::floating(), None))), None);
         assert_eq!(l.most_specific_common_supertype(&[&NestConstraint]), NestConstraint.most_specific_common_supertype(&[&l]));
     }
+
+    #[test]
+    fn a_record_of_another_structure_differs_as_a_whole() {
+        let t = |d: &[i64]| TypeRef::new(crate::TensorSpec::new(crate::DType::FLOAT, crate::Shape::of(d)));
+        let r = |class: &str, d: &[i64]| RecordType::new(class, vec![("f".into(), t(d))]);
+        assert_eq!(r("a.B", &[3]).mismatch_path(&r("a.B", &[2])), ".f");
+        assert_eq!(r("a.B", &[3]).mismatch_path(&r("c.D", &[2])), "");
+        let renamed = RecordType::new("a.B", vec![("g".into(), t(&[2]))]);
+        assert_eq!(r("a.B", &[3]).mismatch_path(&renamed), "");
+        assert_eq!(
+            r("a.B", &[3]).explain_mismatch(&renamed).unwrap(),
+            "B(f: TensorSpec(FLOAT, [3])) does not match B(g: TensorSpec(FLOAT, [2])): another record class or components"
+        );
+    }
+
+    #[test]
+    fn a_nest_is_within_a_nest_only() {
+        assert!(NestConstraint.is_subtype_of(&NestConstraint));
+        assert!(!NestConstraint.is_subtype_of(&*t(&[2])));
+    }
 }

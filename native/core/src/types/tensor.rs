@@ -370,4 +370,28 @@ mod tests {
             }]
         );
     }
+
+    #[test]
+    fn a_join_with_a_constraint_declares_a_shape_unless_the_rank_differs() {
+        let ints = TensorConstraint::new(DTypeSet::of(&[DType::INT32]), Some(Shape::of(&[-1])));
+        let shape = |j: TypeRef| j.downcast_ref::<TensorConstraint>().unwrap().shape.clone();
+        let same_rank = spec(DType::FLOAT, &[2]).most_specific_common_supertype(&[&ints]).unwrap();
+        assert_eq!(shape(same_rank), Some(Shape::of(&[-1])));
+        let other_rank = spec(DType::FLOAT, &[2, 2]).most_specific_common_supertype(&[&ints]).unwrap();
+        assert_eq!(shape(other_rank), None, "no shape declared: any shape");
+    }
+
+    #[test]
+    fn a_constraint_within_another_needs_both_its_dtypes_and_its_shape_within() {
+        let c = |d: &[DType], dims: &[i64]| TensorConstraint::new(DTypeSet::of(d), Some(Shape::of(dims)));
+        assert!(c(&[DType::FLOAT], &[2]).is_subtype_of(&c(&[DType::FLOAT, DType::DOUBLE], &[-1])));
+        assert!(!c(&[DType::INT32], &[2]).is_subtype_of(&c(&[DType::FLOAT], &[-1])), "dtype outside");
+        assert!(!c(&[DType::FLOAT], &[3]).is_subtype_of(&c(&[DType::FLOAT], &[2])), "shape outside");
+        let joined = c(&[DType::FLOAT], &[2]).most_specific_common_supertype(&[&spec(DType::INT32, &[3])]).unwrap();
+        assert_eq!(joined, TypeRef::new(c(&[DType::FLOAT, DType::INT32], &[-1])));
+        let mut out = Vec::new();
+        c(&[DType::FLOAT], &[-1]).placeholders("x", &mut PlaceholderContext::new(), &mut out);
+        c(&[DType::FLOAT, DType::DOUBLE], &[-1]).placeholders("y", &mut PlaceholderContext::new(), &mut out);
+        assert_eq!(out.iter().map(|p| (p.path.as_str(), p.dtype)).collect::<Vec<_>>(), [("x", DType::FLOAT)], "a family is no graph input");
+    }
 }

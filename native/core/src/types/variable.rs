@@ -205,4 +205,24 @@ mod tests {
         let why = v(1).explain_mismatch(&*v(0)).unwrap();
         assert!(why.contains("aliasing"), "{why}");
     }
+
+    #[test]
+    fn a_join_with_a_constraint_among_others_takes_every_other_in() {
+        let var = |d: DType| TypeRef::new(VariableSpec::new(d, Shape::scalar(), 0));
+        let ints = VariableConstraint::new(DTypeSet::of(&[DType::INT32]));
+        let joined = var(DType::FLOAT).most_specific_common_supertype(&[&*var(DType::DOUBLE), &ints, &*var(DType::INT64)]);
+        let all = VariableConstraint::new(DTypeSet::of(&[DType::FLOAT, DType::DOUBLE, DType::INT32, DType::INT64]));
+        assert_eq!(joined, Some(TypeRef::new(all)));
+    }
+
+    #[test]
+    fn a_variable_mismatch_says_whether_dtype_shape_or_aliasing_differs() {
+        let var = |d: DType, dims: &[i64], alias: u64| VariableSpec::new(d, Shape::of(dims), alias);
+        let why = |a: VariableSpec, b: VariableSpec| a.explain_mismatch(&b).unwrap();
+        assert!(why(var(DType::INT32, &[2], 0), var(DType::FLOAT, &[2], 0)).ends_with(": dtype INT32 vs FLOAT"));
+        assert!(why(var(DType::FLOAT, &[3], 0), var(DType::FLOAT, &[2], 0)).ends_with(": shape [3] vs [2]"));
+        let floats = VariableConstraint::new(DTypeSet::of(&[DType::FLOAT]));
+        assert!(floats.is_subtype_of(&VariableConstraint::new(DTypeSet::any())));
+        assert!(!VariableConstraint::new(DTypeSet::any()).is_subtype_of(&floats));
+    }
 }
