@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::dtype::DType;
+use crate::parameter::ParamKind;
 use crate::shape::Shape;
 use crate::types::{ListType, TensorSpec};
 
