@@ -147,7 +147,8 @@ public final class TensorFlowInternals {
       status.throwExceptionIfNotOK();
       h = h.withDeallocator();
       SESSION_ATTACH.invokeExact(session, new Pointer[] {h});
-      Operation op = (Operation) NEW_EAGER_OPERATION.invokeExact(session, (TFE_Op) null, new TFE_TensorHandle[] {h},
+      // No op made it: an empty op handle (TensorFlow Java hashes it; asking it for list lengths fails).
+      Operation op = (Operation) NEW_EAGER_OPERATION.invokeExact(session, new TFE_Op(), new TFE_TensorHandle[] {h},
           "Const", "FedTensor");
       return (Operand<T>) op.output(0);
     } catch (RuntimeException | Error e) {
