@@ -10,7 +10,7 @@ OUT_DIR/flow: a tf.Module whose functions use tf.cond (If), tf.while_loop (While
 (Case), tf.map_fn and a nested tf.function (StatefulPartitionedCall), some capturing a variable.
 OUT_DIR/nests: a function whose parameters are a dict of dicts and lists, and a tuple holding a list;
 one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a RaggedTensorSpec (which Polyfn refuses, saying why).
-OUT_DIR/lstm, OUT_DIR/gru: Keras 3 models (an LSTM or GRU layer, then Dense) exported for serving.
+(Keras models, whose RNN loops are library functions too: make_keras_models.py.)
 """
 import collections
 import sys
@@ -19,7 +19,6 @@ import numpy as np
 import tensorflow as tf
 
 X = np.array([[1.0, -2.0, 3.0], [0.5, 0.25, -1.0]], dtype=np.float32)
-SEQ = np.linspace(-1.0, 1.0, 2 * 5 * 3, dtype=np.float32).reshape(2, 5, 3)
 
 
 @tf.function
@@ -84,14 +83,6 @@ def show(name, t):
     print(name, " ".join(repr(float(v)) for v in np.asarray(t).reshape(-1)))
 
 
-def rnn(layer, out):
-    import keras
-    keras.utils.set_random_seed(7)
-    model = keras.Sequential([keras.Input((5, 3)), layer, keras.layers.Dense(2)])
-    model.export(out, format="tf_saved_model", verbose=False)
-    return model
-
-
 def main(out):
     flow = Flow()
     tf.saved_model.save(flow, out + "/flow")
@@ -117,12 +108,6 @@ def main(out):
                         (v(0.25, 0.5), [v(7.0, 8.0)]))["y"])
     show("keywords", r.keywords(v(1.0, 2.0), y=v(0.5, -4.0))["y"])
     show("pair", r.pair(Pair(v(1.0, 2.0), v(0.5, -4.0)))["y"])
-
-    import keras
-    for name, layer in (("lstm", keras.layers.LSTM(4)), ("gru", keras.layers.GRU(4))):
-        rnn(layer, out + "/" + name)
-        served = tf.saved_model.load(out + "/" + name)
-        show(name, served.serve(tf.constant(SEQ)))
 
 
 if __name__ == "__main__":

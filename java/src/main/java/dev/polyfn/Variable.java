@@ -84,7 +84,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     VarHandleOp h = eager.varHandleOp(type, shape, VarHandleOp.sharedName(ANONYMOUS_NAME));
     this.handle = h.resource();
     this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
-    eager.assignVariableOp(handle, eager.constantOf(initialValue));
+    eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(initialValue));
     LIVE.incrementAndGet();
     VariableTracing.hooks().adoptCreated(this);
   }
@@ -125,7 +125,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
   public void assign(T value) {
     check();
     Objects.requireNonNull(value, "value");
-    eager.assignVariableOp(handle, eager.constantOf(value));
+    eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value));
   }
 
   /**

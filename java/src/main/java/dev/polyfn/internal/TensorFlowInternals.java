@@ -13,7 +13,11 @@ import org.tensorflow.Output;
 import org.tensorflow.RawTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.TensorFlow;
+import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.internal.c_api.TFE_Context;
+import org.tensorflow.internal.c_api.TFE_Op;
+import org.tensorflow.internal.c_api.TF_Status;
+import org.tensorflow.internal.c_api.global.tensorflow;
 import org.tensorflow.internal.c_api.TFE_TensorHandle;
 import org.tensorflow.internal.c_api.TF_Graph;
 import org.tensorflow.internal.c_api.TF_Tensor;
@@ -38,6 +42,10 @@ public final class TensorFlowInternals {
   private static final MethodHandle EAGER_OUTPUT_HANDLE;
   /** Package-private in TensorFlow Java. */
   private static final Class<?> EAGER_OPERATION;
+  /** {@code EagerOperation(session, op, outputs, type, name)}, package-private. */
+  private static final MethodHandle NEW_EAGER_OPERATION;
+  /** {@code EagerSession.attach(Pointer...)}: the session frees what is attached to it. */
+  private static final MethodHandle SESSION_ATTACH;
 
   static {
     try {
@@ -55,6 +63,11 @@ public final class TensorFlowInternals {
       EAGER_OUTPUT_HANDLE = eager.findVirtual(EAGER_OPERATION, "getUnsafeNativeHandle",
               MethodType.methodType(TFE_TensorHandle.class, int.class))
           .asType(MethodType.methodType(TFE_TensorHandle.class, Operation.class, int.class));
+      NEW_EAGER_OPERATION = eager.findConstructor(EAGER_OPERATION, MethodType.methodType(void.class, EagerSession.class,
+              TFE_Op.class, TFE_TensorHandle[].class, String.class, String.class))
+          .asType(MethodType.methodType(Operation.class, EagerSession.class, TFE_Op.class, TFE_TensorHandle[].class,
+              String.class, String.class));
+      SESSION_ATTACH = eager.findVirtual(EagerSession.class, "attach", MethodType.methodType(void.class, Pointer[].class));
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw new IllegalStateException(
           "Polyfn cannot reach TensorFlow Java's native handles (built against TensorFlow Java "
@@ -110,6 +123,40 @@ public final class TensorFlowInternals {
         Native.deleteTensor(address);
       }
       throw new IllegalStateException("wrapping an output tensor", t);
+    }
+  }
+
+  /**
+   * {@code tensor} as an eager operand of TensorFlow Java's default session, fed as a tensor
+   * handle (the buffer is shared), never through an eager {@code Const} op. Why: once a function
+   * takes the caller-thread path, the eager context runs every op as a function, and TensorFlow
+   * caches a function's instantiations under a key that summarizes a tensor attribute by its
+   * dtype, shape and first three values; an eager {@code Const} then returns the value of an
+   * earlier one that agrees on those (a Keras LSTM's bias [0, 0, 0, 0, 1, 1, ...] came back as
+   * another model's zeros). Feeding the tensor as an input leaves nothing to summarize.
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends TType> Operand<T> eagerInput(T tensor) {
+    EagerSession session = EagerSession.getDefault();
+    TF_Tensor t = retainTensor(tensor);
+    // As TensorFlow Java's own eager ops: made in a scope of their own, the handle attached to the
+    // session (which frees it) and the status freed with the scope.
+    try (PointerScope scope = new PointerScope()) {
+      TF_Status status = TF_Status.newStatus();
+      TFE_TensorHandle h = tensorflow.TFE_NewTensorHandle(t, status);
+      status.throwExceptionIfNotOK();
+      h = h.withDeallocator();
+      SESSION_ATTACH.invokeExact(session, new Pointer[] {h});
+      // No op made it: an empty op handle (TensorFlow Java hashes it; asking it for list lengths fails).
+      Operation op = (Operation) NEW_EAGER_OPERATION.invokeExact(session, new TFE_Op(), new TFE_TensorHandle[] {h},
+          "Const", "FedTensor");
+      return (Operand<T>) op.output(0);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IllegalStateException("feeding a tensor to an eager op", e);
+    } finally {
+      PointerReferences.release(t);
     }
   }
 

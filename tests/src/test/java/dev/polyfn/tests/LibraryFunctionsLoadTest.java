@@ -24,8 +24,9 @@ import org.tensorflow.types.TInt32;
 /**
  * SavedModels whose functions call other functions of their library, written now by Python
  * ({@code tests/python/make_library_models.py}): {@code tf.cond}, {@code tf.while_loop}, {@code
- * tf.switch_case}, {@code tf.map_fn}, a nested {@code tf.function}, and Keras 3 LSTM and GRU
- * models exported for serving. {@code Function.load} restores each with the library functions it
+ * tf.switch_case}, {@code tf.map_fn}, a nested {@code tf.function} (Keras models, whose RNN loops
+ * are library functions too, are in {@link KerasModelCorpusTest}), and parameters that are nested
+ * structures, keyword-only arguments or namedtuples. {@code Function.load} restores each with the library functions it
  * reaches and returns what Python's own restored functions returned for the same inputs.
  */
 class LibraryFunctionsLoadTest {
@@ -183,22 +184,5 @@ class LibraryFunctionsLoadTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("nests"), "ragged"));
     assertTrue(e.getMessage().contains("no concrete function of 'ragged' can be represented")
         && e.getMessage().contains("argument 'r' is a TYPE_SPEC_VALUE"), e.getMessage());
-  }
-
-  @Test
-  void kerasRecurrentModelsLoadAndAnswerLikePython() {
-    float[][][] seq = new float[2][5][3];
-    for (int i = 0; i < 30; i++) {
-      seq[i / 15][(i / 3) % 5][i % 3] = (float) (-1.0 + 2.0 * i / 29.0); // np.linspace(-1, 1, 30)
-    }
-    for (String model : new String[] {"lstm", "gru"}) {
-      try (MapFunction f = Function.load(dir.resolve(model), "serve");
-           TFloat32 in = TFloat32.tensorOf(StdArrays.ndCopyOf(seq))) {
-        String param = f.concreteFunctions().get(0).functionType().parameters().get(0).name();
-        try (Outputs o = f.call(Map.of(param, in))) {
-          assertClose(model, o.get("output_0"));
-        }
-      }
-    }
   }
 }

@@ -9,6 +9,7 @@ import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Param;
+import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -387,10 +388,11 @@ public final class PythonSavedModel {
     }
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
     Ops tf = Ops.create(EagerSession.getDefault());
-    try {
-      var objects = tf.train.restore(tf.constant(prefix.toString()),
-          tf.constant(NdArrays.vectorOfObjects("_CHECKPOINTABLE_OBJECT_GRAPH")), tf.constant(NdArrays.vectorOfObjects("")),
-          List.of(TString.class));
+    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
+    try (TString path = TString.scalarOf(prefix.toString()); TString graphKey = TString.vectorOf("_CHECKPOINTABLE_OBJECT_GRAPH");
+         TString noSlice = TString.vectorOf("")) {
+      var objects = tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(graphKey),
+          TensorFlowInternals.eagerInput(noSlice), List.of(TString.class));
       TString t = (TString) objects.tensors().get(0).asTensor();
       TrackableObjectGraph trackables = TrackableObjectGraph.parseFrom(t.asBytes().getObject());
       String[] keys = new String[bound.size()];
@@ -403,8 +405,12 @@ public final class PythonSavedModel {
       }
       String[] slices = new String[keys.length];
       java.util.Arrays.fill(slices, "");
-      for (Operand<?> value : tf.train.restore(tf.constant(prefix.toString()), tf.constant(NdArrays.vectorOfObjects(keys)),
-          tf.constant(NdArrays.vectorOfObjects(slices)), types)) {
+      List<Operand<?>> values = new ArrayList<>();
+      try (TString keyNames = TString.vectorOf(keys); TString noSlices = TString.vectorOf(slices)) {
+        tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keyNames),
+            TensorFlowInternals.eagerInput(noSlices), types).forEach(values::add);
+      }
+      for (Operand<?> value : values) {
         out.add(Variable.create(value.asTensor()));
       }
       return out;

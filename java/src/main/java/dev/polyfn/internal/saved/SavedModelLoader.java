@@ -11,6 +11,9 @@ import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.TensorFlowInternals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +39,7 @@ import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
+import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -303,9 +307,12 @@ public final class SavedModelLoader {
     Ops tf = Ops.create(EagerSession.getDefault());
     String[] slices = new String[types.size()];
     Arrays.fill(slices, "");
-    try {
-      Restore restored = tf.train.restore(tf.constant(prefix.toString()),
-          tf.constant(NdArrays.vectorOfObjects(meta.variableKeys.toArray(new String[0]))), tf.constant(NdArrays.vectorOfObjects(slices)), types);
+    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
+    try (TString path = TString.scalarOf(prefix.toString());
+         TString keys = TString.vectorOf(meta.variableKeys.toArray(new String[0]));
+         TString noSlices = TString.vectorOf(slices)) {
+      Restore restored = tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keys),
+          TensorFlowInternals.eagerInput(noSlices), types);
       for (Operand<?> value : restored) {
         out.add(Variable.create(value.asTensor()));
       }

@@ -8,6 +8,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Param;
+import dev.polyfn.internal.TensorFlowInternals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,7 @@ import org.tensorflow.proto.OpDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.SignatureDef;
 import org.tensorflow.proto.TensorInfo;
+import org.tensorflow.types.TString;
 
 /**
  * Writes a polymorphic function as a standard TensorFlow SavedModel (a V1 MetaGraph, which every
@@ -252,7 +254,12 @@ public final class SavedModelWriter {
     String[] names = keys.toArray(new String[0]);
     String[] slices = new String[names.length];
     java.util.Arrays.fill(slices, "");
-    tf.train.save(tf.constant(prefix.toString()), tf.constant(NdArrays.vectorOfObjects(names)), tf.constant(NdArrays.vectorOfObjects(slices)), values);
+    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
+    try (TString path = TString.scalarOf(prefix.toString()); TString keyNames = TString.vectorOf(names);
+         TString noSlices = TString.vectorOf(slices)) {
+      tf.train.save(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keyNames),
+          TensorFlowInternals.eagerInput(noSlices), values);
+    }
   }
 
   /** Shapes of a parameter for the metadata: null when undeclared, "unknown" for unknown rank. */
