@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,12 +39,7 @@ class KerasModelCorpusTest {
 
   @BeforeAll
   static void writeModels() throws Exception {
-    String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "make_keras_models.py").toString(), dir.toString())
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(600, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
+    String out = PythonScripts.run("make_keras_models.py", 600, dir.toString());
     for (String line : out.strip().split("\n")) {
       String[] parts = line.trim().split(" ", 3);
       if (parts[0].equals("input")) {

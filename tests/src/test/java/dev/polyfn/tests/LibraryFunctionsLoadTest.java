@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,21 +35,9 @@ class LibraryFunctionsLoadTest {
 
   @BeforeAll
   static void writeModels() throws Exception {
-    String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "make_library_models.py").toString(), dir.toString())
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
-    for (String line : out.strip().split("\n")) {
-      String[] parts = line.trim().split(" ");
-      float[] v = new float[parts.length - 1];
-      for (int i = 1; i < parts.length; i++) {
-        v[i - 1] = Float.parseFloat(parts[i]);
-      }
-      expected.put(parts[0], v);
-    }
+    expected.putAll(PythonScripts.namedValues(PythonScripts.run("make_library_models.py", 300, dir.toString())));
   }
+
 
   private static void assertClose(String name, Tensor actual) {
     float[] want = expected.get(name);

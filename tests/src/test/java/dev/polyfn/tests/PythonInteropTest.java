@@ -121,15 +121,7 @@ class PythonInteropTest {
     String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
     assertEquals(0, p.exitValue(), out + err);
-    Map<String, float[]> expected = new LinkedHashMap<>();
-    for (String line : out.strip().split("\n")) {
-      String[] parts = line.trim().split(" ");
-      float[] v = new float[parts.length - 1];
-      for (int i = 1; i < parts.length; i++) {
-        v[i - 1] = Float.parseFloat(parts[i]);
-      }
-      expected.put(parts[0], v);
-    }
+    Map<String, float[]> expected = PythonScripts.namedValues(out);
     try (MapFunction f = (MapFunction) Function.load(dir.resolve("function"));
          TFloat32 v = TFloat32.vectorOf(1f, 2f, 3f, 4f);
          TFloat32 m = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f, 3f}, {4f, 5f, 6f}}));
