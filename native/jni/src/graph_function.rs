@@ -3,13 +3,13 @@
 
 use crate::convert;
 use crate::errors::{NativeError, Result};
+use crate::graph_names::{named_operations, named_outputs};
 use crate::runtime::runtime;
 use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
-use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
+use polyfn_tf::c_api::TF_Graph;
 use polyfn_tf::graph_function::{add_graph_function, GraphPart};
-use polyfn_tf::{graph_operation, graph_output, Runtime};
 
 /// Makes function `name` of `graph`'s operations `body_ops` (inputs and outputs named by
 /// operation and output index, control outputs by operation), adds it to the graph's library and
@@ -33,44 +33,13 @@ pub fn graph_function<'l>(
     }
     let graph = graph as *mut TF_Graph;
     let name = convert::string(env, &name, "function name")?;
-    let body = operations(env, rt, graph, &body_ops, "body operations")?;
-    let inputs = outputs(env, rt, graph, &input_ops, &input_indices, "input")?;
-    let outputs = outputs(env, rt, graph, &output_ops, &output_indices, "output")?;
-    let control_outputs = operations(env, rt, graph, &control_ops, "control operations")?;
+    let body = named_operations(env, rt, graph, &body_ops, "body operations")?;
+    let inputs = named_outputs(env, rt, graph, &input_ops, &input_indices, "input")?;
+    let outputs = named_outputs(env, rt, graph, &output_ops, &output_indices, "output")?;
+    let control_outputs = named_operations(env, rt, graph, &control_ops, "control operations")?;
     let part = GraphPart { body: &body, inputs: &inputs, outputs: &outputs, control_outputs: &control_outputs };
     // SAFETY: the graph is the live graph Java holds open (and does not change) for this call;
     // every operation was just found in it.
     let def = unsafe { add_graph_function(rt, graph, &name, &part) }?;
     Ok(env.byte_array_from_slice(&def)?)
-}
-
-/// The graph operations Java names; a missing one is an error.
-fn operations<'l>(
-    env: &mut Env<'l>,
-    rt: &Runtime,
-    graph: *mut TF_Graph,
-    names: &JObjectArray<'l, JString<'l>>,
-    what: &str,
-) -> Result<Vec<*mut TF_Operation>> {
-    let names = convert::strings(env, names, what)?;
-    // SAFETY: the graph is live for the duration of the native call that passed it.
-    names.iter().map(|op| unsafe { graph_operation(rt, graph, op) }.map_err(NativeError::from)).collect()
-}
-
-/// The graph outputs named by operation and index; a missing one is an error.
-fn outputs<'l>(
-    env: &mut Env<'l>,
-    rt: &Runtime,
-    graph: *mut TF_Graph,
-    ops: &JObjectArray<'l, JString<'l>>,
-    indices: &JIntArray<'l>,
-    what: &str,
-) -> Result<Vec<TF_Output>> {
-    let ops = convert::strings(env, ops, &format!("{what} operations"))?;
-    let indices = convert::ints(env, indices)?;
-    if ops.len() != indices.len() {
-        return Err(NativeError::IllegalArgument(format!("{what} operations and indices differ in length")));
-    }
-    // SAFETY: the graph is live for the duration of the native call that passed it.
-    ops.iter().zip(indices).map(|(op, i)| unsafe { graph_output(rt, graph, op, i) }.map_err(NativeError::from)).collect()
 }

@@ -15,6 +15,7 @@ mod convert;
 mod errors;
 mod function;
 mod graph_function;
+mod graph_names;
 mod handles;
 mod infer;
 mod introspection;

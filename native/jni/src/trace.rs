@@ -4,6 +4,7 @@
 
 use crate::convert;
 use crate::errors::{NativeError, Result};
+use crate::graph_names::{named_operations, named_outputs, outputs_of};
 use crate::handles::{self, Trace, Traced};
 use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
@@ -11,9 +12,9 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
 use polyfn_core::placeholder::encode_placeholder_specs;
 use polyfn_core::{DType, DTypeSet, ParamKind};
-use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
+use polyfn_tf::c_api::TF_Graph;
 use polyfn_tf::naming::{output_arg_names, unused_function_name};
-use polyfn_tf::{graph_operation, graph_output, EagerFunction, GraphSignature, Runtime, TfError};
+use polyfn_tf::{graph_output, EagerFunction, GraphSignature, TfError};
 
 /// `Native.beginTrace`: starts a trace of a call with these argument names. `facts` (null when the
 /// parameter list is not known yet) type the call, to explain the retrace and generalize it.
@@ -163,45 +164,6 @@ pub fn finish_trace<'l>(
     let id = concrete.id as jint;
     trace.traced = Some(concrete);
     Ok(id)
-}
-
-/// The graph outputs Java names as two arrays, operation names and output indices (of one length).
-fn named_outputs<'l>(
-    env: &mut Env<'l>,
-    rt: &Runtime,
-    graph: *mut TF_Graph,
-    ops: &JObjectArray<'l, JString<'l>>,
-    indices: &JIntArray<'l>,
-    what: &str,
-) -> Result<Vec<TF_Output>> {
-    let ops = convert::strings(env, ops, &format!("{what} operations"))?;
-    let indices = convert::ints(env, indices)?;
-    if ops.len() != indices.len() {
-        return Err(NativeError::IllegalArgument(format!("{what} operations and indices differ in length")));
-    }
-    outputs_of(rt, graph, ops.iter().map(String::as_str).zip(indices.iter().copied()))
-}
-
-/// The graph operations Java names; a missing one is an error.
-fn named_operations<'l>(
-    env: &mut Env<'l>,
-    rt: &Runtime,
-    graph: *mut TF_Graph,
-    names: &JObjectArray<'l, JString<'l>>,
-    what: &str,
-) -> Result<Vec<*mut TF_Operation>> {
-    let names = convert::strings(env, names, what)?;
-    names
-        .iter()
-        // SAFETY: the graph is live for the duration of the native call that passed it.
-        .map(|op| unsafe { graph_operation(rt, graph, op) }.map_err(NativeError::from))
-        .collect()
-}
-
-/// The graph outputs named by `(operation, index)` pairs; a missing operation is an error.
-fn outputs_of<'a>(rt: &Runtime, graph: *mut TF_Graph, ops: impl Iterator<Item = (&'a str, i32)>) -> Result<Vec<TF_Output>> {
-    // SAFETY: the graph is live for the duration of the native call that passed it.
-    ops.map(|(op, index)| unsafe { graph_output(rt, graph, op, index) }.map_err(NativeError::from)).collect()
 }
 
 /// `Native.freeTrace`: frees a trace, finished or not.
