@@ -61,6 +61,8 @@ impl CallFlags {
     pub const FAST_PATH: u32 = 1;
     pub const GRAPPLER: u32 = 2;
     pub const JIT_COMPILE: u32 = 4;
+    /// `CallOptions::eager_op_as_function`, from `dev.polyfn.eagerOpAsFunction`.
+    pub const EAGER_OP_AS_FUNCTION: u32 = 8;
     /// The bits above this shift hold `CallOptions::session_after`.
     pub const SESSION_AFTER_SHIFT: u32 = 8;
     const DEFAULT: u32 = Self::FAST_PATH | Self::GRAPPLER | (polyfn_tf::PROMOTE_AFTER << Self::SESSION_AFTER_SHIFT);
@@ -68,6 +70,7 @@ impl CallFlags {
     pub fn decode(flags: u32) -> CallOptions {
         CallOptions {
             fast_path: flags & Self::FAST_PATH != 0,
+            eager_op_as_function: flags & Self::EAGER_OP_AS_FUNCTION != 0,
             grappler: flags & Self::GRAPPLER != 0,
             jit_compile: flags & Self::JIT_COMPILE != 0,
             session_after: flags >> Self::SESSION_AFTER_SHIFT,

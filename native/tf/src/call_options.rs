@@ -27,9 +27,20 @@ pub const PROMOTE_AFTER: u32 = 64;
 /// [`PROMOTE_AFTER`] calls where that does too), Grappler on, no XLA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallOptions {
-    /// Take the caller-thread path when the function allows it (see `fast_path`); false keeps
-    /// every call on TensorFlow's inter-op pool.
+    /// Take the caller-thread paths when the function allows them (the session path after
+    /// [`CallOptions::session_after`] calls, see `session_path`; and, with
+    /// [`CallOptions::eager_op_as_function`], the eager caller-thread path before that, see
+    /// `fast_path`); false keeps every call on TensorFlow's inter-op pool.
     pub fast_path: bool,
+    /// Run eager calls (before the session path, or for good where a function cannot take it) on
+    /// the calling thread, by turning on the eager context's experimental "run eager op as
+    /// function" mode. Off by default: the mode is context-wide, and under it TensorFlow 2.18
+    /// runs every other eager op of the context as a one-op function whose instantiation is
+    /// cached under a summary of its attributes (a tensor's dtype, shape and first values), so
+    /// an eager `Const` made afterwards (TensorFlow Java's `tf.constant`) can return an earlier
+    /// constant's value. Opting in (`dev.polyfn.eagerOpAsFunction=true`) is safe only for
+    /// programs that make no eager constants of their own.
+    pub eager_op_as_function: bool,
     /// Optimize the function with Grappler, with Python's default configuration.
     pub grappler: bool,
     /// Compile the function with XLA (`tf.function(jit_compile=True)`).
@@ -41,7 +52,7 @@ pub struct CallOptions {
 
 impl Default for CallOptions {
     fn default() -> Self {
-        CallOptions { fast_path: true, grappler: true, jit_compile: false, session_after: PROMOTE_AFTER }
+        CallOptions { fast_path: true, eager_op_as_function: false, grappler: true, jit_compile: false, session_after: PROMOTE_AFTER }
     }
 }
 

@@ -10,7 +10,8 @@ use polyfn_tf::{naming, Code, EagerContext, EagerFunction, GraphSignature, Runti
 fn function(rt: &'static Runtime, ctx: EagerContext, g: &Graph, inputs: &[polyfn_tf::c_api::TF_Output], outputs: &[polyfn_tf::c_api::TF_Output]) -> EagerFunction {
     let names = naming::output_arg_names(outputs.len());
     let sig = GraphSignature { inputs, outputs, output_names: &names, control_outputs: &[] };
-    let options = polyfn_tf::CallOptions { fast_path: false, ..Default::default() };
+    // The eager caller-thread path is the opt-in one (see CallOptions::eager_op_as_function).
+    let options = polyfn_tf::CallOptions { fast_path: false, eager_op_as_function: true, ..Default::default() };
     unsafe { EagerFunction::from_graph_with(rt, ctx, g.raw(), &naming::function_name("fast"), &sig, options) }.unwrap()
 }
 

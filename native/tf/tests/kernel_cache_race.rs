@@ -7,7 +7,7 @@ mod support;
 
 use polyfn_tf::tensor::OwnedTensor;
 use polyfn_tf::EagerContext;
-use support::scalar::{add_constant, call_scalar};
+use support::scalar::{add_constant_inline as add_constant, call_scalar};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 

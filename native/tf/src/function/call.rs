@@ -37,7 +37,7 @@ impl EagerFunction {
             let purges = crate::kernel_cache::purges();
             // SAFETY: the caller's contract, passed on.
             let mut result = unsafe { self.call_with(inputs, out, status) };
-            if fast && result.as_ref().is_err_and(|e| crate::kernel_cache::retry_after_purge(e, purges)) {
+            if self.eager_inline() && result.as_ref().is_err_and(|e| crate::kernel_cache::retry_after_purge(e, purges)) {
                 // It met a purge of the wrapper its kernel is filed under (see kernel_cache) and
                 // ran nothing: again, with purges kept out.
                 let _no_purge = crate::kernel_cache::calls_guard();
@@ -72,12 +72,12 @@ impl EagerFunction {
     }
 
     /// This thread's op, set to call this function: by name, or through a
-    /// `StatefulPartitionedCall` on the caller-thread path.
+    /// `StatefulPartitionedCall` on the eager caller-thread path.
     ///
     /// # Safety
     /// The function's context must be live.
     unsafe fn take_op(&self, status: &Status<'_>) -> Result<CachedOp, TfError> {
-        let fast = if self.fast_path() { fast_api(self.rt) } else { None };
+        let fast = if self.eager_inline() { fast_api(self.rt) } else { None };
         // SAFETY: the caller's contract, passed on.
         let (op, fresh) = unsafe { CachedOp::take(self.rt, self.ctx.0, &self.name, self.id, fast.is_some(), status) }?;
         if !fresh {

@@ -1,4 +1,6 @@
-//! The caller-thread call path, chosen per function when it is registered.
+//! The caller-thread call paths, chosen per function when it is registered: the session path
+//! (`session_path`, after a number of calls) and, only when the caller opts in
+//! ([`crate::CallOptions::eager_op_as_function`]), the eager caller-thread path described here.
 //!
 //! Executing a function by name hands it to TensorFlow's inter-op thread pool and waits for a
 //! worker. With the eager context's experimental "run eager op as function" mode on, a
@@ -7,7 +9,11 @@
 //!
 //! Limits, why some functions are kept off it:
 //! - the mode is set on the whole eager context (TensorFlow Java's, shared with its own eager
-//!   ops), and TensorFlow marks it experimental;
+//!   ops), and TensorFlow marks it experimental. Under it every eager op is wrapped in a one-op
+//!   function instantiated once per summary of its attributes, and a tensor attribute is
+//!   summarized by dtype, shape and its first values: an eager `Const` then returns an earlier
+//!   constant's value when those agree (seen with Keras LSTM biases). So it is off unless asked
+//!   for, and Polyfn's own eager values are fed as tensor handles, never as constants;
 //! - functions with control flow (`If`, `While` and their stateless forms) run slower on it, and
 //!   an int32 output carrying a shape (from `Shape`, directly or through `Identity`) fails at
 //!   instantiation ("int32 output with unexpected full type information", INTERNAL);
@@ -103,8 +109,9 @@ pub fn fast_path_supported(rt: &Runtime) -> bool {
 }
 
 impl EagerFunction {
-    /// Turns the caller-thread path on or off for calls of this function. Turning it on sets
-    /// the eager context's (experimental, context-wide) "run eager op as function" mode. Fails,
+    /// Turns the caller-thread paths on or off for calls of this function. Turning them on sets
+    /// the eager context's (experimental, context-wide) "run eager op as function" mode only if
+    /// the function's options ask for it ([`crate::CallOptions::eager_op_as_function`]). Fails,
     /// leaving the function on the default path, if the function cannot take it (see
     /// [`EagerFunction::fast_path_blocker`]) or the TensorFlow runtime lacks it.
     pub fn set_fast_path(&self, enabled: bool) -> Result<(), TfError> {
@@ -124,17 +131,26 @@ impl EagerFunction {
                 format!("TensorFlow {} lacks the caller-thread function path", self.rt.version()),
             ));
         };
-        let status = Status::new(self.rt.api());
-        // SAFETY: the context outlives the functions registered in it.
-        unsafe { (fast.set_run_eager_op_as_function)(self.ctx.0, 1, status.raw()) };
-        status.check("enabling the caller-thread function path")?;
+        if self.options.eager_op_as_function {
+            let status = Status::new(self.rt.api());
+            // SAFETY: the context outlives the functions registered in it.
+            unsafe { (fast.set_run_eager_op_as_function)(self.ctx.0, 1, status.raw()) };
+            status.check("enabling the caller-thread function path")?;
+        }
         self.fast_path.store(true, Ordering::Relaxed);
         Ok(())
     }
 
-    /// Whether calls take the caller-thread path.
+    /// Whether calls take the caller-thread paths (the session path once promoted; the eager
+    /// caller-thread path too if [`EagerFunction::eager_inline`]).
     pub fn fast_path(&self) -> bool {
         self.fast_path.load(Ordering::Relaxed)
+    }
+
+    /// Whether eager calls run on the calling thread, under the context's "run eager op as
+    /// function" mode (opted into, see [`crate::CallOptions::eager_op_as_function`]).
+    pub fn eager_inline(&self) -> bool {
+        self.fast_path() && self.options.eager_op_as_function
     }
 
     /// Why this function cannot take the caller-thread path, if it cannot.

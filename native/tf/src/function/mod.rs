@@ -391,7 +391,7 @@ impl Drop for EagerFunction {
         }
         // Its caller-thread kernel is filed under TensorFlow's wrapper, not under its name:
         // counted stale there (after the function's own removal).
-        if self.fast_path() {
+        if self.eager_inline() {
             let lists = [("Tin", self.input_dtypes.len()), ("Tout", self.output_dtypes.len())];
             crate::kernel_cache::note(self.rt, self.ctx, "StatefulPartitionedCall", &lists, 1);
         }

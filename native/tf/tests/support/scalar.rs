@@ -6,6 +6,16 @@ use polyfn_tf::{naming, EagerContext, EagerFunction, GraphSignature, Runtime, Tf
 
 /// `x + k` over one float scalar, registered in `ctx` under a fresh name made from `display`.
 pub fn add_constant(rt: &'static Runtime, ctx: EagerContext, k: f32, display: &str) -> EagerFunction {
+    add_constant_with(rt, ctx, k, display, polyfn_tf::CallOptions::default())
+}
+
+/// [`add_constant`] whose eager calls run on the calling thread, under the context's "run eager
+/// op as function" mode (the opt-in path whose kernels `kernel_cache` purges).
+pub fn add_constant_inline(rt: &'static Runtime, ctx: EagerContext, k: f32, display: &str) -> EagerFunction {
+    add_constant_with(rt, ctx, k, display, polyfn_tf::CallOptions { eager_op_as_function: true, ..Default::default() })
+}
+
+fn add_constant_with(rt: &'static Runtime, ctx: EagerContext, k: f32, display: &str, options: polyfn_tf::CallOptions) -> EagerFunction {
     let mut g = Graph::new(rt);
     let x = g.placeholder(DT_FLOAT, Some(&[])).unwrap();
     let c = g.constant(&OwnedTensor::from_f32(rt, &[], &[k])).unwrap();
@@ -13,7 +23,7 @@ pub fn add_constant(rt: &'static Runtime, ctx: EagerContext, k: f32, display: &s
     let names = naming::output_arg_names(1);
     let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
     // SAFETY: a live graph, not mutated while converted.
-    unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name(display), &sig) }.unwrap()
+    unsafe { EagerFunction::from_graph_with(rt, ctx, g.raw(), &naming::function_name(display), &sig, options) }.unwrap()
 }
 
 /// Calls a function of one float scalar on `x`: its one result.

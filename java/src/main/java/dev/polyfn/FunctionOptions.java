@@ -220,16 +220,17 @@ public final class FunctionOptions {
   }
 
   /**
-   * Whether calls may take TensorFlow's caller-thread path (default true). Polyfn inspects each
-   * concrete function when it is traced and runs it on the calling thread, with no hand-off to
-   * TensorFlow's inter-op thread pool, unless the function contains control flow, calls other
-   * functions, returns an int32 computed next to a {@code Shape} op, or is compiled with XLA;
-   * results are the same on both paths. A concrete function that is also free of effects,
-   * stateful ops and variables moves, after 64 calls (by default), to a TensorFlow session of its own on the
-   * calling thread, the fastest path (that call pays a few milliseconds to build it; the system
-   * property {@code dev.polyfn.sessionPathAfter} changes the count, 0 never moves).
-   * {@code false} keeps every call on the thread pool. The system property {@code
-   * dev.polyfn.fastPath=false} turns the caller-thread paths off for every function.
+   * Whether calls may take the caller-thread paths (default true). A concrete function free of
+   * control flow, nested calls, effects, stateful ops and variables moves, after 64 calls (by
+   * default), to a TensorFlow session of its own on the calling thread, the fastest path (that
+   * call pays a few milliseconds to build it; the system property {@code
+   * dev.polyfn.sessionPathAfter} changes the count, 0 never moves); its other calls, and every
+   * call of other functions, run on TensorFlow's inter-op thread pool, as Python's {@code
+   * tf.function} does. The system property {@code dev.polyfn.eagerOpAsFunction=true} also runs
+   * those on the calling thread, under a TensorFlow mode that can make the program's own eager
+   * constants wrong (see the guide's performance page). Results are the same on every path.
+   * {@code false} keeps every call on the thread pool; the system property {@code
+   * dev.polyfn.fastPath=false} does so for every function.
    *
    * <pre>{@code
    * Function.define(body, FunctionOptions.defaults().withFastPath(false));

@@ -60,7 +60,7 @@ public class FastPathBench {
     FunctionOptions o = FunctionOptions.defaults();
     switch (variant) {
       case "default":
-      case "eager": // the session path is kept off by the property set around the definition
+      case "eager": // the eager caller-thread path, by the properties set around the definition
         return o;
       case "pooled":
         return o.withFastPath(false);
@@ -88,15 +88,17 @@ public class FastPathBench {
 
     @Setup(Level.Trial)
     public void setUp() {
-      // Read when a function is defined: 0 keeps its concrete functions off the session path.
-      String property = "dev.polyfn.sessionPathAfter";
+      // Read when a function is defined: "eager" opts into the eager caller-thread path and
+      // keeps the function off the session path.
       if (variant.equals("eager")) {
-        System.setProperty(property, "0");
+        System.setProperty("dev.polyfn.sessionPathAfter", "0");
+        System.setProperty("dev.polyfn.eagerOpAsFunction", "true");
       }
       try {
         define();
       } finally {
-        System.clearProperty(property);
+        System.clearProperty("dev.polyfn.sessionPathAfter");
+        System.clearProperty("dev.polyfn.eagerOpAsFunction");
       }
       fn.call(callArgs).close();
     }

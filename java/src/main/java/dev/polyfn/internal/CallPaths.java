@@ -20,12 +20,23 @@ public final class CallPaths {
    */
   public static final String SESSION_AFTER_PROPERTY = "dev.polyfn.sessionPathAfter";
 
+  /**
+   * The system property that, set to {@code true}, runs functions' eager calls (before the
+   * session path, or for good where a function cannot take it) on the calling thread, by turning
+   * on TensorFlow's experimental, context-wide "run eager op as function" mode. Off by default:
+   * under that mode TensorFlow 2.18 can return an earlier constant's value for an eager {@code
+   * Const} made by the program itself (TensorFlow Java's {@code tf.constant}), see
+   * docs/performance.md.
+   */
+  public static final String EAGER_OP_AS_FUNCTION_PROPERTY = "dev.polyfn.eagerOpAsFunction";
+
   /** The default of {@link #SESSION_AFTER_PROPERTY} (the JNI crate's {@code PROMOTE_AFTER}). */
   public static final int SESSION_AFTER_DEFAULT = 64;
 
   private static final int FAST_PATH = 1;
   private static final int GRAPPLER = 2;
   private static final int JIT_COMPILE = 4;
+  private static final int EAGER_OP_AS_FUNCTION = 8;
   /** The count of {@link #SESSION_AFTER_PROPERTY} sits above these bits. */
   private static final int SESSION_AFTER_SHIFT = 8;
   private static final int SESSION_AFTER_MAX = (1 << (Integer.SIZE - 1 - SESSION_AFTER_SHIFT)) - 1;
@@ -35,6 +46,11 @@ public final class CallPaths {
   /** Whether the caller-thread path is allowed in this JVM (the property is read at each definition). */
   public static boolean fastPathAllowed() {
     return !"false".equalsIgnoreCase(System.getProperty(FAST_PATH_PROPERTY, "true").trim());
+  }
+
+  /** Whether {@link #EAGER_OP_AS_FUNCTION_PROPERTY} opts in (read at each definition). */
+  public static boolean eagerOpAsFunction() {
+    return "true".equalsIgnoreCase(System.getProperty(EAGER_OP_AS_FUNCTION_PROPERTY, "false").trim());
   }
 
   /**
@@ -61,7 +77,7 @@ public final class CallPaths {
   /** Sets the call options of a new function, before its first trace. */
   public static void apply(FunctionHandle handle, boolean fastPath, boolean grappler, boolean jitCompile) {
     int flags = (fastPath && fastPathAllowed() ? FAST_PATH : 0) | (grappler ? GRAPPLER : 0) | (jitCompile ? JIT_COMPILE : 0)
-        | (sessionAfter() << SESSION_AFTER_SHIFT);
+        | (eagerOpAsFunction() ? EAGER_OP_AS_FUNCTION : 0) | (sessionAfter() << SESSION_AFTER_SHIFT);
     Native.setCallOptions(handle.address(), flags);
   }
 }

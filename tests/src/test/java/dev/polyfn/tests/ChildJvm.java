@@ -79,9 +79,9 @@ final class ChildJvm {
         Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString());
     cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + javacppCache);
     cmd.add("-Xcheck:jni");
-    // The suite's call-path settings (session path early, or fast path forced off) reach
+    // The suite's call-path settings (session path early, or the eager caller-thread path) reach
     // child JVMs too.
-    for (String property : List.of("dev.polyfn.fastPath", "dev.polyfn.sessionPathAfter")) {
+    for (String property : List.of("dev.polyfn.fastPath", "dev.polyfn.sessionPathAfter", "dev.polyfn.eagerOpAsFunction")) {
       String value = System.getProperty(property);
       if (value != null) {
         cmd.add("-D" + property + "=" + value);
