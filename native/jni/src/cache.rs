@@ -10,6 +10,7 @@ use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::Env;
 use polyfn_core::serial::{function_type_from_json, function_type_to_json, TypeRegistry};
+use polyfn_core::PolyError;
 use polyfn_tf::naming::unused_function_name;
 use polyfn_tf::EagerFunction;
 use serde_json::Value;
@@ -25,7 +26,7 @@ pub fn export_concrete_types<'l>(
 ) -> Result<JObjectArray<'l, JString<'l>>> {
     let f = handles::function(env, handle)?;
     let concrete = concrete(f, concrete_id)?;
-    let declared = f.declared().ok_or_else(|| NativeError::IllegalState("the function has no parameter list yet".into()))?;
+    let declared = f.declared().ok_or_else(|| gone(f, "the function has no parameter list yet".into()))?;
     let serial = |e: polyfn_core::serial::SerialError| NativeError::IllegalState(e.to_string());
     let traced = function_type_to_json(&concrete.function_type).map_err(serial)?;
     let declared = function_type_to_json(&declared).map_err(serial)?;
@@ -97,7 +98,17 @@ fn concrete(f: &handles::Function, id: jint) -> Result<std::sync::Arc<handles::C
     u32::try_from(id)
         .ok()
         .and_then(|id| f.concrete_by_id(id))
-        .ok_or_else(|| NativeError::IllegalState(format!("no concrete function {id} in {}", f.name())))
+        .ok_or_else(|| gone(f, format!("no concrete function {id} in {}", f.name())))
+}
+
+/// The error for state that is missing: the function's closed error if a `close` on another
+/// thread took it (a save racing a close), else `otherwise`.
+fn gone(f: &handles::Function, otherwise: String) -> NativeError {
+    if f.is_closed() {
+        PolyError::<polyfn_tf::TfError>::Closed(f.name().to_owned()).into()
+    } else {
+        NativeError::IllegalState(otherwise)
+    }
 }
 
 /// Whether a serialized type holds a literal (kind `literal` or `literal_constraint`) anywhere.
@@ -109,5 +120,27 @@ fn holds_literal(v: &Value) -> bool {
         }
         Value::Array(items) => items.iter().any(holds_literal),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{concrete, gone};
+    use crate::handles::Function;
+    use polyfn_core::{Options, Polymorphic};
+
+    /// A save that looked up a concrete function just before another thread closed the function
+    /// gets the closed error (as every other call of a closed function), not a message about
+    /// missing state that reads as a defect.
+    #[test]
+    fn state_missing_after_a_close_is_reported_as_closed() {
+        let f = Function::new(Polymorphic::with_options("f", Options::default()));
+        let open = concrete(&f, 3).err().unwrap().to_string();
+        assert!(open.contains("no concrete function 3 in f"), "{open}");
+        assert!(gone(&f, "missing".into()).to_string().contains("missing"));
+        f.close();
+        for e in [concrete(&f, 3).err().unwrap(), gone(&f, "missing".into())] {
+            assert_eq!(e.to_string(), "function 'f' is closed", "{e}");
+        }
     }
 }

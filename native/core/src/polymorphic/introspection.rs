@@ -31,6 +31,12 @@ impl<C> Polymorphic<C> {
         self.state.lock().monitor.history.iter().cloned().collect()
     }
 
+    /// Whether [`Polymorphic::close`] was called: a closed function has no concrete functions and
+    /// no declared type, and refuses calls.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The declared type (parameters and captures with their constraints), `None` before the
     /// first trace.
     pub fn declared(&self) -> Option<FunctionType> {

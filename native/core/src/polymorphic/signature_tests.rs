@@ -234,7 +234,9 @@ fn a_closed_function_publishes_nothing_and_keeps_no_concrete_function_alive() {
     f.lookup::<String>(&facts).unwrap().unwrap();
     let weak = Arc::downgrade(&f.concrete_by_id(id).unwrap());
     assert_eq!(f.published.profile().len(), 1);
+    assert!(!f.is_closed() && f.declared().is_some());
     f.close();
+    assert!(f.is_closed() && f.declared().is_none(), "closed: its state is gone");
     assert!(f.concrete_by_id(id).is_none());
     assert!(f.published.find(&facts, false).is_none());
     assert!(f.published.profile().is_empty(), "the call profile goes too");

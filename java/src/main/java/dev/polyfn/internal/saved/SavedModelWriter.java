@@ -76,6 +76,7 @@ public final class SavedModelWriter {
       captures = f.captures();
       List<ConcreteFunctionInfo> concrete = f.concreteFunctions();
       if (params == null || concrete.isEmpty()) {
+        f.address(); // closed by another thread meanwhile: its closed error, not this one
         throw new IllegalStateException("cannot save '" + f.name() + "': it has no concrete function yet;"
             + " call it or use getConcreteFunction for each signature to save");
       }
