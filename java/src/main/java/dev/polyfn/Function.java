@@ -39,6 +39,7 @@ public final class Function {
         case "map" -> new MapFunction((MapBody) body, options);
         case "list" -> new ListFunction((ListBody) body, options);
         case "single" -> new SingleFunction((SingleBody) body, options);
+        case "nest" -> new NestFunction((NestBody) body, options);
         default -> new UnaryFunction((Class) unaryInput, (UnaryBody) body, options);
       };
     }
@@ -134,6 +135,11 @@ public final class Function {
   /** {@link #load(Path)} of a saved {@link SingleFunction}, tracing {@code body} on a miss. */
   public static SingleFunction loadSingle(Path dir, SingleBody body) {
     return (SingleFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "single");
+  }
+
+  /** {@link #load(Path)} of a saved {@link NestFunction}, tracing {@code body} on a miss. */
+  public static NestFunction loadNested(Path dir, NestBody body) {
+    return (NestFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "nest");
   }
 
   /**

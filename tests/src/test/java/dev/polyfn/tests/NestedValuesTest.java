@@ -8,14 +8,17 @@ import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Nest;
+import dev.polyfn.NestBody;
 import dev.polyfn.NestFunction;
 import dev.polyfn.NestOutputs;
 import dev.polyfn.Outputs;
 import dev.polyfn.TensorSpec;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
@@ -155,6 +158,36 @@ class NestedValuesTest {
         assertEquals(8f, again.<Map<String, TFloat32>>value().get("sum").getFloat(), 0f);
       }
       assertEquals(1, f.traceCount());
+    }
+  }
+
+  /**
+   * A nested function saves and loads back as a nested function (it was written as a unary
+   * function with no input class, which no load could read), by itself or with its body.
+   */
+  @Test
+  void aNestedFunctionSavesAndLoadsBackNested(@TempDir Path dir) {
+    NestBody body = (tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      return Map.of("pair", List.of(tf.math.neg(x), Map.of("sq", tf.math.square(x))));
+    };
+    try (NestFunction f = Function.defineNested(body); TFloat32 x = TFloat32.vectorOf(2f, 3f)) {
+      f.call(Map.of("x", x)).close();
+      f.save(dir);
+      try (NestFunction bodyless = (NestFunction) Function.load(dir);
+           NestFunction warm = Function.loadNested(dir, body);
+           TFloat32 y = TFloat32.vectorOf(5f, 7f)) {
+        for (NestFunction g : List.of(bodyless, warm)) {
+          try (NestOutputs out = g.call(Map.of("x", y))) {
+            List<?> pair = (List<?>) out.<Map<String, Object>>value().get("pair");
+            assertEquals(-7f, ((TFloat32) pair.get(0)).getFloat(1), 0f);
+            assertEquals(49f, ((TFloat32) ((Map<?, ?>) pair.get(1)).get("sq")).getFloat(1), 0f);
+          }
+          assertEquals(1, g.traceCount(), "the saved concrete function, not a trace");
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir, (tf, in) -> Map.of()));
+        assertTrue(e.getMessage().contains("is a nest function, not a map function"), e.getMessage());
+      }
     }
   }
 

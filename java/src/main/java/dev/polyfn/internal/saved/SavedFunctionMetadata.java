@@ -59,7 +59,7 @@ public final class SavedFunctionMetadata {
 
   public static String kindOf(FunctionCore f) {
     String kind = f.kind();
-    return kind.equals("map") || kind.equals("list") || kind.equals("single") ? kind : "unary";
+    return List.of("map", "list", "single", "nest").contains(kind) ? kind : "unary";
   }
 
   public static String write(FunctionCore f, Param[] params, Capture[] captures, List<SavedModelWriter.Saved> saved) {
@@ -113,8 +113,8 @@ public final class SavedFunctionMetadata {
     }
     String name = r.string("name", doc.get("name"));
     String kind = r.string("kind", doc.get("kind"));
-    if (!List.of("map", "list", "single", "unary").contains(kind)) {
-      throw new IllegalArgumentException("kind: expected map, list, single or unary, got " + kind);
+    if (!List.of("map", "list", "single", "nest", "unary").contains(kind)) {
+      throw new IllegalArgumentException("kind: expected map, list, single, nest or unary, got " + kind);
     }
     Class<? extends TType> unary = kind.equals("unary") ? tensorClass("unary_input", doc.get("unary_input")) : null;
     List<Object> ps = r.list("parameters", doc.get("parameters"));

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.ListBody;
 import dev.polyfn.MapBody;
+import dev.polyfn.NestBody;
 import dev.polyfn.SingleBody;
 import dev.polyfn.UnaryBody;
 import dev.polyfn.Variable;
@@ -57,7 +58,7 @@ public final class SavedModelLoader {
   /**
    * Loads {@code dir}; {@code body} (a {@link MapBody}, {@link ListBody}, {@link SingleBody} or
    * {@link UnaryBody}, or null) traces the calls no saved signature accepts; {@code kind} is the
-   * expected kind ("map", "list", "single") or null for whatever was saved.
+   * expected kind ("map", "list", "single", "nest") or null for whatever was saved.
    */
   public static <F> F load(Facades<F> facades, Path dir, Object body, String kind) {
     return load(facades, dir, body, kind, null);
@@ -339,6 +340,9 @@ public final class SavedModelLoader {
         throw new IllegalStateException("a loaded function has no body");
       };
       case "single" -> (SingleBody) (tf, in) -> {
+        throw new IllegalStateException("a loaded function has no body");
+      };
+      case "nest" -> (NestBody) (tf, in) -> {
         throw new IllegalStateException("a loaded function has no body");
       };
       default -> (UnaryBody<TType, TType>) (tf, x) -> {

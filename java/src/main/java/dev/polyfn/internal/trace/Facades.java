@@ -12,8 +12,8 @@ import dev.polyfn.FunctionOptions;
  */
 public interface Facades<F> {
   /**
-   * A new function of {@code kind} ({@code "map"}, {@code "list"}, {@code "single"} or {@code
-   * "unary"} over {@code unaryInput}) with {@code body}, of the body interface of that kind.
+   * A new function of {@code kind} ({@code "map"}, {@code "list"}, {@code "single"}, {@code
+   * "nest"} or {@code "unary"} over {@code unaryInput}) with {@code body}, of the body interface of that kind.
    */
   F define(String kind, Object body, Class<?> unaryInput, FunctionOptions options);
 
