@@ -8,6 +8,12 @@ use crate::runtime::Runtime;
 use crate::status::{Status, TfError};
 use std::ffi::c_int;
 use std::ptr;
+use std::time::{Duration, Instant};
+
+/// A duration in nanoseconds (saturating: a call longer than 584 years is not timed right).
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
 
 impl EagerFunction {
     /// Executes the function on `inputs` (borrowed; their buffers are shared, not copied) and
@@ -22,8 +28,12 @@ impl EagerFunction {
             let fast = self.fast_path();
             if let Some(chosen) = self.session.ready().filter(|_| fast) {
                 let start = out.len();
+                let timed = self.session.times_session().then(Instant::now);
                 // SAFETY: the caller's contract; one input per parameter, checked above.
                 let result = unsafe { chosen.session.run(inputs, out, status) };
+                if let (Some(t), Ok(())) = (timed, &result) {
+                    self.session_timed(t.elapsed());
+                }
                 if let (Ok(()), Some(own)) = (&result, chosen.build_own) {
                     // SAFETY: as above; the outputs were just made and are live.
                     match unsafe { super::session_path::SessionCall::build(self, inputs, &out[start..]) } {
@@ -34,6 +44,7 @@ impl EagerFunction {
                 return result;
             }
             let start = out.len();
+            let timed = (fast && self.session.times_eager()).then(Instant::now);
             let purges = crate::kernel_cache::purges();
             // SAFETY: the caller's contract, passed on.
             let mut result = unsafe { self.call_with(inputs, out, status) };
@@ -43,6 +54,9 @@ impl EagerFunction {
                 let _no_purge = crate::kernel_cache::calls_guard();
                 // SAFETY: as above.
                 result = unsafe { self.call_with(inputs, out, status) };
+            }
+            if let (Some(t), Ok(())) = (timed, &result) {
+                self.session.eager_took(nanos(t.elapsed()));
             }
             if result.is_ok() && fast && self.session.count_call() {
                 // SAFETY: as above; the outputs were just made and are live.
@@ -63,6 +77,18 @@ impl EagerFunction {
         match unsafe { super::session_path::SessionCall::build(self, inputs, outputs) } {
             Ok(session) => self.session.publish(session),
             Err(e) => log::debug!("function {} stays on the eager call path: {e}", self.name()),
+        }
+    }
+
+    /// Records a timed session call; logs the trial's verdict when this call ended it.
+    fn session_timed(&self, took: Duration) {
+        if let Some(v) = self.session.session_took(nanos(took)) {
+            let (eager, session) = (v.eager_nanos as f64 / 1e3, v.session_nanos as f64 / 1e3);
+            if v.kept {
+                log::debug!("function {} keeps its session path ({session:.1} µs against {eager:.1} µs eager)", self.name());
+            } else {
+                log::debug!("function {} goes back to the eager path: its session took {session:.1} µs, the eager call {eager:.1} µs", self.name());
+            }
         }
     }
 

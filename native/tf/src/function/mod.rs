@@ -6,6 +6,7 @@ mod call;
 mod def;
 mod fast_path;
 mod session_path;
+mod session_tier;
 
 pub use fast_path::fast_path_supported;
 
@@ -65,7 +66,7 @@ pub struct EagerFunction {
     /// The options it was registered with.
     pub(crate) options: CallOptions,
     /// Its session path: the call count until promotion, then the session.
-    pub(crate) session: session_path::SessionTier,
+    pub(crate) session: session_tier::SessionTier,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -266,7 +267,7 @@ impl EagerFunction {
             num_inputs: input_dtypes.len(),
             input_dtypes,
             output_dtypes,
-            session: session_path::SessionTier::new(
+            session: session_tier::SessionTier::new(
                 fast_path_blocker.is_some() || !options.fast_path,
                 options.session_after,
             ),

@@ -7,6 +7,9 @@
 //! `do_function_inlining` (so the call is replaced by the function's body), runs a function in
 //! about the time of the bare graph, and takes and returns `TF_Tensor`s directly.
 //!
+//! When calls use the sessions (the promotion count, a slot per core, the trial that keeps the
+//! path only where it is faster) is `session_tier`'s.
+//!
 //! A session costs milliseconds to make and to run the first time (graph optimization, kernel
 //! creation), so a function moves to it only after [`crate::call_options::PROMOTE_AFTER`] calls ("promotion"): the
 //! call that reaches the count builds it, on its own thread, while other callers keep using the
@@ -32,7 +35,6 @@ use crate::status::{Code, Status, TfError};
 use crate::tensor::{DT_RESOURCE, DT_VARIANT};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The session configuration (`ConfigProto`): `inter_op_parallelism_threads: -1` (field 5),
@@ -149,94 +151,6 @@ fn device_blocker(api: &SessionApi, ctx: EagerContext, status: &Status<'_>) -> R
         }
         (api.delete_devices)(list);
         Ok(other.map(|ty| format!("the eager context has a {ty} device, which a session would not share")))
-    }
-}
-
-/// How many sessions a promoted function gets: one per core (at most 4). Threads running one
-/// session share its executor lock and counters; threads spread over separate sessions do not.
-fn session_count() -> usize {
-    static COUNT: OnceLock<usize> = OnceLock::new();
-    *COUNT.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4))
-}
-
-/// This thread's index among the threads that called a promoted function (round robin), which
-/// picks its session.
-fn thread_slot() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static SLOT: usize = NEXT.fetch_add(1, Ordering::Relaxed);
-    }
-    SLOT.try_with(|s| *s).unwrap_or(0)
-}
-
-/// A function's session path: its call count until promotion, then its sessions, one slot per
-/// core; slot 0 is built at promotion, the others by the first thread that needs them.
-#[derive(Debug)]
-pub(crate) struct SessionTier {
-    /// Still counting eager calls (cleared by the call that reaches the count, or at once when
-    /// the function cannot take the path).
-    counting: AtomicBool,
-    calls: AtomicU32,
-    after: u32,
-    slots: Box<[Slot]>,
-}
-
-/// One session of a function, and whether a thread has taken on building it.
-#[derive(Debug, Default)]
-struct Slot {
-    session: OnceLock<SessionCall>,
-    claimed: AtomicBool,
-}
-
-/// The session a call should use: its thread's own, or the first one while its own is missing
-/// (`build_own` then says whether this call should build it).
-pub(crate) struct Chosen<'a> {
-    pub(crate) session: &'a SessionCall,
-    pub(crate) build_own: Option<&'a OnceLock<SessionCall>>,
-}
-
-impl SessionTier {
-    /// A tier that promotes after `after` eager calls, or never when `after` is 0 or the
-    /// function cannot take the path (`blocked`).
-    pub(crate) fn new(blocked: bool, after: u32) -> Self {
-        let slots = (0..session_count()).map(|_| Slot::default()).collect();
-        SessionTier { counting: AtomicBool::new(!blocked && after > 0), calls: AtomicU32::new(0), after, slots }
-    }
-
-    /// The session this thread's call should use, once the function is promoted (atomic loads
-    /// and a thread-local read).
-    pub(crate) fn ready(&self) -> Option<Chosen<'_>> {
-        let first = self.slots[0].session.get()?;
-        let own = &self.slots[thread_slot() % self.slots.len()];
-        if let Some(session) = own.session.get() {
-            return Some(Chosen { session, build_own: None });
-        }
-        // One thread builds each slot; a slot whose build failed stays claimed (and empty).
-        let build_own = (!own.claimed.load(Ordering::Relaxed) && !own.claimed.swap(true, Ordering::AcqRel)).then_some(&own.session);
-        Some(Chosen { session: first, build_own })
-    }
-
-    /// Counts an eager call; true for exactly one caller, the one that should build the session.
-    pub(crate) fn count_call(&self) -> bool {
-        if !self.counting.load(Ordering::Relaxed) {
-            return false;
-        }
-        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 < self.after {
-            return false;
-        }
-        self.counting.swap(false, Ordering::AcqRel)
-    }
-
-    /// Publishes the first session (the builder's; a failed build publishes nothing and the
-    /// function stays on the eager path, counting no more).
-    pub(crate) fn publish(&self, built: SessionCall) {
-        // Only the builder gets here, once: the slot is empty.
-        let _ = self.slots[0].session.set(built);
-    }
-
-    /// Whether calls run through the session.
-    pub(crate) fn is_ready(&self) -> bool {
-        self.slots[0].session.get().is_some()
     }
 }
 
