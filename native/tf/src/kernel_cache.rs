@@ -19,21 +19,22 @@
 //! ones' kernels, dropped with the stale ones and rebuilt on their next call, cost at most one
 //! rebuild per stale kernel over time), the wrapper is removed ("purged").
 //!
-//! A purge could meet a call between TensorFlow's check that the wrapper exists and its
-//! instantiation: that call fails with `NotFound` (or `InvalidArgument` from the function library
-//! runtime), having run nothing. [`retry_after_purge`] tells the caller to run it again under
-//! [`calls_guard`], which no purge overlaps, only when a purge overlapped it and the error is not
-//! its body's (which may follow effects the body ran). Only the wrappers of Polyfn's own calls
+//! A purge must not overlap a call that may build a kernel under the wrapper: TensorFlow reads
+//! the wrapper's definition while it builds the kernel, and one removed meanwhile crashed the
+//! process (a null `OpDef` in `GetOrCreateKernelAndDevice`, 8 threads defining, calling and
+//! closing functions). So every call on that path holds [`calls_guard`] (a shared lock; purges
+//! take it exclusively, and are rare). Only the wrappers of Polyfn's own calls
 //! (`StatefulPartitionedCall` with Polyfn's input and output counts) are purged; a TensorFlow Java
 //! program that runs its own `StatefulPartitionedCall` eagerly with the same counts, on another
-//! thread, at the moment of a purge, can still meet that error once.
+//! thread, at the moment of a purge, is not covered by the lock: that path is opt-in
+//! (`CallOptions::eager_op_as_function`) for this reason too.
 
 use crate::context::EagerContext;
 use crate::runtime::Runtime;
-use crate::status::{Code, Status, TfError};
+use crate::status::Status;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard};
 
 /// Stale kernels of one wrapper before it may be purged, whatever the number of live functions.
@@ -50,15 +51,6 @@ fn stale() -> &'static Mutex<HashMap<(usize, String), usize>> {
 fn purging() -> &'static RwLock<()> {
     static PURGING: RwLock<()> = RwLock::new(());
     &PURGING
-}
-
-/// Twice the purges done, plus one while one is under way: a failed call is taken for one that
-/// met a purge only if this moved while it ran, or a purge is under way.
-static PURGES: AtomicU64 = AtomicU64::new(0);
-
-/// The purge count (read by a call before it runs: one atomic load, no lock).
-pub(crate) fn purges() -> u64 {
-    PURGES.load(Ordering::SeqCst)
 }
 
 /// How many stale kernels a wrapper may collect before it is purged.
@@ -161,8 +153,6 @@ fn purge(rt: &Runtime, ctx: EagerContext, name: &str) {
         if unsafe { (api.TFE_ContextHasFunction)(ctx.0, c.as_ptr()) } == 0 {
             return;
         }
-        PURGES.fetch_add(1, Ordering::SeqCst); // odd: under way
-        let _done = PurgeDone;
         let status = Status::new(api);
         // SAFETY: as above. Kernels in use keep their own reference and finish.
         unsafe { (api.TFE_ContextRemoveFunction)(ctx.0, c.as_ptr(), status.raw()) };
@@ -176,34 +166,6 @@ fn purge(rt: &Runtime, ctx: EagerContext, name: &str) {
     }
 }
 
-/// Makes the purge count even again when the purge ends.
-struct PurgeDone;
-
-impl Drop for PurgeDone {
-    fn drop(&mut self) {
-        PURGES.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-/// Whether a call that failed with `e`, and saw `purges_before` as [`purges`] when it began, met
-/// a purge of its wrapper while TensorFlow built its kernel: it ran nothing and can run again
-/// under [`calls_guard`]. All of these must hold:
-/// - a purge ran (at least in part) while it ran (otherwise a missing wrapper is a real error);
-/// - the error names a wrapper and is what a missing one gives (`NotFound` "Op type not
-///   registered", `InvalidArgument` "Failed to find function");
-/// - it comes from no function's body: an error raised while the wrapped call executes carries
-///   `{{function_node ...}}` (the wrapper's name too), and the body may have run effects before
-///   it (a variable assigned, then a file not found): running it again would repeat them.
-pub(crate) fn retry_after_purge(e: &TfError, purges_before: u64) -> bool {
-    matches!(e.code, Code::NotFound | Code::InvalidArgument)
-        && e.message.contains("__wrapped__")
-        && !e.message.contains("{{function_node")
-        && {
-            let now = purges();
-            now != purges_before || now % 2 == 1
-        }
-}
-
 /// Keeps purges out while held.
 pub(crate) fn calls_guard() -> RwLockReadGuard<'static, ()> {
     purging().read().unwrap_or_else(|e| e.into_inner())
@@ -211,26 +173,7 @@ pub(crate) fn calls_guard() -> RwLockReadGuard<'static, ()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{purges, retry_after_purge, wrapper_name, PurgeDone, PURGES};
-    use crate::status::{Code, TfError};
-    use std::sync::atomic::Ordering;
-
-    #[test]
-    fn only_a_kernel_build_that_met_a_purge_is_run_again() {
-        let missing = TfError::new(Code::NotFound, "Op type not registered '__wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0' in binary");
-        let body = TfError::new(Code::NotFound, "{{function_node __wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0}} /tmp/x; No such file or directory");
-        let before = purges();
-        assert!(!retry_after_purge(&missing, before), "no purge met: a real error");
-        PURGES.fetch_add(1, Ordering::SeqCst);
-        let done = PurgeDone;
-        assert!(retry_after_purge(&missing, before), "a purge under way");
-        assert!(!retry_after_purge(&body, before), "the body's own error may follow its effects");
-        assert!(!retry_after_purge(&TfError::new(Code::Internal, "__wrapped__X"), before));
-        let during = purges();
-        drop(done);
-        assert!(retry_after_purge(&missing, during), "the purge it met ended since");
-        both_errors_of_a_purged_wrapper_are_retried_and_nothing_else();
-    }
+    use super::wrapper_name;
 
     #[test]
     fn wrapper_names_follow_tensorflow() {
@@ -239,22 +182,5 @@ mod tests {
             "__wrapped__StatefulPartitionedCall_Tin_1_Tout_2_device_/job:localhost/replica:0/task:0/device:CPU:0"
         );
         assert_eq!(wrapper_name("Var_Op", &[], "d"), "__wrapped__Var__Op_device_d");
-    }
-
-    /// Part of the test above (both use the process-wide purge count, so they run in one test).
-    fn both_errors_of_a_purged_wrapper_are_retried_and_nothing_else() {
-        let name = "\"__wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_/job:localhost/replica:0/task:0/device:CPU:0\"";
-        let before = purges();
-        PURGES.fetch_add(1, Ordering::SeqCst);
-        let _under_way = PurgeDone;
-        // Met between the wrapper's lookup and its instantiation (seen with 8 threads defining,
-        // calling and closing functions): InvalidArgument from the function library runtime.
-        let lib = TfError::new(Code::InvalidArgument, format!("Failed to find function {name} in function library: 0x7f"));
-        assert!(retry_after_purge(&lib, before));
-        assert!(retry_after_purge(&TfError::new(Code::NotFound, format!("Function {name} is not defined.")), before));
-        // A body's own errors are not retried: they may have run something.
-        assert!(!retry_after_purge(&TfError::new(Code::InvalidArgument, "indices[0] = 5 is not in [0, 2)"), before));
-        assert!(!retry_after_purge(&TfError::new(Code::InvalidArgument, "Failed to find function \"f_1\" in function library"), before));
-        assert!(!retry_after_purge(&TfError::new(Code::FailedPrecondition, format!("Failed to find function {name}")), before));
     }
 }

@@ -45,16 +45,12 @@ impl EagerFunction {
             }
             let start = out.len();
             let timed = (fast && self.session.times_eager()).then(Instant::now);
-            let purges = crate::kernel_cache::purges();
+            // A purge of the wrapper this call's kernel is filed under (see kernel_cache) must
+            // not overlap the call: TensorFlow reads the wrapper's definition while it builds the
+            // kernel, and one removed meanwhile crashed the process (a null OpDef).
+            let _no_purge = self.eager_inline().then(crate::kernel_cache::calls_guard);
             // SAFETY: the caller's contract, passed on.
-            let mut result = unsafe { self.call_with(inputs, out, status) };
-            if self.eager_inline() && result.as_ref().is_err_and(|e| crate::kernel_cache::retry_after_purge(e, purges)) {
-                // It met a purge of the wrapper its kernel is filed under (see kernel_cache) and
-                // ran nothing: again, with purges kept out.
-                let _no_purge = crate::kernel_cache::calls_guard();
-                // SAFETY: as above.
-                result = unsafe { self.call_with(inputs, out, status) };
-            }
+            let result = unsafe { self.call_with(inputs, out, status) };
             if let (Some(t), Ok(())) = (timed, &result) {
                 self.session.eager_took(nanos(t.elapsed()));
             }
