@@ -5,6 +5,10 @@ Usage: python check_saved.py SAVED_DIR CASES_JSON
 CASES_JSON: {"signatures": [names...], "cases": [{"signature": name,
   "inputs": {key: {"dtype": "float32", "shape": [...], "values": [flat...]}},
   "outputs": {name: {"shape": [...], "values": [flat...]}}}]}
+With "function": name in CASES_JSON, each case's "args" (a tensor as above, lists and dicts of
+them) are also passed to the loaded object's function of that name, as Python calls a restored
+tf.function (`model.<name>(**args)`), which must return Polyfn's numbers too, and the function
+must list one concrete function per expected signature.
 Exits 0 and prints "OK <n cases>" when the loaded signatures are exactly the expected ones and
 each returns Polyfn's numbers; else prints what differs and exits 1.
 """
@@ -13,6 +17,24 @@ import sys
 
 import numpy as np
 import tensorflow as tf
+
+
+def structure(v):
+    """A case's argument as Python passes it: a tensor, or lists and dicts of them."""
+    if isinstance(v, dict) and "dtype" in v:
+        return tf.constant(np.array(v["values"], dtype=v["dtype"]).reshape(v["shape"]))
+    if isinstance(v, dict):
+        return {k: structure(x) for k, x in v.items()}
+    return [structure(x) for x in v]
+
+
+def compare(where, out, outputs):
+    for name, want in outputs.items():
+        got = out[name].numpy()
+        if list(got.shape) != want["shape"] or not np.allclose(got.reshape(-1), want["values"]):
+            print(f"{where}: output {name} is {got.tolist()}, Polyfn gave {want}")
+            return False
+    return True
 
 
 def main(saved_dir, cases_file):
@@ -27,12 +49,18 @@ def main(saved_dir, cases_file):
         fn = model.signatures[case["signature"]]
         args = {k: tf.constant(np.array(v["values"], dtype=v["dtype"]).reshape(v["shape"]))
                 for k, v in case["inputs"].items()}
-        out = fn(**args)
-        for name, want in case["outputs"].items():
-            got = out[name].numpy()
-            if list(got.shape) != want["shape"] or not np.allclose(got.reshape(-1), want["values"]):
-                print(f"{case['signature']}: output {name} is {got.tolist()}, Polyfn gave {want}")
+        if not compare(case["signature"], fn(**args), case["outputs"]):
+            return 1
+        if "function" in spec and case["args"] is not None:
+            restored = getattr(model, spec["function"])
+            call = {k: structure(v) for k, v in case["args"].items()}
+            if not compare(f"{spec['function']}(**{sorted(call)})", restored(**call), case["outputs"]):
                 return 1
+    if "function" in spec:
+        n = len(getattr(model, spec["function"]).concrete_functions)
+        if n != len(spec["signatures"]):
+            print(f"{spec['function']} lists {n} concrete functions, expected {len(spec['signatures'])}")
+            return 1
     print(f"OK {len(spec['cases'])}")
     return 0
 

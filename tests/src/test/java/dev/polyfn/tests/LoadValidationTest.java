@@ -143,10 +143,10 @@ class LoadValidationTest {
       f.save(saved);
     }
     String json = Files.readString(metadata(saved));
-    Files.writeString(metadata(saved), json.replace("\"variables/0\"", "\"variableables/0\""));
+    Files.writeString(metadata(saved), json.replace("\"v0/.ATTRIBUTES/VARIABLE_VALUE\"", "\"w0/.ATTRIBUTES/VARIABLE_VALUE\""));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
-    assertEquals(metadata(saved) + ": variables[0].checkpoint_key: expected \"variables/0\", got \"variableables/0\"",
-        e.getMessage());
+    assertEquals(metadata(saved) + ": variables[0].checkpoint_key: expected \"v0/.ATTRIBUTES/VARIABLE_VALUE\", got"
+        + " \"w0/.ATTRIBUTES/VARIABLE_VALUE\"", e.getMessage());
   }
 
   @Test

@@ -421,6 +421,7 @@ public final class PythonSavedModel {
   }
 
   public static boolean isPythonSavedModel(MetaGraphDef meta) {
-    return meta.hasObjectGraphDef() && meta.getObjectGraphDef().getNodesCount() > 0;
+    return meta.hasObjectGraphDef() && meta.getObjectGraphDef().getNodesCount() > 0
+        && !PythonObjectGraph.POLYFN_MARK.equals(meta.getObjectGraphDef().getNodes(0).getUserObject().getMetadata());
   }
 }

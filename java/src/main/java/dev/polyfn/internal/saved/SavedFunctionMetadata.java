@@ -20,7 +20,7 @@ import org.tensorflow.types.family.TType;
  *  "parameters": [{"name": "x", "kind": "TENSOR", "tensor_type": "org.tensorflow.types.TFloat32",
  *                  "shape": [-1, 3], "optional": false,     // shape: null (undeclared), "unknown" or dims
  *                  "record_class": null}],  // kind TENSOR, LIST, MAP or NEST; a record: its class
- *  "variables": [{"checkpoint_key": "variables/0"}],         // the captured variables, in capture order
+ *  "variables": [{"checkpoint_key": "v0/.ATTRIBUTES/VARIABLE_VALUE"}], // captured variables, in capture order
  *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
  *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>}]}
  * }</pre>
@@ -35,6 +35,13 @@ public final class SavedFunctionMetadata {
 
   /** The checkpoint key of the {@code i}th captured variable. */
   public static String variableKey(int i) {
+    // Python's form ("<object path>/.ATTRIBUTES/VARIABLE_VALUE"): its checkpoint reader finds a
+    // variable's value by that suffix. Polyfn before 2026-11 wrote "variables/<i>", still read.
+    return "v" + i + "/.ATTRIBUTES/VARIABLE_VALUE";
+  }
+
+  /** The key Polyfn wrote for variable {@code i} before Python's form. */
+  static String legacyVariableKey(int i) {
     return "variables/" + i;
   }
 
@@ -146,7 +153,7 @@ public final class SavedFunctionMetadata {
     List<Object> vs = r.list("variables", doc.get("variables"));
     for (int i = 0; i < vs.size(); i++) {
       String key = r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key"));
-      if (!key.equals(variableKey(i))) {
+      if (!key.equals(variableKey(i)) && !key.equals(legacyVariableKey(i))) {
         // The writer keys variable i so, and the loader reads node variables/i with it.
         throw new IllegalArgumentException("variables[" + i + "].checkpoint_key: expected \"" + variableKey(i) + "\", got \""
             + key + "\"");

@@ -7,8 +7,8 @@ import dev.polyfn.Variable;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.FunctionCore;
-import dev.polyfn.internal.trace.Param;
 import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.trace.Param;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -34,8 +34,10 @@ import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.OpDef;
 import org.tensorflow.proto.SavedModel;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.proto.SignatureDef;
 import org.tensorflow.proto.TensorInfo;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 
 /**
@@ -175,6 +177,17 @@ public final class SavedModelWriter {
     if (!varNodes.isEmpty()) {
       meta.setSaverDef(g.saver(varNodes, keys, varTypes));
     }
+    // What Python's tf.saved_model.load calls: each concrete function's definition with its
+    // input shapes, and small wrappers for its signature (and for outputs Python wants reordered).
+    List<PythonObjectGraph.Concrete> python = new ArrayList<>();
+    Map<String, FunctionDef> pythonDefs = new LinkedHashMap<>();
+    for (Saved s : saved) {
+      PythonObjectGraph.Concrete c = PythonObjectGraph.concrete(s, captures.length);
+      python.add(c);
+      for (FunctionDef d : c.defs()) {
+        pythonDefs.put(d.getSignature().getName(), d);
+      }
+    }
     Set<String> library = new LinkedHashSet<>();
     for (Saved s : saved) {
       for (FunctionDef d : s.library()) {
@@ -182,20 +195,29 @@ public final class SavedModelWriter {
           g.graph().getLibraryBuilder().addFunction(d);
         }
       }
-      if (library.add(s.def().getSignature().getName())) {
-        g.graph().getLibraryBuilder().addFunction(s.def());
-      }
       meta.putSignatureDef(s.signature(), signature(g, s, varNodes, f.name()));
     }
+    for (FunctionDef d : pythonDefs.values()) {
+      if (library.add(d.getSignature().getName())) {
+        g.graph().getLibraryBuilder().addFunction(d);
+      }
+    }
+    List<TensorShapeProto> shapes = new ArrayList<>();
+    for (Capture c : captures) {
+      shapes.add(SavedGraph.shape(c.variable().dims()));
+    }
+    SavedObjectGraph objects = PythonObjectGraph.objectGraph(f.name(),
+        java.util.Arrays.stream(params).map(Param::name).toList(), varTypes, shapes, python,
+        saved.stream().map(Saved::signature).toList());
+    meta.setObjectGraphDef(objects);
     meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version());
     meta.setGraphDef(g.graph());
     SavedModel model = SavedModel.newBuilder().setSavedModelSchemaVersion(1).addMetaGraphs(meta).build();
 
     Files.createDirectories(target.resolve("variables"));
     Files.createDirectories(target.resolve("assets.extra"));
-    if (captures.length > 0) {
-      writeCheckpoint(target.resolve(CHECKPOINT), captures, keys);
-    }
+    // Always a checkpoint: Python's loader restores one, if only its object graph.
+    writeCheckpoint(target.resolve(CHECKPOINT), captures, keys, PythonObjectGraph.trackableGraph(objects, keys));
     Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, captures, saved),
         StandardCharsets.UTF_8);
     // Last: a directory with saved_model.pb is complete.
@@ -245,19 +267,30 @@ public final class SavedModelWriter {
     return def.build();
   }
 
-  /** Writes the variables' current values as a V2 checkpoint, with an eager SaveV2. */
-  private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys) {
+  /**
+   * Writes the variables' current values as a V2 checkpoint, with an eager SaveV2, and Python's
+   * object graph ({@code objectGraph}, if not null) under its key.
+   */
+  private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys, byte[] objectGraph) {
     Ops tf = Ops.create(EagerSession.getDefault());
     List<Operand<?>> values = new ArrayList<>();
     for (Capture c : captures) {
       values.add(c.variable().read(tf));
     }
-    String[] names = keys.toArray(new String[0]);
+    List<String> allKeys = new ArrayList<>(keys);
+    if (objectGraph != null) {
+      allKeys.add(PythonObjectGraph.CHECKPOINT_KEY);
+    }
+    String[] names = allKeys.toArray(new String[0]);
     String[] slices = new String[names.length];
     java.util.Arrays.fill(slices, "");
     // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
     try (TString path = TString.scalarOf(prefix.toString()); TString keyNames = TString.vectorOf(names);
-         TString noSlices = TString.vectorOf(slices)) {
+         TString noSlices = TString.vectorOf(slices);
+         TString graph = objectGraph == null ? null : TString.tensorOfBytes(NdArrays.scalarOfObject(objectGraph))) {
+      if (graph != null) {
+        values.add(TensorFlowInternals.eagerInput(graph));
+      }
       tf.train.save(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keyNames),
           TensorFlowInternals.eagerInput(noSlices), values);
     }

@@ -43,7 +43,7 @@ public final class SavedSignatures {
   private static void flatten(String key, Map<String, Object> type, List<Input> out) {
     String kind = type == null ? "none" : (String) type.get("kind");
     switch (kind) {
-      case "tensor_spec" -> out.add(new Input(key, dtype(type.get("dtype")), dims(type.get("shape"))));
+      case "tensor_spec" -> out.add(tensorInput(key, type));
       case "list" -> {
         List<Object> elements = (List<Object>) type.get("elements");
         for (int i = 0; i < elements.size(); i++) {
@@ -69,6 +69,11 @@ public final class SavedSignatures {
       default -> throw new IllegalStateException("input '" + key + "' has a " + kind
           + " type, which a SavedModel signature cannot take (only tensors, and lists, maps and records of them)");
     }
+  }
+
+  /** The input of a {@code tensor_spec} type at signature key {@code key}. */
+  static Input tensorInput(String key, Map<String, Object> type) {
+    return new Input(key, dtype(type.get("dtype")), dims(type.get("shape")));
   }
 
   private static DataType dtype(Object name) {
