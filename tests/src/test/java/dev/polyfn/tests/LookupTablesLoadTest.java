@@ -23,7 +23,7 @@ import org.tensorflow.Result;
 import org.tensorflow.SavedModelBundle;
 import org.tensorflow.SessionFunction;
 import org.tensorflow.Tensor;
-import org.tensorflow.ndarray.NdArrays;
+import org.tensorflow.proto.SavedModel;
 import org.tensorflow.types.TInt64;
 import org.tensorflow.types.TString;
 
@@ -136,6 +136,30 @@ class LookupTablesLoadTest {
       }
       assertArrayEquals(expected.get("static"), call(f, "static"), "still usable");
     }
+  }
+
+  /**
+   * A resource Polyfn cannot make (here: its _create_resource function taken out of the object
+   * graph) is refused at load, naming the file, the resource and the reason.
+   */
+  @Test
+  void aResourceThatCannotBeRestoredIsRefusedAtLoadSayingWhy() throws IOException {
+    Path broken = dir.resolve("broken").resolve("static");
+    copy(dir.resolve("static"), broken);
+    SavedModel model = SavedModel.parseFrom(Files.readAllBytes(broken.resolve("saved_model.pb")));
+    SavedModel.Builder b = model.toBuilder();
+    var graph = b.getMetaGraphsBuilder(0).getObjectGraphDefBuilder();
+    for (var node : graph.getNodesBuilderList()) {
+      if (node.hasResource()) {
+        var kept = node.getChildrenList().stream().filter(c -> !c.getLocalName().equals("_create_resource")).toList();
+        node.clearChildren().addAllChildren(kept);
+      }
+    }
+    Files.write(broken.resolve("saved_model.pb"), b.build().toByteArray());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(broken, "lookup"));
+    assertTrue(e.getMessage().contains(broken.resolve("saved_model.pb").toString())
+        && e.getMessage().contains("the resource 'table'") && e.getMessage().contains("has no _create_resource function"),
+        e.getMessage());
   }
 
   private static void copy(Path from, Path to) throws IOException {
