@@ -89,7 +89,10 @@ class LookupTablesLoadTest {
     try (MapFunction f = Function.load(saved, "lookup")) {
       long[] first = call(f, model);
       assertArrayEquals(expected.get(model), first, model + " against Python");
-      assertArrayEquals(first, call(f, model), model + ": the table is kept from call to call");
+      for (int i = 0; i < 4; i++) {
+        // Past the calls after which a function without resource inputs would move to the session path.
+        assertArrayEquals(first, call(f, model), model + ": the table is kept from call to call");
+      }
       assertEquals(1, f.traceCount(), "restored, not traced");
     }
     assertArrayEquals(expected.get(model), bundled(saved, model), model + ": SavedModelBundle against Python");

@@ -102,10 +102,11 @@ final class PythonObjects {
     o.getChildrenList().forEach(c -> children.put(c.getLocalName(), c.getNodeId()));
     String create = concrete(children.get("_create_resource"), what + " has no _create_resource function");
     try {
-      List<Operand<?>> handle = run(create, List.of(), true);
-      if (handle.size() != 1 || library.get(create).getSignature().getOutputArg(0).getType() != DataType.DT_RESOURCE) {
+      var returns = library.get(create).getSignature().getOutputArgList();
+      if (returns.size() != 1 || returns.get(0).getType() != DataType.DT_RESOURCE) {
         throw new IllegalArgumentException("its _create_resource function returns no resource handle");
       }
+      List<Operand<?>> handle = run(create, List.of(), true);
       r = new EagerResource("'" + path(id) + "'", handle.get(0));
       made.put(id, r);
       owner.accept(r);

@@ -38,7 +38,9 @@ import org.tensorflow.types.family.TType;
  * Imports a {@code tf.function} from a SavedModel written by Python's {@code tf.saved_model.save}:
  * its concrete functions, with the dispatch rebuilt from their input signatures in the saved
  * object graph, and the variables they capture, read from the checkpoint (keys from its object
- * graph). Representable: positional parameters that are tensors, lists or tuples of tensors,
+ * graph), and the lookup tables they capture, made and filled by their saved functions ({@link
+ * PythonObjects}); captured constants and asset paths become constants of the functions ({@link
+ * PythonCaptures}). Representable: positional parameters that are tensors, lists or tuples of tensors,
  * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
  * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}). A
