@@ -126,6 +126,25 @@ class LookupTablesLoadTest {
     }
   }
 
+  /** Calls from several threads read the one table, each fed its handle. */
+  @Test
+  void threadsCallOneTable() throws Exception {
+    try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+      try {
+        java.util.List<java.util.concurrent.Future<long[]>> results = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+          results.add(pool.submit(() -> call(f, "vocab")));
+        }
+        for (var r : results) {
+          assertArrayEquals(expected.get("vocab"), r.get());
+        }
+      } finally {
+        pool.shutdown();
+      }
+    }
+  }
+
   /** A function that captures a table can be called, not saved again nor called inside another body. */
   @Test
   void aFunctionWithATableIsRefusedWhereItCannotGo() {
