@@ -2,14 +2,11 @@ package dev.polyfn.internal.saved;
 
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
-import dev.polyfn.Variable;
-import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Param;
-import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,11 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.tensorflow.EagerSession;
-import org.tensorflow.Operand;
-import org.tensorflow.exceptions.TensorFlowException;
-import org.tensorflow.ndarray.NdArrays;
-import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
@@ -30,8 +22,6 @@ import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.proto.Struct.StructuredValue;
 import org.tensorflow.proto.TensorShapeProto;
-import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
-import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
 /**
