@@ -52,17 +52,27 @@ def models():
     text.adapt(["the cat sat", "the dog ran far", "a cat ran"])
     yield "text", keras.Sequential([keras.Input((), dtype="string"), text, keras.layers.Embedding(20, 3),
                                     keras.layers.GlobalAveragePooling1D()]), np.array(["the cat ran", "a dog"])
+    yield "string_lookup", keras.Sequential([keras.Input((2,), dtype="string"),
+                                             keras.layers.StringLookup(vocabulary=["cat", "dog", "bird"]),
+                                             keras.layers.Embedding(5, 3), keras.layers.Flatten()]), \
+        np.array([["dog", "fish"], ["bird", "cat"]])
+    yield "integer_lookup", keras.Sequential([keras.Input((2,), dtype="int64"),
+                                              keras.layers.IntegerLookup(vocabulary=[12, 36, 7]),
+                                              keras.layers.Embedding(5, 3), keras.layers.Flatten()]), \
+        np.array([[36, 5], [7, 12]], dtype=np.int64)
 
 
 def main(out):
     keras.utils.set_random_seed(7)
     for name, model, x in models():
-        x = x if x.dtype.kind == "U" else x.astype(np.float32)
+        x = x if x.dtype.kind in "Ui" else x.astype(np.float32)
         model.export(out + "/" + name, format="tf_saved_model", verbose=False)
         restored = tf.saved_model.load(out + "/" + name)  # held: its variables live as long as it
         y = np.asarray(restored.serve(tf.constant(x)))
-        values = "|".join(x.reshape(-1)) if x.dtype.kind == "U" else " ".join(repr(float(v)) for v in x.reshape(-1))
-        print("input", name, "string" if x.dtype.kind == "U" else "float32", ",".join(map(str, x.shape)), values)
+        values = "|".join(x.reshape(-1)) if x.dtype.kind == "U" else " ".join(
+            str(int(v)) if x.dtype.kind == "i" else repr(float(v)) for v in x.reshape(-1))
+        dtype = {"U": "string", "i": "int64"}.get(x.dtype.kind, "float32")
+        print("input", name, dtype, ",".join(map(str, x.shape)), values)
         print("output", name, " ".join(repr(float(v)) for v in y.reshape(-1)))
 
 

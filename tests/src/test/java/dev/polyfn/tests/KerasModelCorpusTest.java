@@ -1,8 +1,6 @@
 package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
@@ -22,12 +20,14 @@ import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.ndarray.buffer.DataBuffers;
 import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TInt64;
 import org.tensorflow.types.TString;
 
 /**
  * Real Keras 3 models, built and exported by Python during the test ({@code
  * tests/python/make_keras_models.py}): an MLP, a CNN with BatchNorm and Dropout, MobileNetV2, LSTM,
- * GRU, a Bidirectional LSTM and a Transformer encoder block. {@code Function.load} runs each and
+ * GRU, a Bidirectional LSTM, a Transformer encoder block, and TextVectorization, StringLookup and
+ * IntegerLookup (lookup tables) before an Embedding. {@code Function.load} runs each and
  * returns what Python's restored model returned for the same input, and what TensorFlow Java's
  * {@code SavedModelBundle} returns in this JVM (max difference 1e-5, relative for large values:
  * Python's TensorFlow is 2.21, TensorFlow Java's 2.18).
@@ -65,6 +65,10 @@ class KerasModelCorpusTest {
     if (in[0].equals("string")) {
       return TString.tensorOf(shape, DataBuffers.ofObjects(in[2].split("\\|")));
     }
+    if (in[0].equals("int64")) {
+      return TInt64.tensorOf(shape, DataBuffers.of(Arrays.stream(in[2].split(" ")).mapToLong(Long::parseLong).toArray(),
+          true, false));
+    }
     return TFloat32.tensorOf(shape, DataBuffers.of(floats(in[2].split(" ")), true, false));
   }
 
@@ -76,7 +80,8 @@ class KerasModelCorpusTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"mlp", "cnn", "mobilenet_v2", "lstm", "gru", "bilstm", "transformer"})
+  @ValueSource(strings = {"mlp", "cnn", "mobilenet_v2", "lstm", "gru", "bilstm", "transformer", "text", "string_lookup",
+      "integer_lookup"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     Path saved = dir.resolve(model);
     float[] polyfn;
@@ -100,25 +105,5 @@ class KerasModelCorpusTest {
         + ", Polyfn " + Arrays.toString(polyfn) + ")";
     assertClose(model + " against Python" + all, outputs.get(model), polyfn);
     assertClose(model + " against SavedModelBundle" + all, bundled, polyfn);
-  }
-
-  /**
-   * A TextVectorization layer holds a lookup table, a resource other than a variable, which
-   * Function.load does not restore yet: refused at load, naming the file and the reason (never
-   * loaded to fail every call). SavedModelBundle runs it.
-   */
-  @ParameterizedTest
-  @ValueSource(strings = {"text"})
-  void aLookupTableIsRefusedAtLoadSayingWhy(String model) {
-    Path saved = dir.resolve(model);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved, "serve"));
-    assertTrue(e.getMessage().contains(saved.resolve("saved_model.pb").toString())
-        && e.getMessage().contains("captures a RESOURCE, not a variable"), e.getMessage());
-    try (SavedModelBundle bundle = SavedModelBundle.load(saved.toString(), "serve"); Tensor x = input(model)) {
-      SessionFunction serving = bundle.function("serving_default");
-      try (Result r = serving.call(Map.of(serving.signature().inputNames().iterator().next(), x))) {
-        assertClose(model + " SavedModelBundle against Python", outputs.get(model), SavedModelTest.floats(r.get(0)));
-      }
-    }
   }
 }

@@ -2,14 +2,11 @@ package dev.polyfn.internal.saved;
 
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
-import dev.polyfn.Variable;
-import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Param;
-import dev.polyfn.internal.TensorFlowInternals;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,11 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.tensorflow.EagerSession;
-import org.tensorflow.Operand;
-import org.tensorflow.exceptions.TensorFlowException;
-import org.tensorflow.ndarray.NdArrays;
-import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
@@ -30,15 +22,15 @@ import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.proto.Struct.StructuredValue;
 import org.tensorflow.proto.TensorShapeProto;
-import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
-import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
 /**
  * Imports a {@code tf.function} from a SavedModel written by Python's {@code tf.saved_model.save}:
  * its concrete functions, with the dispatch rebuilt from their input signatures in the saved
  * object graph, and the variables they capture, read from the checkpoint (keys from its object
- * graph). Representable: positional parameters that are tensors, lists or tuples of tensors,
+ * graph), and the lookup tables they capture, made and filled by their saved functions ({@link
+ * PythonObjects}); captured constants and asset paths become constants of the functions ({@link
+ * PythonCaptures}). Representable: positional parameters that are tensors, lists or tuples of tensors,
  * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
  * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}). A
@@ -92,12 +84,13 @@ public final class PythonSavedModel {
     }, null, FunctionOptions.defaults().withName(fname));
     FunctionCore f = facades.core(made);
     try {
+      PythonCaptures inliner = new PythonCaptures(root, meta);
       List<Converted> converted = new ArrayList<>();
       List<String> reasons = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
         try {
-          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, f.interner());
+          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, f.interner(), inliner);
           Converted first = converted.isEmpty() ? null : converted.get(0);
           if (first != null && !first.params().equals(c.params())) {
             throw new IllegalArgumentException("its parameters " + c.params() + " differ from the first's");
@@ -115,7 +108,7 @@ public final class PythonSavedModel {
         throw new IllegalArgumentException(pb + ": no concrete function of '" + fname + "' can be represented: "
             + String.join("; ", reasons));
       }
-      restore(f, root, graph, converted);
+      restore(f, root, converted, new PythonObjects(root, meta, library, inliner, f::adopt));
       return made;
     } catch (RuntimeException e) {
       f.close();
@@ -123,12 +116,10 @@ public final class PythonSavedModel {
     }
   }
 
-  /** Registers the converted concrete functions and the variables they capture with {@code f}. */
-  private static void restore(FunctionCore f, Path root, SavedObjectGraph graph, List<Converted> converted) {
-    List<Variable<?>> variables = variables(root, graph, converted.get(0).bound());
+  /** Registers the converted concrete functions and the variables and resources they capture with {@code f}. */
+  private static void restore(FunctionCore f, Path root, List<Converted> converted, PythonObjects objects) {
     try {
-      variables.forEach(f::adopt);
-      Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
+      Capture[] captures = objects.captures(converted.get(0).bound(), f::adopt);
       Param[] params = converted.get(0).params().toArray(new Param[0]);
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
@@ -158,11 +149,14 @@ public final class PythonSavedModel {
   }
 
   private static Converted convert(String name, SavedConcreteFunction c, Map<String, FunctionDef> library,
-      List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Interner interner) {
-    FunctionDef def = library.get(name);
-    if (def == null) {
+      List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Interner interner, PythonCaptures inliner) {
+    FunctionDef saved = library.get(name);
+    if (saved == null) {
       throw new IllegalArgumentException("it is not in the graph's library");
     }
+    // Constants and asset paths become the function's own Const nodes; variables and resources stay inputs.
+    PythonCaptures.Inlined inlined = inliner.inline(saved, c.getBoundInputsList());
+    FunctionDef def = inlined.def();
     // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
     // the library functions it reaches travel with it (renamed on restore, cycles refused).
     List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
@@ -200,17 +194,18 @@ public final class PythonSavedModel {
     }
     List<Object> declaredCaptures = new ArrayList<>();
     List<Object> tracedCaptures = new ArrayList<>();
-    List<Integer> bound = new ArrayList<>(c.getBoundInputsList());
+    List<Integer> bound = inlined.bound();
     for (int i = 0; i < bound.size(); i++) {
       SavedObject o = graph.getNodes(bound.get(i));
-      if (!o.hasVariable()) {
-        throw new IllegalArgumentException("it captures a " + o.getKindCase() + ", not a variable");
+      if (!o.hasVariable() && !o.hasResource()) {
+        throw new IllegalArgumentException("it captures a " + o.getKindCase() + ", which Polyfn cannot restore");
       }
       declaredCaptures.add(capture(i, Map.of("kind", "variable_constraint", "dtypes", "any")));
+      // A resource (a lookup table) is typed as a variable of resources: a scalar handle input.
       Map<String, Object> spec = new LinkedHashMap<>();
       spec.put("kind", "variable_spec");
-      spec.put("dtype", o.getVariable().getDtype().name().substring(3));
-      spec.put("shape", shape(o.getVariable().getShape()));
+      spec.put("dtype", o.hasVariable() ? o.getVariable().getDtype().name().substring(3) : "RESOURCE");
+      spec.put("shape", o.hasVariable() ? shape(o.getVariable().getShape()) : List.of());
       spec.put("alias", (long) i);
       tracedCaptures.add(capture(i, spec));
     }
@@ -378,46 +373,6 @@ public final class PythonSavedModel {
       names[i] = "output_" + i;
     }
     return names;
-  }
-
-  /** New variables with the checkpoint's values of the variable nodes {@code bound}, in order. */
-  private static List<Variable<?>> variables(Path root, SavedObjectGraph graph, List<Integer> bound) {
-    List<Variable<?>> out = new ArrayList<>();
-    if (bound.isEmpty()) {
-      return out;
-    }
-    Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
-    Ops tf = Ops.create(EagerSession.getDefault());
-    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
-    try (TString path = TString.scalarOf(prefix.toString()); TString graphKey = TString.vectorOf("_CHECKPOINTABLE_OBJECT_GRAPH");
-         TString noSlice = TString.vectorOf("")) {
-      var objects = tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(graphKey),
-          TensorFlowInternals.eagerInput(noSlice), List.of(TString.class));
-      TString t = (TString) objects.tensors().get(0).asTensor();
-      TrackableObjectGraph trackables = TrackableObjectGraph.parseFrom(t.asBytes().getObject());
-      String[] keys = new String[bound.size()];
-      List<Class<? extends TType>> types = new ArrayList<>();
-      for (int i = 0; i < keys.length; i++) {
-        var node = trackables.getNodes(bound.get(i));
-        keys[i] = node.getAttributesList().stream().filter(a -> a.getName().equals("VARIABLE_VALUE")).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("the checkpoint has no value for a captured variable")).getCheckpointKey();
-        types.add(DataTypes.tensorClass(graph.getNodes(bound.get(i)).getVariable().getDtype()));
-      }
-      String[] slices = new String[keys.length];
-      java.util.Arrays.fill(slices, "");
-      List<Operand<?>> values = new ArrayList<>();
-      try (TString keyNames = TString.vectorOf(keys); TString noSlices = TString.vectorOf(slices)) {
-        tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keyNames),
-            TensorFlowInternals.eagerInput(noSlices), types).forEach(values::add);
-      }
-      for (Operand<?> value : values) {
-        out.add(Variable.create(value.asTensor()));
-      }
-      return out;
-    } catch (TensorFlowException | com.google.protobuf.InvalidProtocolBufferException | IllegalArgumentException e) {
-      out.forEach(Variable::close);
-      throw new IllegalArgumentException(prefix + ".index: the variables cannot be read: " + e.getMessage(), e);
-    }
   }
 
   public static boolean isPythonSavedModel(MetaGraphDef meta) {

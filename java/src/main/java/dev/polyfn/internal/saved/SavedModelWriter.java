@@ -104,6 +104,10 @@ public final class SavedModelWriter {
       }
     }
     for (Capture c : captures) {
+      if (c.resource() != null) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': it captures " + c.resource().name()
+            + ", a resource restored from a SavedModel (a lookup table), which save cannot write");
+      }
       if (c.variable() == null) {
         throw new IllegalStateException("cannot save '" + f.name() + "': it captures '" + c.name()
             + "' by reference (in.capture), a Java supplier a SavedModel cannot hold; capture a Variable"

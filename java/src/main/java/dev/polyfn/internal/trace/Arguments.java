@@ -5,7 +5,9 @@ import dev.polyfn.Variable;
 import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Conversions;
+import dev.polyfn.internal.EagerResource;
 import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.structure.Nests;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,10 +65,15 @@ public final class Arguments {
     return true;
   }
 
-  /** Writes a capture's current value: a tensor, or a variable by handle. */
+  /** Writes a capture's current value: a tensor, or a variable or other resource by handle. */
   public static void writeCapture(Capture c, Object value, CallBuffer buf) {
     if (value instanceof Variable) {
       variable((Variable<?>) value, buf);
+    } else if (value instanceof EagerResource r) {
+      // Typed as a variable whose values are resources (no variable has that dtype): a scalar
+      // DT_RESOURCE input, fed by handle, held by the call until it returns.
+      int a = buf.aliases().aliasOf(r);
+      buf.variable(Wire.DT_RESOURCE, NO_DIMS, Aliases.index(a), a < 0 ? r.retain() : 0, a < 0 ? r.releaser() : null);
     } else {
       try {
         buf.tensor((Tensor) value);
@@ -75,6 +82,8 @@ public final class Arguments {
       }
     }
   }
+
+  private static final long[] NO_DIMS = new long[0];
 
   /** Writes a variable: its type and alias index; its handle only at its first occurrence. */
   public static void variable(Variable<?> v, CallBuffer buf) {

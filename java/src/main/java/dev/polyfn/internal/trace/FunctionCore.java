@@ -5,6 +5,7 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.CallPaths;
+import dev.polyfn.internal.EagerResource;
 import dev.polyfn.internal.FunctionHandle;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
@@ -48,6 +49,8 @@ public final class FunctionCore {
   private volatile Capture[] captures = new Capture[0];
   /** Variables created by the first trace: the function's, closed with it. */
   private final List<Variable<?>> ownedVariables = new CopyOnWriteArrayList<>();
+  /** Resources restored with a loaded function (lookup tables): closed with it. */
+  private final List<EagerResource> ownedResources = new CopyOnWriteArrayList<>();
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
   /** The warm-start cache, null without one; set at definition, before the function is published. */
   private volatile TraceCache cache;
@@ -295,6 +298,11 @@ public final class FunctionCore {
     ownedVariables.add(v);
   }
 
+  /** Makes {@code r} the function's (a resource restored with it): closed with it. */
+  public void adopt(EagerResource r) {
+    ownedResources.add(r);
+  }
+
   /** Whether the function's first trace created variables. */
   public boolean ownsVariables() {
     return !ownedVariables.isEmpty();
@@ -398,5 +406,6 @@ public final class FunctionCore {
     for (Variable<?> v : ownedVariables) {
       v.close();
     }
+    ownedResources.forEach(EagerResource::close);
   }
 }

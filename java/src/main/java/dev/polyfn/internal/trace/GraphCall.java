@@ -99,6 +99,9 @@ public final class GraphCall {
         if (seen.aliasOf(c.variable()) < 0) {
           flat.add(Tracing.captureVariable(tf, c.variable()));
         }
+      } else if (c.resource() != null) {
+        throw new IllegalStateException("function '" + f.name() + "' captures " + c.resource().name() + ", a resource"
+            + " restored from a SavedModel (a lookup table); it can be called, but not inside another function's body");
       } else if (outer == null) {
         throw new IllegalStateException("function '" + f.name() + "' captures values by reference; it can be called "
             + "inside another Polyfn function's body, but not from your own Graph");

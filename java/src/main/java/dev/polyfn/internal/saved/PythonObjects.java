@@ -1,0 +1,316 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.Variable;
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.EagerResource;
+import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.trace.Capture;
+import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.trace.Param;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Operand;
+import org.tensorflow.Operation;
+import org.tensorflow.exceptions.TensorFlowException;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.AttrValue;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.MetaGraphDef;
+import org.tensorflow.proto.NodeDef;
+import org.tensorflow.proto.OpDef.ArgDef;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
+import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
+import org.tensorflow.types.TString;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The objects of Python's object graph that restored functions capture: variables, read from the
+ * checkpoint, and other resources (lookup tables), restored as Python's loader restores them: its
+ * saved {@code _create_resource} function run once (under a shared name of this load's own, so two
+ * loads never share a table), then {@code _initialize} (a table's keys and values, or its
+ * vocabulary file), then, for a table whose contents are in the checkpoint (MutableHashTable,
+ * DenseHashTable), its saved restore function with the checkpoint's tensors. Each saved function
+ * runs eagerly once, registered like any restored function (checked first), and is removed after.
+ */
+final class PythonObjects {
+  private static final AtomicLong LOADS = new AtomicLong();
+
+  private final Path root;
+  private final SavedObjectGraph graph;
+  private final Map<String, FunctionDef> library;
+  private final PythonCaptures captures;
+  private final Consumer<EagerResource> owner;
+  private final Map<Integer, EagerResource> made = new HashMap<>();
+  private final Set<Integer> making = new HashSet<>();
+  private final String load = "polyfn_" + LOADS.incrementAndGet() + "_";
+  private Map<Integer, String> paths;
+  private TrackableObjectGraph trackables;
+
+  /** {@code owner} takes each resource as soon as it exists (it closes them). */
+  PythonObjects(Path root, MetaGraphDef meta, Map<String, FunctionDef> library, PythonCaptures captures,
+      Consumer<EagerResource> owner) {
+    this.root = root;
+    this.graph = meta.getObjectGraphDef();
+    this.library = library;
+    this.captures = captures;
+    this.owner = owner;
+  }
+
+  /** The captures of a restored function, for the objects {@code bound} (variables and resources). */
+  Capture[] captures(List<Integer> bound, Consumer<Variable<?>> adopt) {
+    List<Integer> varNodes = bound.stream().filter(b -> graph.getNodes(b).hasVariable()).toList();
+    List<Variable<?>> variables = variables(varNodes);
+    variables.forEach(adopt);
+    Capture[] out = new Capture[bound.size()];
+    int v = 0;
+    for (int i = 0; i < out.length; i++) {
+      int b = bound.get(i);
+      out[i] = graph.getNodes(b).hasVariable() ? Capture.of(variables.get(v++)) : Capture.of("resource_" + i, resource(b));
+    }
+    return out;
+  }
+
+  /** The resource of object {@code id}, created, initialized and restored at its first use. */
+  EagerResource resource(int id) {
+    EagerResource r = made.get(id);
+    if (r != null) {
+      return r;
+    }
+    SavedObject o = graph.getNodes(id);
+    String what = "the resource '" + path(id) + "' (object " + id + ")";
+    if (!o.hasResource()) {
+      throw new IllegalArgumentException(what + " is a " + o.getKindCase() + ", not a resource");
+    }
+    if (!making.add(id)) {
+      throw new IllegalArgumentException(what + " is needed to make itself");
+    }
+    Map<String, Integer> children = new HashMap<>();
+    o.getChildrenList().forEach(c -> children.put(c.getLocalName(), c.getNodeId()));
+    String create = concrete(children.get("_create_resource"), what + " has no _create_resource function");
+    try {
+      var returns = library.get(create).getSignature().getOutputArgList();
+      if (returns.size() != 1 || returns.get(0).getType() != DataType.DT_RESOURCE) {
+        throw new IllegalArgumentException("its _create_resource function returns no resource handle");
+      }
+      List<Operand<?>> handle = run(create, List.of(), true);
+      r = new EagerResource("'" + path(id) + "'", handle.get(0));
+      made.put(id, r);
+      owner.accept(r);
+      if (children.containsKey("_initialize")) {
+        run(concrete(children.get("_initialize"), "_initialize is no function"), List.of(), false);
+      }
+      for (var saveable : o.getSaveableObjectsMap().entrySet()) {
+        restoreSaved(id, saveable.getKey(), saveable.getValue().getRestoreFunction());
+      }
+      return r;
+    } catch (TensorFlowException e) {
+      throw new IllegalArgumentException(what + " cannot be restored: " + e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(what + " cannot be restored: " + e.getMessage(), e);
+    } finally {
+      making.remove(id);
+    }
+  }
+
+  /**
+   * Restores the checkpoint's contents of a table ({@code MutableHashTable}, {@code
+   * DenseHashTable}): its keys and values, saved as {@code <key>-keys} and {@code <key>-values},
+   * fed to its saved restore function. Another saved state is refused, saying so.
+   */
+  private void restoreSaved(int id, String name, int restoreNode) {
+    String fn = concrete(restoreNode, "its saved state '" + name + "' has no restore function");
+    FunctionDef def = library.get(fn);
+    int explicit = def == null ? -1
+        : def.getSignature().getInputArgCount() - graph.getConcreteFunctionsOrThrow(fn).getBoundInputsCount();
+    String base = trackables().getNodes(id).getAttributesList().stream().filter(a -> a.getName().equals(name))
+        .findFirst().map(a -> a.getCheckpointKey()).orElse(null);
+    if (explicit != 2 || base == null) {
+      throw new IllegalArgumentException("its saved state '" + name + "' is not a table's keys and values in the"
+          + " checkpoint, which Polyfn cannot restore");
+    }
+    List<Class<? extends TType>> types = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      types.add(DataTypes.tensorClass(def.getSignature().getInputArg(i).getType()));
+    }
+    List<TType> values = read(new String[] {base + "-keys", base + "-values"}, types);
+    List<Operand<?>> inputs = new ArrayList<>();
+    values.forEach(t -> inputs.add(TensorFlowInternals.eagerInput(t)));
+    run(fn, inputs, false);
+  }
+
+  /** The concrete function of function object {@code node}. */
+  private String concrete(Integer node, String missing) {
+    SavedObject o = node == null ? null : graph.getNodes(node);
+    String name = o == null ? null : o.hasBareConcreteFunction() ? o.getBareConcreteFunction().getConcreteFunctionName()
+        : o.hasFunction() && o.getFunction().getConcreteFunctionsCount() == 1 ? o.getFunction().getConcreteFunctions(0) : null;
+    if (name == null || !library.containsKey(name) || !graph.containsConcreteFunctions(name)) {
+      throw new IllegalArgumentException(missing);
+    }
+    return name;
+  }
+
+  /**
+   * Runs saved concrete function {@code name} once, eagerly, on {@code explicit} inputs and the
+   * objects bound to it; its outputs. {@code unshared}: resources it creates get a shared name of
+   * this load's own.
+   */
+  private List<Operand<?>> run(String name, List<Operand<?>> explicit, boolean unshared) {
+    PythonCaptures.Inlined in = captures.inline(library.get(name), graph.getConcreteFunctionsOrThrow(name).getBoundInputsList());
+    FunctionDef def = unshared ? ownSharedNames(in.def()) : in.def();
+    List<Operand<?>> inputs = new ArrayList<>(explicit);
+    for (int b : in.bound()) {
+      if (!graph.getNodes(b).hasResource()) {
+        throw new IllegalArgumentException("function " + name + " captures a " + graph.getNodes(b).getKindCase()
+            + ", which Polyfn cannot feed to a resource's functions");
+      }
+      inputs.add(resource(b).handle());
+    }
+    List<ArgDef> args = def.getSignature().getInputArgList();
+    if (args.size() != inputs.size()) {
+      throw new IllegalArgumentException("function " + name + " takes " + args.size() + " inputs, not " + inputs.size());
+    }
+    List<Object> docCaptures = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      DataType t = args.get(i).getType();
+      Map<String, Object> type = new LinkedHashMap<>();
+      type.put("kind", t == DataType.DT_RESOURCE ? "variable_spec" : "tensor_spec");
+      type.put("dtype", t == DataType.DT_RESOURCE ? "RESOURCE" : t.name().substring(3));
+      type.put("shape", t == DataType.DT_RESOURCE ? List.of() : "unknown");
+      if (t == DataType.DT_RESOURCE) {
+        type.put("alias", (long) i);
+      }
+      docCaptures.add(Map.of("name", "input_" + i, "type", type));
+    }
+    String doc = Json.write(Map.of("format", "polyfn.function_type", "version", 1L,
+        "function_type", Map.of("parameters", List.of(), "captures", docCaptures)));
+    String[] outputs = new String[def.getSignature().getOutputArgCount()];
+    Arrays.setAll(outputs, i -> "output_" + i);
+    FunctionCore once = new FunctionCore(FunctionOptions.defaults().withName("restore_" + name), "map", null, (tf, x) -> {
+      throw new IllegalStateException("a restored function has no body");
+    });
+    try {
+      once.restoreConcrete(new Param[0], new Capture[0], doc, doc,
+          FunctionLibrary.forRestore(def, FunctionLibrary.reachable(def, library, "the SavedModel's function library")),
+          outputs);
+      var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");
+      inputs.forEach(o -> op.addInput(o.asOutput()));
+      Operation done = op.build();
+      List<Operand<?>> out = new ArrayList<>();
+      for (int i = 0; i < outputs.length; i++) {
+        out.add(done.output(i));
+      }
+      return out;
+    } finally {
+      once.close();
+    }
+  }
+
+  /** {@code def} whose resource-creating nodes use shared names of this load's own. */
+  private FunctionDef ownSharedNames(FunctionDef def) {
+    FunctionDef.Builder b = def.toBuilder();
+    for (NodeDef.Builder n : b.getNodeDefBuilderList()) {
+      if (n.containsAttr("shared_name")) {
+        String shared = n.getAttrOrThrow("shared_name").getS().toStringUtf8();
+        n.putAttr("shared_name", AttrValue.newBuilder().setS(com.google.protobuf.ByteString.copyFromUtf8(
+            load + (shared.isEmpty() ? n.getName() : shared))).build());
+        if (n.containsAttr("use_node_name_sharing")) {
+          n.putAttr("use_node_name_sharing", AttrValue.newBuilder().setB(false).build());
+        }
+      }
+    }
+    return b.build();
+  }
+
+  /** The object's path from the root (local names joined by '.'), for messages. */
+  private String path(int id) {
+    if (paths == null) {
+      paths = new HashMap<>();
+      paths.put(0, "");
+      ArrayDeque<Integer> todo = new ArrayDeque<>(List.of(0));
+      while (!todo.isEmpty()) {
+        int n = todo.poll();
+        for (var c : graph.getNodes(n).getChildrenList()) {
+          if (c.getNodeId() >= 0 && c.getNodeId() < graph.getNodesCount() && !paths.containsKey(c.getNodeId())) {
+            String p = paths.get(n);
+            paths.put(c.getNodeId(), p.isEmpty() ? c.getLocalName() : p + "." + c.getLocalName());
+            todo.add(c.getNodeId());
+          }
+        }
+      }
+    }
+    return paths.getOrDefault(id, "object " + id);
+  }
+
+  /** The checkpoint's object graph (its nodes are the object graph's, by number). */
+  private TrackableObjectGraph trackables() {
+    if (trackables == null) {
+      TString t = (TString) read(new String[] {"_CHECKPOINTABLE_OBJECT_GRAPH"}, List.of(TString.class)).get(0);
+      try {
+        trackables = TrackableObjectGraph.parseFrom(t.asBytes().getObject());
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        throw new IllegalArgumentException(root.resolve(SavedModelWriter.CHECKPOINT) + ".index: the object graph"
+            + " cannot be read: " + e.getMessage(), e);
+      }
+    }
+    return trackables;
+  }
+
+  /** New variables with the checkpoint's values of the variable nodes {@code bound}, in order. */
+  List<Variable<?>> variables(List<Integer> bound) {
+    List<Variable<?>> out = new ArrayList<>();
+    if (bound.isEmpty()) {
+      return out;
+    }
+    try {
+      String[] keys = new String[bound.size()];
+      List<Class<? extends TType>> types = new ArrayList<>();
+      for (int i = 0; i < keys.length; i++) {
+        var node = trackables().getNodes(bound.get(i));
+        keys[i] = node.getAttributesList().stream().filter(a -> a.getName().equals("VARIABLE_VALUE")).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("the checkpoint has no value for a captured variable")).getCheckpointKey();
+        types.add(DataTypes.tensorClass(graph.getNodes(bound.get(i)).getVariable().getDtype()));
+      }
+      for (TType value : read(keys, types)) {
+        out.add(Variable.create(value));
+      }
+      return out;
+    } catch (IllegalArgumentException e) {
+      out.forEach(Variable::close);
+      throw new IllegalArgumentException(root.resolve(SavedModelWriter.CHECKPOINT) + ".index: the variables cannot be"
+          + " read: " + e.getMessage(), e);
+    }
+  }
+
+  /** The checkpoint's tensors {@code keys} (eager tensors of TensorFlow Java's default session). */
+  private List<TType> read(String[] keys, List<Class<? extends TType>> types) {
+    Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
+    Ops tf = Ops.create(EagerSession.getDefault());
+    String[] slices = new String[keys.length];
+    Arrays.fill(slices, "");
+    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
+    try (TString path = TString.scalarOf(prefix.toString()); TString names = TString.vectorOf(keys);
+         TString noSlices = TString.vectorOf(slices)) {
+      List<TType> out = new ArrayList<>();
+      tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(names),
+          TensorFlowInternals.eagerInput(noSlices), types).forEach(o -> out.add(o.asTensor()));
+      return out;
+    } catch (TensorFlowException e) {
+      throw new IllegalArgumentException(prefix + ".index: " + String.join(", ", keys) + " cannot be read: "
+          + e.getMessage(), e);
+    }
+  }
+}

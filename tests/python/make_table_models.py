@@ -1,0 +1,98 @@
+"""Writes SavedModels whose functions use lookup tables, for Polyfn's import tests.
+
+Usage: python make_table_models.py OUT_DIR
+
+Each model is written by Python's own tf.saved_model.save, then loaded back by Python, which
+prints "<name> <values...>" for the inputs the Java test passes: the test compares Polyfn's
+results with these numbers, not with hard-coded ones.
+
+OUT_DIR/static: a tf.lookup.StaticHashTable (KeyValueTensorInitializer, string -> int64).
+OUT_DIR/vocab: a tf.lookup.StaticVocabularyTable from a TextFileInitializer (an asset file,
+    assets/vocab.txt) with 2 OOV buckets.
+OUT_DIR/mutable: a tf.lookup.experimental.MutableHashTable filled before saving (its contents
+    live in the checkpoint).
+OUT_DIR/dense: a tf.lookup.experimental.DenseHashTable filled before saving.
+"""
+import os
+import sys
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+WORDS = ["cat", "dog", "bird", "fish", "zebra"]
+STRING = tf.TensorSpec([None], tf.string)
+
+
+class Static(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant(["cat", "dog", "bird"]),
+                                                tf.constant([3, 5, 7], tf.int64)), default_value=-1)
+
+    @tf.function(input_signature=[STRING])
+    def lookup(self, words):
+        return {"ids": self.table.lookup(words)}
+
+
+class Vocab(tf.Module):
+    def __init__(self, path):
+        super().__init__()
+        self.table = tf.lookup.StaticVocabularyTable(
+            tf.lookup.TextFileInitializer(path, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE,
+                                          tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER), num_oov_buckets=2)
+
+    @tf.function(input_signature=[STRING])
+    def lookup(self, words):
+        return {"ids": self.table.lookup(words)}
+
+
+class Mutable(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1)
+        self.table.insert(tf.constant(["cat", "fish"]), tf.constant([11, 13], tf.int64))
+
+    @tf.function(input_signature=[STRING])
+    def lookup(self, words):
+        return {"ids": self.table.lookup(words)}
+
+
+class Dense(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, default_value=-1, empty_key=0,
+                                                           deleted_key=-1)
+        self.table.insert(tf.constant([3, 9], tf.int64), tf.constant([30, 90], tf.int64))
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int64)])
+    def lookup(self, keys):
+        return {"ids": self.table.lookup(keys)}
+
+
+def show(name, t):
+    print(name, " ".join(str(int(v)) for v in np.asarray(t).reshape(-1)))
+
+
+def main(out):
+    words = tf.constant(WORDS)
+    tf.saved_model.save(Static(), out + "/static")
+    show("static", tf.saved_model.load(out + "/static").lookup(words)["ids"])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "vocab.txt")
+        with open(path, "w") as f:
+            f.write("dog\ncat\nbird\n")
+        tf.saved_model.save(Vocab(path), out + "/vocab")
+    show("vocab", tf.saved_model.load(out + "/vocab").lookup(words)["ids"])
+
+    tf.saved_model.save(Mutable(), out + "/mutable")
+    show("mutable", tf.saved_model.load(out + "/mutable").lookup(words)["ids"])
+
+    tf.saved_model.save(Dense(), out + "/dense")
+    show("dense", tf.saved_model.load(out + "/dense").lookup(tf.constant([3, 4, 9], tf.int64))["ids"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

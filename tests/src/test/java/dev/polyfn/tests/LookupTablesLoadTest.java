@@ -1,0 +1,199 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.tensorflow.Result;
+import org.tensorflow.SavedModelBundle;
+import org.tensorflow.SessionFunction;
+import org.tensorflow.Tensor;
+import org.tensorflow.proto.SavedModel;
+import org.tensorflow.types.TInt64;
+import org.tensorflow.types.TString;
+
+/**
+ * SavedModels whose functions use lookup tables, written now by Python ({@code
+ * tests/python/make_table_models.py}): a {@code StaticHashTable} initialized from keys and values,
+ * a {@code StaticVocabularyTable} initialized from a vocabulary file (an asset), a {@code
+ * MutableHashTable} and a {@code DenseHashTable} whose contents are in the checkpoint. {@code
+ * Function.load} restores each table (created, initialized, restored) and returns what Python's
+ * restored functions and TensorFlow Java's {@code SavedModelBundle} return.
+ */
+class LookupTablesLoadTest {
+  private static final String[] WORDS = {"cat", "dog", "bird", "fish", "zebra"};
+  private static final long[] KEYS = {3, 4, 9};
+
+  @TempDir static Path dir;
+  private static final Map<String, long[]> expected = new LinkedHashMap<>();
+
+  @BeforeAll
+  static void writeModels() throws Exception {
+    PythonScripts.namedValues(PythonScripts.run("make_table_models.py", 300, dir.toString())).forEach((k, v) -> {
+      long[] l = new long[v.length];
+      for (int i = 0; i < v.length; i++) {
+        l[i] = (long) v[i];
+      }
+      expected.put(k, l);
+    });
+  }
+
+  private static Tensor input(String model) {
+    return model.equals("dense") ? TInt64.vectorOf(KEYS) : TString.vectorOf(WORDS);
+  }
+
+  private static long[] longs(Tensor t) {
+    TInt64 ids = (TInt64) t;
+    long[] out = new long[(int) ids.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ids.getLong(i);
+    }
+    return out;
+  }
+
+  private static long[] call(MapFunction f, String model) {
+    String param = model.equals("dense") ? "keys" : "words";
+    try (Tensor x = input(model); Outputs o = f.call(Map.of(param, x))) {
+      return longs(o.get("ids"));
+    }
+  }
+
+  private static long[] bundled(Path saved, String model) {
+    try (SavedModelBundle bundle = SavedModelBundle.load(saved.toString(), "serve"); Tensor x = input(model)) {
+      SessionFunction serving = bundle.function("serving_default");
+      try (Result r = serving.call(Map.of(serving.signature().inputNames().iterator().next(), x))) {
+        return longs(r.get("ids").orElseThrow());
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"static", "vocab", "mutable", "dense"})
+  void aTableLoadsAndAnswersLikePythonAndSavedModelBundle(String model) {
+    Path saved = dir.resolve(model);
+    try (MapFunction f = Function.load(saved, "lookup")) {
+      long[] first = call(f, model);
+      assertArrayEquals(expected.get(model), first, model + " against Python");
+      for (int i = 0; i < 4; i++) {
+        // Past the calls after which a function without resource inputs would move to the session path.
+        assertArrayEquals(first, call(f, model), model + ": the table is kept from call to call");
+      }
+      assertEquals(1, f.traceCount(), "restored, not traced");
+    }
+    assertArrayEquals(expected.get(model), bundled(saved, model), model + ": SavedModelBundle against Python");
+  }
+
+  /** The vocabulary file is found where the SavedModel is now, not where Python wrote it. */
+  @Test
+  void aVocabularyFileIsFoundAfterTheSavedModelMoved() throws IOException {
+    Path moved = dir.resolve("moved").resolve("vocab");
+    copy(dir.resolve("vocab"), moved);
+    try (MapFunction f = Function.load(moved, "lookup")) {
+      assertArrayEquals(expected.get("vocab"), call(f, "vocab"));
+    }
+    Files.delete(moved.resolve("assets").resolve("vocab.txt"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(moved, "lookup"));
+    assertTrue(e.getMessage().contains(moved.resolve("saved_model.pb").toString())
+        && e.getMessage().contains(moved.resolve("assets").resolve("vocab.txt").toAbsolutePath().toString())
+        && e.getMessage().contains("missing"), e.getMessage());
+  }
+
+  /** Each load has tables of its own: closing one function leaves the other's table as it was. */
+  @ParameterizedTest
+  @ValueSource(strings = {"static", "mutable"})
+  void twoLoadsShareNoTable(String model) {
+    Path saved = dir.resolve(model);
+    try (MapFunction a = Function.load(saved, "lookup")) {
+      try (MapFunction b = Function.load(saved, "lookup")) {
+        assertArrayEquals(expected.get(model), call(b, model));
+      }
+      assertArrayEquals(expected.get(model), call(a, model), "after the other load was closed");
+    }
+  }
+
+  /** Calls from several threads read the one table, each fed its handle. */
+  @Test
+  void threadsCallOneTable() throws Exception {
+    try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+      try {
+        java.util.List<java.util.concurrent.Future<long[]>> results = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+          results.add(pool.submit(() -> call(f, "vocab")));
+        }
+        for (var r : results) {
+          assertArrayEquals(expected.get("vocab"), r.get());
+        }
+      } finally {
+        pool.shutdown();
+      }
+    }
+  }
+
+  /** A function that captures a table can be called, not saved again nor called inside another body. */
+  @Test
+  void aFunctionWithATableIsRefusedWhereItCannotGo() {
+    try (MapFunction f = Function.load(dir.resolve("static"), "lookup");
+         MapFunction outer = Function.define((tf, in) -> f.apply(tf, Map.of("words", in.input("w", TString.class))))) {
+      IllegalStateException save = assertThrows(IllegalStateException.class, () -> f.save(dir.resolve("resaved")));
+      assertTrue(save.getMessage().contains("a resource restored from a SavedModel"), save.getMessage());
+      try (TString w = TString.vectorOf(WORDS)) {
+        RuntimeException nested = assertThrows(RuntimeException.class, () -> outer.call(Map.of("w", w)).close());
+        assertTrue(nested.getMessage().contains("not inside another function's body"), nested.getMessage());
+      }
+      assertArrayEquals(expected.get("static"), call(f, "static"), "still usable");
+    }
+  }
+
+  /**
+   * A resource Polyfn cannot make (here: its _create_resource function taken out of the object
+   * graph) is refused at load, naming the file, the resource and the reason.
+   */
+  @Test
+  void aResourceThatCannotBeRestoredIsRefusedAtLoadSayingWhy() throws IOException {
+    Path broken = dir.resolve("broken").resolve("static");
+    copy(dir.resolve("static"), broken);
+    SavedModel model = SavedModel.parseFrom(Files.readAllBytes(broken.resolve("saved_model.pb")));
+    SavedModel.Builder b = model.toBuilder();
+    var graph = b.getMetaGraphsBuilder(0).getObjectGraphDefBuilder();
+    for (var node : graph.getNodesBuilderList()) {
+      if (node.hasResource()) {
+        var kept = node.getChildrenList().stream().filter(c -> !c.getLocalName().equals("_create_resource")).toList();
+        node.clearChildren().addAllChildren(kept);
+      }
+    }
+    Files.write(broken.resolve("saved_model.pb"), b.build().toByteArray());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(broken, "lookup"));
+    assertTrue(e.getMessage().contains(broken.resolve("saved_model.pb").toString())
+        && e.getMessage().contains("the resource 'table'") && e.getMessage().contains("has no _create_resource function"),
+        e.getMessage());
+  }
+
+  private static void copy(Path from, Path to) throws IOException {
+    try (Stream<Path> all = Files.walk(from)) {
+      for (Path p : (Iterable<Path>) all::iterator) {
+        Path t = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(p, t);
+        }
+      }
+    }
+  }
+}
