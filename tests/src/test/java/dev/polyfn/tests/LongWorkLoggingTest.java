@@ -99,7 +99,7 @@ class LongWorkLoggingTest {
       List<String> records = recordsAbout("long_work");
       assertRecord(records, "function 'long_work' took " + TIME + " to trace \\(x: TensorSpec\\(FLOAT, \\[2\\]\\)\\): body "
           + TIME + ", graph to function " + TIME);
-      assertRecord(records, "function 'long_work': first run of long_work\\S* \\(x: TensorSpec\\(FLOAT, \\[2\\]\\)\\) took "
+      assertRecord(records, "function 'long_work': first run of \\S*long_work\\S* \\(x: TensorSpec\\(FLOAT, \\[2\\]\\)\\) took "
           + TIME + " \\(TensorFlow's preparation: instantiation, Grappler, XLA if enabled, kernels; and the run\\);"
           + " prepared before in " + TIME + ": body " + TIME + ", graph to function " + TIME);
       assertEquals(2, records.size(), records.toString());
@@ -146,7 +146,7 @@ class LongWorkLoggingTest {
         f.call(Map.of("x", three)).close();
       }
       assertEquals(Optional.of(firstRun), f.concreteFunctions().get(1).firstRunTime());
-      assertRecord(recordsAbout("timed"), "function 'timed': first run of timed\\S* \\(x: TensorSpec\\(FLOAT, \\[3\\]\\)\\)");
+      assertRecord(recordsAbout("timed"), "function 'timed': first run of \\S*timed\\S* \\(x: TensorSpec\\(FLOAT, \\[3\\]\\)\\)");
     }
   }
 
@@ -170,7 +170,8 @@ class LongWorkLoggingTest {
       assertFalse(restored.firstRunTime().isPresent());
       ((MapFunction) g).call(Map.of("x", x)).close();
       assertTrue(g.concreteFunctions().get(0).firstRunTime().isPresent());
-      assertRecord(recordsAbout("scale"), "function 'scale': first run of \\S+ \\(x: TensorSpec\\(FLOAT, \\[3\\]\\)\\) took "
+      assertRecord(recordsAbout("scale"), "function 'scale': first run of \\S*scale\\S* \\(x: TensorSpec\\(FLOAT, \\[3\\]\\);"
+          + " captures: \\S+: VariableSpec\\(FLOAT, \\[3\\], alias 0\\)\\) took "
           + TIME + " .*; prepared before in " + TIME + ": restore " + TIME);
     }
   }
