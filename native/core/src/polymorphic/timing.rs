@@ -166,6 +166,7 @@ mod tests {
         assert_eq!(duration_text(12_345_678), "12.3 ms");
         assert_eq!(duration_text(999_949_999), "999.9 ms");
         assert_eq!(duration_text(2_614_000_000), "2.61 s");
+        assert_eq!(duration_text(1_000_000_000), "1.00 s");
         let traced = Preparation { body_nanos: 2_100_000_000, build_nanos: 510_000_000, restored: false };
         assert_eq!(traced.total_nanos(), 2_610_000_000);
         assert_eq!(traced.phases(), "body 2.10 s, graph to function 510.0 ms");

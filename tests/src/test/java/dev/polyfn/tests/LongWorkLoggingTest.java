@@ -40,6 +40,8 @@ class LongWorkLoggingTest {
   /** A time as the records write it: {@code 12.3 ms} or {@code 2.61 s}. */
   private static final String TIME = "\\d+\\.\\d+ (ms|s)";
 
+  /** Held: java.util.logging keeps loggers weakly, and a collected one would lose the handler. */
+  private final Logger logger = Logger.getLogger("dev.polyfn");
   private final List<String> info = new ArrayList<>();
   private final Handler capture = new Handler() {
     @Override
@@ -63,12 +65,12 @@ class LongWorkLoggingTest {
   void thresholdZero() {
     before = System.getProperty("dev.polyfn.slowWorkMillis");
     System.setProperty("dev.polyfn.slowWorkMillis", "0");
-    Logger.getLogger("dev.polyfn").addHandler(capture);
+    logger.addHandler(capture);
   }
 
   @AfterEach
   void thresholdBack() {
-    Logger.getLogger("dev.polyfn").removeHandler(capture);
+    logger.removeHandler(capture);
     if (before == null) {
       System.clearProperty("dev.polyfn.slowWorkMillis");
     } else {
@@ -113,6 +115,12 @@ class LongWorkLoggingTest {
       System.clearProperty("dev.polyfn.slowWorkMillis");
       try (TFloat32 three = TFloat32.vectorOf(1f, 2f, 3f)) {
         f.call(Map.of("x", three)).close();
+      }
+      assertEquals(2, recordsAbout("long_work").size(), recordsAbout("long_work").toString());
+      // A negative threshold: never.
+      System.setProperty("dev.polyfn.slowWorkMillis", "-1");
+      try (TFloat32 four = TFloat32.vectorOf(1f, 2f, 3f, 4f)) {
+        f.call(Map.of("x", four)).close();
       }
       assertEquals(2, recordsAbout("long_work").size(), recordsAbout("long_work").toString());
     }
