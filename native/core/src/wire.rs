@@ -85,8 +85,10 @@ pub const STAT_EVICTIONS: usize = 4;
 pub const STAT_TOTAL_TRACE_NANOS: usize = 5;
 /// Index of [`Stats::last_trace_nanos`](crate::polymorphic::Stats::last_trace_nanos).
 pub const STAT_LAST_TRACE_NANOS: usize = 6;
+/// Index of [`Stats::total_first_run_nanos`](crate::polymorphic::Stats::total_first_run_nanos).
+pub const STAT_TOTAL_FIRST_RUN_NANOS: usize = 7;
 /// Length of the statistics array.
-pub const STAT_COUNT: usize = 7;
+pub const STAT_COUNT: usize = 8;
 
 /// TensorFlow's `DT_RESOURCE` dtype code (a variable's handle).
 pub const DT_RESOURCE: i32 = 20;
@@ -122,6 +124,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("STAT_EVICTIONS", STAT_EVICTIONS as i64),
         ("STAT_TOTAL_TRACE_NANOS", STAT_TOTAL_TRACE_NANOS as i64),
         ("STAT_LAST_TRACE_NANOS", STAT_LAST_TRACE_NANOS as i64),
+        ("STAT_TOTAL_FIRST_RUN_NANOS", STAT_TOTAL_FIRST_RUN_NANOS as i64),
         ("STAT_COUNT", STAT_COUNT as i64),
         ("DT_RESOURCE", DT_RESOURCE as i64),
         ("MAX_RANK", MAX_RANK as i64),
@@ -143,11 +146,11 @@ mod tests {
         assert_eq!(get("TAG_VARIABLE"), Some(5));
         assert_eq!(get("KIND_JAVA"), Some(3));
         assert_eq!(get("SHAPE_UNDECLARED"), Some(-2));
-        assert_eq!(get("STAT_COUNT"), Some(7));
+        assert_eq!(get("STAT_COUNT"), Some(8));
         assert_eq!(get("DT_RESOURCE"), Some(20));
         assert_eq!(get("MAX_RANK"), Some(254));
         assert_eq!(get("RESULT_COUNT_SHIFT"), Some(32));
-        assert_eq!(all.len(), 27);
+        assert_eq!(all.len(), 28);
     }
 
     #[test]

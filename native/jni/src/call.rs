@@ -3,7 +3,8 @@
 
 use crate::convert;
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::handles::{self, ConcreteFn};
+use crate::handles::{self, ConcreteFn, Function};
+use crate::logging;
 use crate::raw_env::RawEnv;
 use crate::runtime::runtime;
 use jni::objects::{JClass, JLongArray};
@@ -12,7 +13,9 @@ use jni::{Env, EnvUnowned};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use polyfn_tf::c_api::TF_Tensor;
 use polyfn_tf::TfError;
+use polyfn_core::polymorphic::duration_text;
 use std::cell::RefCell;
+use std::time::Instant;
 
 thread_local! {
     /// Reused per thread so a call allocates nothing here but its result array.
@@ -80,7 +83,7 @@ fn cached_call<'l>(
         let f = handles::function_in(env, handle)?;
         // Taken out for the call so that the scratch buffers stay borrowable; put back after.
         let facts = std::mem::take(&mut s.facts);
-        let found = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, concrete, tensors, tensor_count, s, result));
+        let found = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, f, concrete, tensors, tensor_count, s, result));
         s.facts = facts;
         found?.unwrap_or_else(|| Ok(JLongArray::default()))
     })
@@ -96,19 +99,21 @@ pub fn call_traced<'l>(
     tensor_count: jint,
 ) -> Result<JLongArray<'l>> {
     let trace = handles::trace(env, trace)?;
+    let f = handles::function(env, trace.function)?;
     let concrete = trace
         .traced
         .clone()
         .ok_or_else(|| NativeError::IllegalState("the trace has not produced a concrete function".into()))?;
     // SAFETY: this native call's env; jni-rs leaves no exception pending between its calls.
     let raw = unsafe { RawEnv::new(env.get_raw()) };
-    with_scratch(|s| execute(&raw, &concrete, &tensors, tensor_count, s, JLongArray::default()))
+    with_scratch(|s| execute(&raw, f, &concrete, &tensors, tensor_count, s, JLongArray::default()))
 }
 
-/// Executes `concrete` on the first `tensor_count` addresses of `tensors` and packs the result
-/// into `into` (or a new array: see `RawEnv::write_longs`).
+/// Executes `concrete` (of `f`) on the first `tensor_count` addresses of `tensors` and packs the
+/// result into `into` (or a new array: see `RawEnv::write_longs`). The first run is timed.
 fn execute<'l>(
     env: &RawEnv,
+    f: &Function,
     concrete: &ConcreteFn,
     tensors: &JLongArray<'l>,
     tensor_count: jint,
@@ -120,8 +125,15 @@ fn execute<'l>(
     // holds a reference to each buffer until this call returns.
     let inputs: &[*mut TF_Tensor] = unsafe { std::slice::from_raw_parts(s.tensors.as_ptr().cast(), s.tensors.len()) };
     s.outputs.clear();
+    // TensorFlow prepares a function in its first run: the one call that claims it is timed,
+    // every later one pays this load and branch only.
+    let first_run = concrete.first_run.claim().then(Instant::now);
     // SAFETY: as above; the concrete function is alive (we hold an Arc to it).
-    unsafe { concrete.inner.function.call(inputs, &mut s.outputs) }?;
+    let ran = unsafe { concrete.inner.function.call(inputs, &mut s.outputs) };
+    if let Some(started) = first_run {
+        first_run_finished(f, concrete, started.elapsed().as_nanos() as u64, ran.is_ok());
+    }
+    ran?;
     s.result.clear();
     // The head says how many addresses follow: Java reads no further (the array is reused, and
     // its tail holds addresses of earlier calls).
@@ -139,6 +151,28 @@ fn execute<'l>(
             Err(e)
         }
     }
+}
+
+/// Records the first run of `concrete` and logs it when it took longer than the threshold, with
+/// what Polyfn's preparation took before it. No lock is held: the logger is user code.
+#[cold]
+fn first_run_finished(f: &Function, concrete: &ConcreteFn, nanos: u64, succeeded: bool) {
+    if !f.first_run_finished(concrete, nanos, succeeded) {
+        return;
+    }
+    logging::slow_work(nanos, || {
+        let p = &concrete.preparation;
+        format!(
+            "function '{}': first run of {} {} took {} (TensorFlow's preparation: instantiation, Grappler, XLA if \
+             enabled, kernels; and the run); prepared before in {}: {}",
+            f.name(),
+            concrete.inner.function.name(),
+            concrete.function_type,
+            duration_text(nanos),
+            duration_text(p.total_nanos()),
+            p.phases()
+        )
+    });
 }
 
 /// `Native.find`: the id of the cached concrete function that accepts `facts`, or -1

@@ -31,13 +31,16 @@ pub fn concrete_functions<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlo
         let outputs = convert::new_strings(env, &c.output_names)?;
         let info = env.new_object(
             jni_str!("dev/polyfn/ConcreteFunctionInfo"),
-            jni_sig!("(ILjava/lang/String;Ldev/polyfn/FunctionType;[Ljava/lang/String;I)V"),
+            jni_sig!("(ILjava/lang/String;Ldev/polyfn/FunctionType;[Ljava/lang/String;IJJ)V"),
             &[
                 JValue::Int(c.id as i32),
                 JValue::Object(&name),
                 JValue::Object(&ty),
                 JValue::Object(&outputs),
                 JValue::Int(c.inner.function.num_inputs() as i32),
+                JValue::Long(c.preparation.total_nanos() as i64),
+                // -1: not run yet
+                JValue::Long(c.first_run.nanos().map_or(-1, |n| n as i64)),
             ],
         )?;
         array.set_element(env, i, &info)?;

@@ -84,6 +84,28 @@ impl log::Log for JavaLogger {
     fn flush(&self) {}
 }
 
+/// Logs `message` at INFO when `nanos` is longer than the slow-work threshold (Java's
+/// `dev.polyfn.slowWorkMillis`, asked each time so that it may change while the program runs)
+/// and the logger wants INFO records. Rare paths only: a trace, a first run.
+pub fn slow_work(nanos: u64, message: impl FnOnce() -> String) {
+    let Some(bridge) = BRIDGE.get() else { return };
+    let slow = bridge.vm.attach_current_thread(|env: &mut Env| -> jni::errors::Result<bool> {
+        if env.exception_check() {
+            return Ok(false); // as in `log`: no Java call while an exception is on its way
+        }
+        let asked = env
+            .call_static_method(&bridge.class, jni_str!("isSlow"), jni_sig!("(J)Z"), &[JValue::Long(nanos as i64)])
+            .and_then(|v| v.z());
+        if asked.is_err() {
+            env.exception_clear();
+        }
+        asked
+    });
+    if slow.unwrap_or(false) {
+        log::info!("{}", message());
+    }
+}
+
 /// Installs the bridge (once per process). `_level_at_load` (the Java logger's level when Polyfn
 /// loaded: 1 error … 5 trace, 0 off) is no longer used: the level is asked per record.
 pub fn install(env: &mut Env<'_>, _level_at_load: i32) -> jni::errors::Result<()> {

@@ -6,11 +6,13 @@ use crate::convert;
 use crate::errors::{NativeError, Result};
 use crate::graph_names::{named_operations, named_outputs, outputs_of};
 use crate::handles::{self, Trace, Traced};
+use crate::logging;
 use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
 use polyfn_core::placeholder::encode_placeholder_specs;
+use polyfn_core::polymorphic::duration_text;
 use polyfn_core::{DType, DTypeSet, ParamKind};
 use polyfn_tf::c_api::TF_Graph;
 use polyfn_tf::naming::{output_arg_names, unused_function_name};
@@ -161,6 +163,17 @@ pub fn finish_trace<'l>(
         }
         Ok(Traced { function, outputs_key })
     })?;
+    let p = concrete.preparation;
+    // After the function's lock is released (the logger is user code), before the first run.
+    logging::slow_work(p.total_nanos(), || {
+        format!(
+            "function '{}' took {} to trace {}: {}; TensorFlow prepares it in its first run",
+            f.name(),
+            duration_text(p.total_nanos()),
+            concrete.function_type,
+            p.phases()
+        )
+    });
     let id = concrete.id as jint;
     trace.traced = Some(concrete);
     Ok(id)

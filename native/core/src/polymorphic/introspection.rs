@@ -23,7 +23,7 @@ impl<C> Polymorphic<C> {
 
     pub(super) fn stats_of(&self, st: &State<C>) -> Stats {
         let (exact_hits, inexact_hits) = self.published.hits();
-        Stats { exact_hits, inexact_hits, ..st.stats }
+        Stats { exact_hits, inexact_hits, total_first_run_nanos: self.total_first_run_nanos(), ..st.stats }
     }
 
     /// The most recent traces, oldest first (at most [`HISTORY_CAPACITY`](super::HISTORY_CAPACITY)).

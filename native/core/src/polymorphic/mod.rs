@@ -15,6 +15,7 @@ mod profile;
 mod monitor;
 mod restore;
 mod session;
+mod timing;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -30,6 +31,7 @@ pub use monitor::{
     Stats, TraceRecord, HISTORY_CAPACITY, LITERAL_WARNING_THRESHOLD, RETRACE_WARNING_TRACES, RETRACE_WINDOW_CALLS,
 };
 pub use session::TraceSession;
+pub use timing::{duration_text, FirstRun, Preparation};
 
 use crate::binding::{bind, BindError};
 use crate::dispatch::DispatchTable;
@@ -65,6 +67,10 @@ pub struct Concrete<C> {
     pub function_type: FunctionType,
     pub output_names: Vec<String>,
     pub inner: C,
+    /// How long Polyfn took to make it (trace and registration, or restore).
+    pub preparation: Preparation,
+    /// Its first run, in which TensorFlow prepares it: claimed by the first call (see `timing`).
+    pub first_run: FirstRun,
     /// When it was last used, in the function's logical clock (for least-recently-used eviction).
     last_used: AtomicU64,
 }
@@ -97,6 +103,8 @@ pub struct Polymorphic<C> {
     /// What cached calls read without taking `state`'s lock.
     published: Published<C>,
     closed: AtomicBool,
+    /// The first runs' times, summed (see [`Stats::total_first_run_nanos`]).
+    first_run_nanos: AtomicU64,
 }
 
 impl<C> Polymorphic<C> {
@@ -122,6 +130,7 @@ impl<C> Polymorphic<C> {
             }),
             published: Published::new(),
             closed: AtomicBool::new(false),
+            first_run_nanos: AtomicU64::new(0),
         }
     }
 
@@ -304,6 +313,7 @@ impl<C> Polymorphic<C> {
                 return Err(session.list_changed(None));
             }
         }
+        let body_nanos = session.started.elapsed().as_nanos() as u64;
         let declared_names: HashSet<&str> = session.declared.iter().map(|p| p.name.as_str()).collect();
         let mut unexpected: Vec<String> =
             session.arg_names.iter().filter(|n| !declared_names.contains(n.as_str())).cloned().collect();
@@ -316,7 +326,7 @@ impl<C> Polymorphic<C> {
         let traced = FunctionType::new(session.traced.clone()).with_captures(session.traced_captures.clone());
         // Another trace may have fixed the list since this one began.
         let id = self.reserve_id(&declared)?;
-        let concrete = Self::build_concrete(id, &traced, output_names, build)?;
+        let concrete = Self::build_concrete(id, &traced, output_names, Some(body_nanos), build)?;
         // Log records go to the application's logger, which may call back into this function:
         // collect them under the lock and emit them after releasing it. Evicted functions are
         // also dropped after it (releasing them calls into TensorFlow).
@@ -386,15 +396,25 @@ impl<C> Polymorphic<C> {
         Ok(st.next_id)
     }
 
-    /// Builds concrete function `id` for `traced` (outside the lock: building calls TensorFlow).
+    /// Builds concrete function `id` for `traced` (outside the lock: building calls TensorFlow),
+    /// timing it; `body_nanos` is the trace's body time, `None` for a restore.
     fn build_concrete<E>(
         id: u32,
         traced: &FunctionType,
         output_names: Vec<String>,
+        body_nanos: Option<u64>,
         build: impl FnOnce(&FunctionType, u32) -> Result<C, E>,
     ) -> Result<Arc<Concrete<C>>, PolyError<E>> {
+        let started = Instant::now();
         let inner = build(traced, id).map_err(PolyError::Build)?;
-        Ok(Arc::new(Concrete { id, function_type: traced.clone(), output_names, inner, last_used: AtomicU64::new(0) }))
+        let preparation = Preparation {
+            body_nanos: body_nanos.unwrap_or(0),
+            build_nanos: started.elapsed().as_nanos() as u64,
+            restored: body_nanos.is_none(),
+        };
+        let first_run = FirstRun::default();
+        let function_type = traced.clone();
+        Ok(Arc::new(Concrete { id, function_type, output_names, inner, preparation, first_run, last_used: AtomicU64::new(0) }))
     }
 
     /// Drops least recently used concrete functions beyond `max_concrete_functions` from the

@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 
 use super::Options;
 use crate::wire::{
-    STAT_COUNT, STAT_EVICTIONS, STAT_EXACT_HITS, STAT_INEXACT_HITS, STAT_LAST_TRACE_NANOS, STAT_MISSES, STAT_TOTAL_TRACE_NANOS,
-    STAT_TRACES,
+    STAT_COUNT, STAT_EVICTIONS, STAT_EXACT_HITS, STAT_INEXACT_HITS, STAT_LAST_TRACE_NANOS, STAT_MISSES,
+    STAT_TOTAL_FIRST_RUN_NANOS, STAT_TOTAL_TRACE_NANOS, STAT_TRACES,
 };
 use crate::function_type::FunctionType;
 use crate::parameter::{ParamKind, Parameter};
@@ -40,6 +40,9 @@ pub struct Stats {
     pub total_trace_nanos: u64,
     /// Time the most recent trace took, in nanoseconds.
     pub last_trace_nanos: u64,
+    /// Time the concrete functions' first runs took (TensorFlow prepares a function in its first
+    /// run), summed, in nanoseconds.
+    pub total_first_run_nanos: u64,
 }
 
 impl Stats {
@@ -58,6 +61,7 @@ impl Stats {
         out[STAT_EVICTIONS] = self.evictions as i64;
         out[STAT_TOTAL_TRACE_NANOS] = self.total_trace_nanos as i64;
         out[STAT_LAST_TRACE_NANOS] = self.last_trace_nanos as i64;
+        out[STAT_TOTAL_FIRST_RUN_NANOS] = self.total_first_run_nanos as i64;
         out
     }
 }
@@ -179,7 +183,8 @@ mod tests {
             evictions: 5,
             total_trace_nanos: 6,
             last_trace_nanos: 7,
+            total_first_run_nanos: 8,
         };
-        assert_eq!(s.to_wire(), [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(s.to_wire(), [1, 2, 3, 4, 5, 6, 7, 8]);
     }
 }

@@ -32,7 +32,7 @@ impl<C> Polymorphic<C> {
             return Err(PolyError::Closed(self.name.clone()));
         }
         let id = self.reserve_id(&declared)?;
-        let concrete = Self::build_concrete(id, &traced, output_names, build)?;
+        let concrete = Self::build_concrete(id, &traced, output_names, None, build)?;
         let mut messages = Vec::new();
         let evicted;
         let replaced_function;

@@ -174,7 +174,8 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /**
-   * Every cached concrete function with its monomorphic type, in the order they were traced.
+   * Every cached concrete function with its monomorphic type, in the order they were traced, with
+   * its preparation and first-run times ({@link ConcreteFunctionInfo#firstRunTime}).
    *
    * @return the cached concrete functions
    */
@@ -191,7 +192,10 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   }
 
   /**
-   * Counters of calls (exact and inexact hits, misses) and traces, with trace times.
+   * Counters of calls (exact and inexact hits, misses) and traces, with trace times and the
+   * concrete functions' first-run times (where TensorFlow prepares them). A trace or first run
+   * longer than {@code dev.polyfn.slowWorkMillis} (1000 by default) is also logged at {@code
+   * INFO}; see the guide's page "Logging and long work" (docs/logging.md).
    *
    * @return a snapshot of the counters
    */

@@ -5,8 +5,9 @@ import java.lang.System.Logger.Level;
 
 /**
  * Where Polyfn's Rust log records arrive: the {@code System.Logger} named {@code dev.polyfn}
- * (java.util.logging by default). Retrace warnings are {@code WARNING}; every trace and eviction
- * with its reason is {@code DEBUG}.
+ * (java.util.logging by default). Retrace warnings are {@code WARNING}; a trace or a first run
+ * longer than {@link SlowWork}'s threshold is {@code INFO}; every trace and eviction with its
+ * reason is {@code DEBUG}.
  */
 final class NativeLog {
   static final Logger LOGGER = System.getLogger("dev.polyfn");
@@ -24,6 +25,14 @@ final class NativeLog {
   /** Called from Rust for a record {@link #isLoggable} accepted. */
   static void log(int level, String message) {
     LOGGER.log(javaLevel(level), message);
+  }
+
+  /**
+   * Called from Rust after a trace or a first run: whether work that took {@code nanos} is worth
+   * an {@code INFO} record (over {@link SlowWork}'s threshold, and the logger wants INFO).
+   */
+  static boolean isSlow(long nanos) {
+    return SlowWork.exceeds(nanos) && LOGGER.isLoggable(Level.INFO);
   }
 
   /** The most verbose Rust level the Java logger enables when Polyfn loads (0: none). */

@@ -71,7 +71,8 @@ public final class Wire {
   public static final int STAT_EVICTIONS = 4;
   public static final int STAT_TOTAL_TRACE_NANOS = 5;
   public static final int STAT_LAST_TRACE_NANOS = 6;
-  public static final int STAT_COUNT = 7;
+  public static final int STAT_TOTAL_FIRST_RUN_NANOS = 7;
+  public static final int STAT_COUNT = 8;
 
   /** TensorFlow's dtype code of resource handles (variables), which TensorFlow Java cannot type. */
   public static final int DT_RESOURCE = 20;

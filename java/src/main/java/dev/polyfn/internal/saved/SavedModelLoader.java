@@ -14,6 +14,7 @@ import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.SlowWork;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -66,19 +67,25 @@ public final class SavedModelLoader {
 
   /** {@link #load(Facades, Path, Object, String)}; {@code name} picks a function of a Python-written SavedModel. */
   public static <F> F load(Facades<F> facades, Path dir, Object body, String kind, String name) {
+    SlowWork.Phases time = SlowWork.start();
     Path root = versionDir(dir);
     Path metaFile = root.resolve(SavedModelWriter.METADATA);
     if (!Files.exists(metaFile)) {
       // Not Polyfn's: the whole SavedModel is parsed, to find Python's object graph.
       SavedModel model = readModel(root.resolve("saved_model.pb"), SavedModel::parseFrom, SavedModel::getMetaGraphsCount);
       if (body == null && (kind == null || kind.equals("map")) && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
+        time.end("reading");
+        F made;
         try {
-          return PythonSavedModel.load(facades, root, model.getMetaGraphs(0), name);
+          made = PythonSavedModel.load(facades, root, model.getMetaGraphs(0), name);
         } catch (IndexOutOfBoundsException e) {
           // An object graph whose references point past its node, function or value lists.
           throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": a malformed object graph ("
               + e.getMessage() + ")", e);
         }
+        time.end("restoring");
+        time.report(() -> "function '" + facades.core(made).name() + "' loaded from " + root);
+        return made;
       }
     }
     SavedModelParts model = readModel(root.resolve("saved_model.pb"), SavedModelParts::read, SavedModelParts::metaGraphs);
@@ -124,7 +131,9 @@ public final class SavedModelLoader {
       checkArity(root, c, def, meta.variableKeys.size());
       defs.add(restorable(root, c, def, library));
     }
+    time.end("reading");
     List<Variable<?>> variables = restoreVariables(root, meta, nodes);
+    time.end("variables");
     F made;
     try {
       made = create(facades, meta, body);
@@ -153,7 +162,7 @@ public final class SavedModelLoader {
         f.markBodyless();
       }
       f.countSavedTraces(defs.size());
-      return made;
+      time.end("functions");
     } catch (RuntimeException e) {
       f.close(); // releases what was restored and the variables it adopted
       if (e instanceof IllegalArgumentException && e.getMessage() != null && e.getMessage().startsWith(root.toString())) {
@@ -161,6 +170,8 @@ public final class SavedModelLoader {
       }
       throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
     }
+    time.report(() -> "function '" + meta.name + "' loaded from " + root);
+    return made;
   }
 
   /** The directory itself, or its highest numeric version subdirectory (TensorFlow Serving's layout). */

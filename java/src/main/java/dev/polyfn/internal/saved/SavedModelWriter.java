@@ -5,6 +5,7 @@ import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.SaveOptions;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.SlowWork;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.TensorFlowInternals;
@@ -68,6 +69,7 @@ public final class SavedModelWriter {
       List<FunctionDef> library, List<SavedSignatures.Input> inputs) {}
 
   public static void save(FunctionCore f, Path dir, SaveOptions options) {
+    SlowWork.Phases time = SlowWork.start();
     Path target = options.servingVersion() < 0 ? dir : dir.resolve(Long.toString(options.servingVersion()));
     List<Saved> saved;
     Capture[] captures;
@@ -85,11 +87,13 @@ public final class SavedModelWriter {
       check(f, params, captures);
       saved = export(f, concrete, options);
     }
+    time.end("export");
     try {
-      write(f, target, params, captures, saved, options);
+      write(f, target, params, captures, saved, options, time);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the SavedModel to " + target + ": " + e.getMessage(), e);
     }
+    time.report(() -> "function '" + f.name() + "' saved to " + target);
   }
 
   private static void check(FunctionCore f, Param[] params, Capture[] captures) {
@@ -160,7 +164,7 @@ public final class SavedModelWriter {
   }
 
   private static void write(FunctionCore f, Path target, Param[] params, Capture[] captures, List<Saved> saved,
-      SaveOptions options) throws IOException {
+      SaveOptions options, SlowWork.Phases time) throws IOException {
     SavedGraph g = new SavedGraph();
     try (Graph empty = new Graph()) {
       g.graph().setVersions(empty.toGraphDef().getVersions()); // the running TensorFlow's producer version
@@ -217,15 +221,18 @@ public final class SavedModelWriter {
     meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version());
     meta.setGraphDef(g.graph());
     SavedModel model = SavedModel.newBuilder().setSavedModelSchemaVersion(1).addMetaGraphs(meta).build();
+    time.end("graph");
 
     Files.createDirectories(target.resolve("variables"));
     Files.createDirectories(target.resolve("assets.extra"));
     // Always a checkpoint: Python's loader restores one, if only its object graph.
     writeCheckpoint(target.resolve(CHECKPOINT), captures, keys, PythonObjectGraph.trackableGraph(objects, keys));
+    time.end("variables");
     Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, captures, saved),
         StandardCharsets.UTF_8);
     // Last: a directory with saved_model.pb is complete.
     Files.write(target.resolve("saved_model.pb"), model.toByteArray());
+    time.end("files");
   }
 
   /** The signature of one concrete function: placeholders → call → one identity per output. */
