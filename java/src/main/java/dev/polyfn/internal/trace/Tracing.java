@@ -148,6 +148,40 @@ public final class Tracing {
     return v == null ? "null" : v.getClass().getSimpleName();
   }
 
+  /** The eager calls whose bodies run on this thread (see {@link EagerCall}), innermost first. */
+  private static final ThreadLocal<Deque<EagerInputs>> EAGER = ThreadLocal.withInitial(ArrayDeque::new);
+
+  /** Traces begun on this thread and not ended (an eager call records it to know what is inner). */
+  static int activeTraces() {
+    return ACTIVE.get().size();
+  }
+
+  static void pushEager(EagerInputs inputs) {
+    EAGER.get().push(inputs);
+  }
+
+  static void popEager(EagerInputs inputs) {
+    Deque<EagerInputs> stack = EAGER.get();
+    stack.removeFirstOccurrence(inputs);
+    if (stack.isEmpty()) {
+      EAGER.remove();
+    }
+  }
+
+  /** Eager calls whose bodies run on this thread, nested (0 outside every eager call). */
+  static int eagerDepth() {
+    return EAGER.get().size();
+  }
+
+  /**
+   * The eager call whose body runs innermost on this thread, or null: none runs, or a trace began
+   * inside it (whose body is built in a graph, so the trace's rules apply).
+   */
+  public static EagerInputs currentEager() {
+    EagerInputs e = EAGER.get().peek();
+    return e != null && e.tracesOutside() == ACTIVE.get().size() ? e : null;
+  }
+
   public static void push(TracingInputs inputs) {
     ACTIVE.get().push(inputs);
   }
@@ -177,6 +211,11 @@ public final class Tracing {
 
   /** As tf.function: variables may be created while tracing only on a function's first trace. */
   public static void checkVariableCreationAllowed() {
+    EagerInputs eager = currentEager();
+    if (eager != null) {
+      eager.checkVariableCreationAllowed();
+      return;
+    }
     TracingInputs t = current();
     if (t != null && !t.firstTrace()) {
       throw new IllegalStateException("function '" + t.functionName() + "' creates a variable on a trace other than "
@@ -187,6 +226,11 @@ public final class Tracing {
 
   /** A variable created during a first trace belongs to that function. */
   public static void adoptCreatedVariable(Variable<?> v) {
+    EagerInputs eager = currentEager();
+    if (eager != null) {
+      eager.function().adopt(v);
+      return;
+    }
     TracingInputs t = current();
     if (t != null) {
       t.adopt(v);
