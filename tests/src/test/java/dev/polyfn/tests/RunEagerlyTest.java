@@ -60,15 +60,38 @@ class RunEagerlyTest {
     return out;
   }
 
-  /** Calls {@code traced} and {@code eager} on the same arguments, twice, and compares them bitwise. */
+  /**
+   * Calls {@code traced} and {@code eager} on the same arguments, twice, and compares them bitwise;
+   * except Softmax, whose eager kernel and the traced function's differ in the last bit of some
+   * elements (1 ulp, measured): its outputs are compared within 2 ulps.
+   */
   private static void assertSameResults(String what, MapFunction traced, MapFunction eager, Map<String, ?> args) {
     for (int round = 0; round < 2; round++) {
       try (Outputs t = traced.call(args); Outputs e = eager.call(args)) {
-        assertEquals(fingerprint(t), fingerprint(e), what);
+        Map<String, String> expected = fingerprint(t);
+        Map<String, String> actual = fingerprint(e);
+        if (expected.containsKey("softmax")) {
+          assertWithinUlps(t.get("softmax", TFloat32.class), e.get("softmax", TFloat32.class), 2, what);
+          expected.remove("softmax");
+          actual.remove("softmax");
+        }
+        assertEquals(expected, actual, what);
       }
     }
     assertEquals(0, eager.traceCount(), what + ": nothing is traced in eager mode");
     assertEquals(0, eager.statistics().misses(), what);
+  }
+
+  private static void assertWithinUlps(TFloat32 expected, TFloat32 actual, int ulps, String what) {
+    assertEquals(expected.shape(), actual.shape(), what);
+    float[] a = new float[(int) expected.size()];
+    float[] b = new float[a.length];
+    expected.asRawTensor().data().asFloats().read(a);
+    actual.asRawTensor().data().asFloats().read(b);
+    for (int i = 0; i < a.length; i++) {
+      int d = Math.abs(Float.floatToIntBits(a[i]) - Float.floatToIntBits(b[i]));
+      assertTrue(d <= ulps, what + ": element " + i + " differs by " + d + " ulps: " + a[i] + " vs " + b[i]);
+    }
   }
 
   private static void assertSameResults(String what, MapBody body, Map<String, ?> args) {
