@@ -8,18 +8,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Flow;
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
+import dev.polyfn.Inputs;
+import dev.polyfn.ListFunction;
+import dev.polyfn.ListOutputs;
 import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.NestFunction;
 import dev.polyfn.NestOutputs;
 import dev.polyfn.Outputs;
 import dev.polyfn.RecordInput;
+import dev.polyfn.SingleFunction;
+import dev.polyfn.UnaryFunction;
 import dev.polyfn.Variable;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +39,7 @@ import org.tensorflow.types.TBool;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
+import org.tensorflow.types.family.TType;
 
 /**
  * Debug mode ({@code FunctionOptions.withRunEagerly}, {@code Function.runFunctionsEagerly}): the
@@ -368,6 +377,72 @@ class RunEagerlyTest {
           }
         }
       }
+    }
+  }
+
+  @Test
+  void everyKindOfFunctionRunsEagerly() {
+    try (UnaryFunction<TFloat32, TFloat32> unary = Function.unary(TFloat32.class,
+            (tf, x) -> tf.math.mul(x, tf.constant(2f)), EAGER);
+        SingleFunction single = Function.defineSingle((tf, in) -> tf.math.neg(in.input("x", TFloat32.class)), EAGER);
+        ListFunction list = Function.defineList((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          return List.of(x, tf.math.square(x));
+        }, EAGER);
+        TFloat32 x = TFloat32.vectorOf(1f, 3f)) {
+      for (int i = 0; i < 2; i++) {
+        try (TFloat32 y = unary.call(x); TType n = single.call(x); ListOutputs l = list.call(x)) {
+          assertEquals(6f, y.getFloat(1), 0f);
+          assertEquals(-3f, ((TFloat32) n).getFloat(1), 0f);
+          assertEquals(9f, ((TFloat32) l.get(1)).getFloat(1), 0f);
+          assertEquals(2, l.size());
+        }
+      }
+      assertEquals(0, unary.traceCount() + single.traceCount() + list.traceCount());
+      unary.close();
+      assertEquals("function 'function' is closed",
+          assertThrows(IllegalStateException.class, () -> unary.call(x)).getMessage());
+    }
+  }
+
+  @Test
+  void misuseIsRefusedAndTheFunctionStaysUsable() throws Exception {
+    Inputs[] kept = new Inputs[1];
+    try (MapFunction f = Function.define((tf, in) -> {
+      kept[0] = in;
+      return Map.of("y", tf.math.abs(in.input("x", TFloat32.class)));
+    }, EAGER); TFloat32 x = TFloat32.scalarOf(-2f)) {
+      f.call(Map.of("x", x)).close();
+      IllegalStateException late = assertThrows(IllegalStateException.class, () -> kept[0].input("z", TFloat32.class));
+      assertTrue(late.getMessage().contains("after its eager call ended"), late.getMessage());
+      // Many threads at once: each call runs its own body.
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<Float>> results = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+          float v = -i;
+          results.add(pool.submit(() -> {
+            try (TFloat32 in = TFloat32.scalarOf(v); Outputs out = f.call(Map.of("x", in))) {
+              return out.get("y", TFloat32.class).getFloat();
+            }
+          }));
+        }
+        for (int i = 0; i < 40; i++) {
+          assertEquals(i, results.get(i).get(), 0f);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    // A body that applies itself with the same arguments never ends: stopped, the JVM intact.
+    MapFunction[] self = new MapFunction[1];
+    try (MapFunction f = Function.define((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      return Map.of("y", (Operand<TFloat32>) self[0].apply(tf, Map.of("x", x)).get("y"));
+    }, EAGER); TFloat32 x = TFloat32.scalarOf(1f)) {
+      self[0] = f;
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", x)));
+      assertTrue(e.getMessage().contains("runs eagerly") || e.getMessage().contains("stack"), e.getMessage());
     }
   }
 }
