@@ -269,8 +269,9 @@ public final class FunctionOptions {
    * (default false): every call runs the body eagerly, op by op, on the call's tensors, instead
    * of tracing it and running the traced function. A breakpoint or a print in the body then sees
    * values ({@code operand.asTensor()} works there), and the body's Java code (a counter, a log
-   * line) runs at every call. Results are those of the traced function on the same inputs, and
-   * the arguments are checked with the same messages. What differs: calls are slower (each op is
+   * line) runs at every call. Results are those of the traced function on the same inputs
+   * (bitwise without Grappler, but for Softmax's last bit), and the arguments are checked with the
+   * same messages. What differs: calls are slower (each op is
    * dispatched from Java); nothing is traced or cached ({@code traceCount()} stays as it was,
    * eager calls are not counted in {@code statistics()}); {@link Flow} runs as Java (a cond
    * evaluates its predicate and runs one branch, so the branches are not compared; a loop

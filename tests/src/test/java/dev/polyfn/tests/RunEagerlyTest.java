@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.buffer.ByteDataBuffer;
@@ -406,6 +407,7 @@ class RunEagerlyTest {
   }
 
   @Test
+  @Timeout(300) // before eager calls were serialized, concurrent ones could corrupt TF Java's session and spin
   void misuseIsRefusedAndTheFunctionStaysUsable() throws Exception {
     Inputs[] kept = new Inputs[1];
     try (MapFunction f = Function.define((tf, in) -> {
@@ -419,7 +421,7 @@ class RunEagerlyTest {
       ExecutorService pool = Executors.newFixedThreadPool(4);
       try {
         List<Future<Float>> results = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < 400; i++) {
           float v = -i;
           results.add(pool.submit(() -> {
             try (TFloat32 in = TFloat32.scalarOf(v); Outputs out = f.call(Map.of("x", in))) {
@@ -427,7 +429,7 @@ class RunEagerlyTest {
             }
           }));
         }
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < 400; i++) {
           assertEquals(i, results.get(i).get(), 0f);
         }
       } finally {

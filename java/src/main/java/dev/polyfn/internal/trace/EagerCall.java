@@ -7,6 +7,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
@@ -22,6 +24,15 @@ import org.tensorflow.types.family.TType;
 public final class EagerCall {
   /** The JVM-wide switch ({@code Function.runFunctionsEagerly}), initially the system property. */
   private static volatile boolean everyFunction = Boolean.getBoolean("dev.polyfn.runEagerly");
+
+  /**
+   * Held while a body runs eagerly: TensorFlow Java's default eager session is not thread-safe
+   * (each op it builds is attached to a plain {@code WeakHashMap}, which concurrent calls corrupt
+   * into an endless loop), so eager calls run one at a time in the JVM.
+   */
+  private static final ReentrantLock SESSION = new ReentrantLock();
+  /** How long an eager call made inside a trace waits for another thread's eager call. */
+  static final long WAIT_IN_TRACE_SECONDS = 30;
 
   /** Eager calls nested on one thread beyond which Polyfn stops (a recursion that never ends). */
   static final int MAX_NESTED_CALLS = Tracing.MAX_NESTED_TRACES;
@@ -55,6 +66,39 @@ public final class EagerCall {
       throw new IllegalStateException("function '" + f.name() + "' cannot run a nested eager call: this thread's "
           + "stack is nearly used up. Run the call on a thread with a larger stack, or nest less.");
     }
+    lockSession(f);
+    try {
+      return runLocked(f, args);
+    } finally {
+      SESSION.unlock();
+    }
+  }
+
+  /**
+   * Takes {@link #SESSION}. Inside a trace this thread holds a trace lock, which the thread running
+   * an eager call may be waiting for (its body calls the function being traced): waiting without
+   * bound could deadlock, so such a call waits {@link #WAIT_IN_TRACE_SECONDS} and then fails.
+   */
+  private static void lockSession(FunctionCore f) {
+    if (SESSION.isHeldByCurrentThread() || Tracing.inProgress() == 0) {
+      SESSION.lock();
+      return;
+    }
+    boolean locked;
+    try {
+      locked = SESSION.tryLock(WAIT_IN_TRACE_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      locked = false;
+    }
+    if (!locked) {
+      throw new IllegalStateException("function '" + f.name() + "' runs eagerly, called inside a trace, and another "
+          + "thread's eager call did not end within " + WAIT_IN_TRACE_SECONDS + " s (eager calls run one at a time: "
+          + "TensorFlow Java's eager session is not thread-safe); it may be waiting for this trace");
+    }
+  }
+
+  private static Result runLocked(FunctionCore f, Arguments.Lookup args) {
     Ops tf = Ops.create(EagerSession.getDefault());
     // A native trace session, never finished, checks the arguments exactly as a trace would.
     long session = Native.beginTrace(f.address(), args.names(), null, 0, false);

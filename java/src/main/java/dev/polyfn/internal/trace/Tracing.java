@@ -148,8 +148,11 @@ public final class Tracing {
     return v == null ? "null" : v.getClass().getSimpleName();
   }
 
-  /** The eager calls whose bodies run on this thread (see {@link EagerCall}), innermost first. */
-  private static final ThreadLocal<Deque<EagerInputs>> EAGER = ThreadLocal.withInitial(ArrayDeque::new);
+  /**
+   * The eager calls whose bodies run on this thread (see {@link EagerCall}), innermost first; no
+   * entry while none runs (asked at every Flow call: a thread keeps nothing of it).
+   */
+  private static final ThreadLocal<Deque<EagerInputs>> EAGER = new ThreadLocal<>();
 
   /** Traces begun on this thread and not ended (an eager call records it to know what is inner). */
   static int activeTraces() {
@@ -157,20 +160,31 @@ public final class Tracing {
   }
 
   static void pushEager(EagerInputs inputs) {
-    EAGER.get().push(inputs);
+    Deque<EagerInputs> stack = EAGER.get();
+    if (stack == null) {
+      stack = new ArrayDeque<>();
+      EAGER.set(stack);
+    }
+    stack.push(inputs);
   }
 
   static void popEager(EagerInputs inputs) {
     Deque<EagerInputs> stack = EAGER.get();
-    stack.removeFirstOccurrence(inputs);
-    if (stack.isEmpty()) {
-      EAGER.remove();
+    if (stack != null) {
+      stack.removeFirstOccurrence(inputs);
+      if (stack.isEmpty()) {
+        EAGER.remove();
+        if (ACTIVE.get().isEmpty()) {
+          ACTIVE.remove(); // made by activeTraces(): a pool thread keeps nothing once its calls are done
+        }
+      }
     }
   }
 
   /** Eager calls whose bodies run on this thread, nested (0 outside every eager call). */
   static int eagerDepth() {
-    return EAGER.get().size();
+    Deque<EagerInputs> stack = EAGER.get();
+    return stack == null ? 0 : stack.size();
   }
 
   /**
@@ -178,7 +192,8 @@ public final class Tracing {
    * inside it (whose body is built in a graph, so the trace's rules apply).
    */
   public static EagerInputs currentEager() {
-    EagerInputs e = EAGER.get().peek();
+    Deque<EagerInputs> stack = EAGER.get();
+    EagerInputs e = stack == null ? null : stack.peek();
     return e != null && e.tracesOutside() == ACTIVE.get().size() ? e : null;
   }
 
