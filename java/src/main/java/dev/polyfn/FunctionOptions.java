@@ -272,7 +272,7 @@ public final class FunctionOptions {
    * line) runs at every call. Results are those of the traced function on the same inputs
    * (bitwise without Grappler, but for Softmax's last bit), and the arguments are checked with the
    * same messages. What differs: calls are slower (each op is
-   * dispatched from Java); nothing is traced or cached ({@code traceCount()} stays as it was,
+   * dispatched from Java, and eager calls run one at a time in the JVM); nothing is traced or cached ({@code traceCount()} stays as it was,
    * eager calls are not counted in {@code statistics()}); {@link Flow} runs as Java (a cond
    * evaluates its predicate and runs one branch, so the branches are not compared; a loop
    * iterates in Java; {@link Flow#gradients} is refused); a variable may be created only on the
