@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import dev.polyfn.internal.saved.SavedModelLoader;
+import dev.polyfn.internal.trace.EagerCall;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
 import java.nio.file.Path;
@@ -102,6 +103,39 @@ public final class Function {
   public static <I extends TType, O extends TType> UnaryFunction<I, O> unary(
       Class<I> inputType, UnaryBody<I, O> body, FunctionOptions options) {
     return new UnaryFunction<>(inputType, body, options);
+  }
+
+  /**
+   * Debug mode for every function, as Python's {@code tf.config.run_functions_eagerly}: while on,
+   * every call of every function with a body (those defined before, too) runs the body eagerly,
+   * as {@link FunctionOptions#withRunEagerly} does for one function; turned off, calls use the
+   * traced functions again (their caches are kept). The system property {@code
+   * dev.polyfn.runEagerly=true} turns it on at start. Functions loaded without a body run their
+   * saved concrete functions either way.
+   *
+   * <pre>{@code
+   * Function.runFunctionsEagerly(true);    // bodies run op by op: breakpoints see values
+   * try (Outputs out = f.call(Map.of("x", x))) {
+   *   ...
+   * } finally {
+   *   Function.runFunctionsEagerly(false);
+   * }
+   * }</pre>
+   *
+   * @param runEagerly true to run every function's calls eagerly
+   */
+  public static void runFunctionsEagerly(boolean runEagerly) {
+    EagerCall.runEveryFunctionEagerly(runEagerly);
+  }
+
+  /**
+   * Whether {@link #runFunctionsEagerly} is on (Python's {@code
+   * tf.config.functions_run_eagerly}).
+   *
+   * @return the JVM-wide switch's state
+   */
+  public static boolean functionsRunEagerly() {
+    return EagerCall.everyFunctionRunsEagerly();
   }
 
   /**

@@ -209,9 +209,12 @@ public final class FunctionOptions {
 
   // ---- How calls run: call path, Grappler, XLA ----
 
-  /** The call settings; see {@link #withFastPath}, {@link #withGrappler}, {@link #withJitCompile}. */
-  private record CallSettings(boolean fastPath, boolean grappler, boolean jitCompile) {
-    static final CallSettings DEFAULTS = new CallSettings(true, true, false);
+  /**
+   * The call settings; see {@link #withFastPath}, {@link #withGrappler}, {@link #withJitCompile},
+   * {@link #withRunEagerly}.
+   */
+  private record CallSettings(boolean fastPath, boolean grappler, boolean jitCompile, boolean runEagerly) {
+    static final CallSettings DEFAULTS = new CallSettings(true, true, false, false);
   }
 
   private FunctionOptions withCalls(CallSettings c) {
@@ -237,7 +240,7 @@ public final class FunctionOptions {
    * }</pre>
    */
   public FunctionOptions withFastPath(boolean fastPath) {
-    return withCalls(new CallSettings(fastPath, calls.grappler(), calls.jitCompile()));
+    return withCalls(new CallSettings(fastPath, calls.grappler(), calls.jitCompile(), calls.runEagerly()));
   }
 
   /**
@@ -248,7 +251,7 @@ public final class FunctionOptions {
    * against the ops run one at a time.
    */
   public FunctionOptions withGrappler(boolean grappler) {
-    return withCalls(new CallSettings(calls.fastPath(), grappler, calls.jitCompile()));
+    return withCalls(new CallSettings(calls.fastPath(), grappler, calls.jitCompile(), calls.runEagerly()));
   }
 
   /**
@@ -258,7 +261,30 @@ public final class FunctionOptions {
    * op. Results equal the uncompiled ones within floating-point tolerance, not bitwise.
    */
   public FunctionOptions withJitCompile(boolean jitCompile) {
-    return withCalls(new CallSettings(calls.fastPath(), calls.grappler(), jitCompile));
+    return withCalls(new CallSettings(calls.fastPath(), calls.grappler(), jitCompile, calls.runEagerly()));
+  }
+
+  /**
+   * Debug mode, as Python's {@code tf.config.run_functions_eagerly(True)} for one function
+   * (default false): every call runs the body eagerly, op by op, on the call's tensors, instead
+   * of tracing it and running the traced function. A breakpoint or a print in the body then sees
+   * values ({@code operand.asTensor()} works there), and the body's Java code (a counter, a log
+   * line) runs at every call. Results are those of the traced function on the same inputs
+   * (bitwise without Grappler, but for Softmax's last bit), and the arguments are checked with the
+   * same messages. What differs: calls are slower (each op is
+   * dispatched from Java, and eager calls run one at a time in the JVM); nothing is traced or cached ({@code traceCount()} stays as it was,
+   * eager calls are not counted in {@code statistics()}); {@link Flow} runs as Java (a cond
+   * evaluates its predicate and runs one branch, so the branches are not compared; a loop
+   * iterates in Java; {@link Flow#gradients} is refused); a variable may be created only on the
+   * first call, as on the first trace. {@link Function#runFunctionsEagerly} does this for every
+   * function. The guide's page "Debugging" (docs/debugging.md) has the details.
+   *
+   * <pre>{@code
+   * MapFunction f = Function.define(body, FunctionOptions.defaults().withRunEagerly(true));
+   * }</pre>
+   */
+  public FunctionOptions withRunEagerly(boolean runEagerly) {
+    return withCalls(new CallSettings(calls.fastPath(), calls.grappler(), calls.jitCompile(), runEagerly));
   }
 
   /** Whether calls may take the caller-thread path; see {@link #withFastPath}. */
@@ -276,6 +302,14 @@ public final class FunctionOptions {
     return calls.jitCompile();
   }
 
+  /**
+   * Whether this function's calls run the body eagerly; see {@link #withRunEagerly}. (The
+   * JVM-wide {@link Function#runFunctionsEagerly} switch is not reflected here.)
+   */
+  public boolean runEagerly() {
+    return calls.runEagerly();
+  }
+
   // ---- end of the call settings ----
 
   @Override
@@ -286,6 +320,6 @@ public final class FunctionOptions {
         + (signatureProfile == null ? "" : ", signatureProfile=" + signatureProfile)
         + (traceCache == null ? "" : ", traceCache=" + traceCache)
         + (calls.equals(CallSettings.DEFAULTS) ? "" : ", fastPath=" + calls.fastPath() + ", grappler=" + calls.grappler()
-            + ", jitCompile=" + calls.jitCompile()) + ")";
+            + ", jitCompile=" + calls.jitCompile() + ", runEagerly=" + calls.runEagerly()) + ")";
   }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.bytedeco.javacpp.Pointer;
+import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.internal.c_api.TF_Tensor;
 import org.tensorflow.ndarray.Shape;
@@ -240,6 +241,16 @@ public final class CallBuffer {
       }
       temporaries.clear();
     }
+  }
+
+  /**
+   * Tensor {@code i} of this description as an eager operand of TensorFlow Java's default session,
+   * fed as a tensor handle (see {@link TensorFlowInternals#eagerInput}), for a body run eagerly;
+   * null where a variable's resource stands. The operand shares the tensor's buffer, so it stays
+   * valid after {@link #release}.
+   */
+  public Operand<?> eagerOperand(int i) {
+    return pins[i] instanceof TF_Tensor t ? TensorFlowInternals.eagerInput(t) : null;
   }
 
   public long[] facts() {

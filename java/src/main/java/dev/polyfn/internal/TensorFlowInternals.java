@@ -137,8 +137,17 @@ public final class TensorFlowInternals {
    */
   @SuppressWarnings("unchecked")
   public static <T extends TType> Operand<T> eagerInput(T tensor) {
-    EagerSession session = EagerSession.getDefault();
     TF_Tensor t = retainTensor(tensor);
+    try {
+      return (Operand<T>) eagerInput(t);
+    } finally {
+      PointerReferences.release(t);
+    }
+  }
+
+  /** {@link #eagerInput(TType)} of a {@code TF_Tensor} the caller keeps retained until this returns. */
+  static Operand<?> eagerInput(TF_Tensor t) {
+    EagerSession session = EagerSession.getDefault();
     // As TensorFlow Java's own eager ops: made in a scope of their own, the handle attached to the
     // session (which frees it) and the status freed with the scope.
     try (PointerScope scope = new PointerScope()) {
@@ -150,14 +159,21 @@ public final class TensorFlowInternals {
       // No op made it: an empty op handle (TensorFlow Java hashes it; asking it for list lengths fails).
       Operation op = (Operation) NEW_EAGER_OPERATION.invokeExact(session, new TFE_Op(), new TFE_TensorHandle[] {h},
           "Const", "FedTensor");
-      return (Operand<T>) op.output(0);
+      return op.output(0);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable e) {
       throw new IllegalStateException("feeding a tensor to an eager op", e);
-    } finally {
-      PointerReferences.release(t);
     }
+  }
+
+  /**
+   * A new tensor the caller owns (as a traced call's outputs are, see {@link #adoptTensor}) with
+   * the value of eager operand {@code eagerOutput}, sharing its buffer: an eagerly run body's
+   * output handed to the caller.
+   */
+  public static TType copyOut(Operand<?> eagerOutput) {
+    return adoptTensor(Native.resolveHandle(eagerOutputHandle(eagerOutput)));
   }
 
   /** The address of the {@code TFE_Context} of TensorFlow Java's default eager session. */

@@ -34,7 +34,7 @@ import org.tensorflow.types.TInt64;
 class CallPathParityTest {
 
   /** One function of the set: a body and the arguments of its calls (made afresh per call). */
-  private record Case(String name, MapBody body, Supplier<Map<String, Tensor>> args) {}
+  record Case(String name, MapBody body, Supplier<Map<String, Tensor>> args) {}
 
   private static float[] ramp(int n, float scale) {
     float[] v = new float[n];
@@ -59,7 +59,7 @@ class CallPathParityTest {
     }
   }
 
-  private static List<Case> cases() {
+  static List<Case> cases() {
     List<Case> cases = new ArrayList<>();
     cases.add(new Case("add2", (tf, in) -> Map.of("y", tf.math.add(in.input("x", TFloat32.class), tf.constant(2f))),
         () -> Map.of("x", TFloat32.scalarOf(1.25f))));

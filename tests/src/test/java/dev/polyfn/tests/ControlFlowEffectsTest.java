@@ -251,6 +251,21 @@ class ControlFlowEffectsTest {
     check("unused_cond", ControlFlowEffectsTest::unusedCond, xla);
   }
 
+  /**
+   * In debug mode (FunctionOptions.withRunEagerly) the same programs, run as Java (a cond runs its
+   * taken branch, a loop iterates in Java), give Python's tf.function results and variable values.
+   */
+  @Test
+  void runEagerlyEveryProgramGivesPythonsResults() throws Exception {
+    FunctionOptions eager = FunctionOptions.defaults().withRunEagerly(true);
+    check("cond_effects", ControlFlowEffectsTest::condEffects, eager);
+    check("while_effects", ControlFlowEffectsTest::whileEffects, eager);
+    check("map_effects", (s, unused) -> mapEffects(s), eager);
+    check("nested_effects", ControlFlowEffectsTest::nestedEffects, eager);
+    check("deep_effects", ControlFlowEffectsTest::deepEffects, eager);
+    check("unused_cond", ControlFlowEffectsTest::unusedCond, eager);
+  }
+
   /** Two variables' programs; the names and initial values come from the Python record. */
   interface Program {
     MapBody body(Variable<TFloat32> first, Variable<TFloat32> second);
@@ -294,7 +309,8 @@ class ControlFlowEffectsTest {
           }
         }
       }
-      assertEquals(name.equals("map_effects") ? 2 : 1, f.traceCount(), name + " traced once per shape");
+      assertEquals(options.runEagerly() ? 0 : name.equals("map_effects") ? 2 : 1, f.traceCount(),
+          name + " traced once per shape (never when run eagerly)");
     }
   }
 

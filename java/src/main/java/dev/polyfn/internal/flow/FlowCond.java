@@ -33,6 +33,9 @@ public final class FlowCond {
       Supplier<? extends List<? extends Operand<?>>> otherwise, IntFunction<String> label) {
     Objects.requireNonNull(then, "then");
     Objects.requireNonNull(otherwise, "otherwise");
+    if (FlowEager.applies(tf)) {
+      return FlowEager.condList(pred, then, otherwise, label);
+    }
     Graph graph = FlowChecks.graphOf(tf, "cond");
     FlowChecks.scalarBool(graph, pred, "cond", "pred");
     Regions.Region<List<Output<?>>> t = Regions.trace(graph, () -> exits(tf, "then", then.get(), graph, label));

@@ -29,6 +29,9 @@ public final class FlowGradients {
   private FlowGradients() {}
 
   public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
+    if (FlowEager.applies(tf)) {
+      throw FlowEager.noGradients();
+    }
     Graph graph = FlowChecks.graphOf(tf, "gradients");
     FlowChecks.operandOf(graph, y, "gradients", "y");
     if (!isFloat(y.asOutput().dataType())) {

@@ -37,6 +37,9 @@ public final class FlowLoops {
   public static List<Operand<?>> whileLoop(Ops tf, List<? extends Operand<?>> loopVars, LoopOptions options,
       Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body,
       IntFunction<String> label) {
+    if (FlowEager.applies(tf)) {
+      return FlowEager.whileLoop(loopVars, options, cond, body, label);
+    }
     Graph graph = FlowChecks.graphOf(tf, "whileLoop");
     if (cond == null || body == null) {
       throw new IllegalArgumentException("whileLoop: " + (cond == null ? "cond" : "body") + " is null");
@@ -183,6 +186,9 @@ public final class FlowLoops {
   @SuppressWarnings("unchecked")
   public static <T extends TType, U extends TType> Operand<U> mapFn(Ops tf, Operand<T> elems, Class<U> outType,
       Function<Operand<T>, Operand<U>> fn) {
+    if (FlowEager.applies(tf)) {
+      return FlowEager.mapFn(tf, elems, outType, fn);
+    }
     Graph graph = FlowChecks.graphOf(tf, "mapFn");
     if (elems.shape().isUnknown() || elems.shape().numDimensions() == 0) {
       throw new IllegalArgumentException("mapFn: elems must have at least one dimension (the one mapped over), "

@@ -49,6 +49,17 @@ public final class FlowStructures {
   public static Object cond(Ops tf, Operand<TBool> pred, Supplier<?> then, Supplier<?> otherwise) {
     Objects.requireNonNull(then, "then");
     Objects.requireNonNull(otherwise, "otherwise");
+    if (FlowEager.applies(tf)) {
+      // Only the selected branch runs: its structure is the result's (the other is not compared).
+      boolean taken = FlowEager.test(pred, "cond", "pred");
+      Object r = (taken ? then : otherwise).get();
+      Layout layout = Layout.of(r, "cond", "the result of the " + (taken ? "then" : "else") + " branch");
+      List<Operand<?>> flat = layout.flatten(r);
+      for (int i = 0; i < flat.size(); i++) {
+        FlowEager.operand(flat.get(i), "cond", "output '" + layout.keys().get(i) + "'");
+      }
+      return layout.rebuild(flat);
+    }
     // The then branch is traced first and fixes the structure the else branch must match.
     Layout[] seen = new Layout[1];
     List<Operand<?>> out = FlowCond.condList(tf, pred,

@@ -56,6 +56,8 @@ public final class FunctionCore {
   private volatile TraceCache cache;
   /** Loaded from a SavedModel without a body: a call no saved signature accepts fails, it cannot trace. */
   private volatile boolean bodyless;
+  /** Set once an eager call ran the body to its end (see {@link #bodyHasRun}). */
+  private volatile boolean ranEagerly;
   /** Concrete functions loaded from a SavedModel: traced by the process that saved them. */
   private volatile int savedTraces;
 
@@ -79,6 +81,9 @@ public final class FunctionCore {
   public Result invoke(Map<String, ?> args) {
     Objects.requireNonNull(args, "args");
     try {
+      if (EagerCall.applies(this, bodyless)) {
+        return EagerCall.run(this, Arguments.Lookup.ofCall(args));
+      }
       Param[] ps = params;
       if (ps != null) {
         Result r = tryCall(handle.address(), ps, args);
@@ -98,6 +103,9 @@ public final class FunctionCore {
     Param[] ps = params;
     if (ps == null) {
       try {
+        if (EagerCall.applies(this, bodyless)) {
+          return EagerCall.run(this, Arguments.Lookup.single(value)); // binds to the first parameter declared
+        }
         // The first call fixes the parameter list: trace it with the value bound to the one
         // parameter the body declares, and run it.
         Result r = traceAndCall(Arguments.Lookup.single(value), null);
@@ -291,6 +299,15 @@ public final class FunctionCore {
   /** Counts {@code n} concrete functions loaded from a SavedModel as traces (see {@link #traceCount}). */
   public void countSavedTraces(int n) {
     savedTraces = n;
+  }
+
+  /** Whether the body has run to its end before: traced (the parameter list is fixed) or eagerly. */
+  boolean bodyHasRun() {
+    return params != null || ranEagerly;
+  }
+
+  void bodyRan() {
+    ranEagerly = true;
   }
 
   /** Makes {@code v} the function's: closed with it. */

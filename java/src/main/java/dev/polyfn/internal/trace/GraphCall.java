@@ -32,6 +32,9 @@ public final class GraphCall {
   private GraphCall() {}
 
   public static Traced apply(FunctionCore f, Ops tf, Map<String, ?> args) {
+    if (tf.scope().env().isEager() && Tracing.currentEager() != null) {
+      return EagerCall.apply(f, args); // a body that runs eagerly calls f on values
+    }
     if (!(tf.scope().env() instanceof Graph graph)) {
       throw new IllegalArgumentException("apply adds a call to a graph: pass the Ops of a graph or of the body being "
           + "traced; to run '" + f.name() + "' eagerly on tensors, use call");

@@ -4,6 +4,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.Wire;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +18,7 @@ import org.tensorflow.types.family.TType;
 public final class OutputNames {
   private final Map<Integer, String[]> byKey = new ConcurrentHashMap<>();
   private final AtomicInteger next = new AtomicInteger();
+  private final Map<List<String>, String[]> canonical = new ConcurrentHashMap<>();
   private final String function;
 
   /** @param function the function's name, for error messages */
@@ -29,6 +31,14 @@ public final class OutputNames {
     int key = next.incrementAndGet();
     byKey.put(key, names);
     return key;
+  }
+
+  /**
+   * One array for each list of names: the names of an eager call's outputs, which a {@code
+   * NestFunction} keys its output templates by (by identity, one array per concrete function).
+   */
+  public String[] canonical(String[] names) {
+    return canonical.computeIfAbsent(List.of(names), k -> names);
   }
 
   /** The names recorded under {@code key}. */

@@ -43,27 +43,36 @@ public final class TraceOutputs {
         throw new IllegalStateException("output '" + name + "' of '" + function
             + "' is not an operand of the traced graph: build outputs with the Ops passed to the body");
       }
-      if (o.dataType() == DataType.DT_RESOURCE) {
-        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a resource handle (a "
-            + "variable's handle), which cannot be returned as a tensor: return the variable's value "
-            + "(variable.read(tf)) instead");
-      }
-      if (o.dataType() == DataType.DT_VARIANT) {
-        // TensorFlow Java has no tensor type for a variant: checked here, before any call runs.
-        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a variant (a TensorList "
-            + "or another opaque value), which TensorFlow Java cannot hold as a tensor: return its contents "
-            + "(for a TensorList, tf.tensorListStack) instead");
-      }
-      if (!DataTypes.hasTensorClass(o.dataType())) {
-        // The call would run and then fail to hand the output over: refused before any call.
-        throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a " + o.dataType()
-            + ", which TensorFlow Java has no tensor class for: cast it to a type it has (TFloat32, TFloat64, "
-            + "TInt32, TInt64, TBool, TString...)");
-      }
+      checkDataType(function, name, o.dataType());
       ops[i] = o.op().name();
       indices[i] = o.index();
     }
     return new Resolved(ops, indices);
+  }
+
+  /**
+   * Refuses an output TensorFlow Java cannot hand over as a tensor: a resource handle (a
+   * variable's, meaningless outside the call), a variant, or a dtype it has no tensor class for.
+   * Checked before any call runs (traced), or before the outputs are copied out (eager).
+   */
+  public static void checkDataType(String function, String name, DataType type) {
+    if (type == DataType.DT_RESOURCE) {
+      throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a resource handle (a "
+          + "variable's handle), which cannot be returned as a tensor: return the variable's value "
+          + "(variable.read(tf)) instead");
+    }
+    if (type == DataType.DT_VARIANT) {
+      // TensorFlow Java has no tensor type for a variant: checked here, before any call runs.
+      throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a variant (a TensorList "
+          + "or another opaque value), which TensorFlow Java cannot hold as a tensor: return its contents "
+          + "(for a TensorList, tf.tensorListStack) instead");
+    }
+    if (!DataTypes.hasTensorClass(type)) {
+      // The call would run and then fail to hand the output over: refused before any call.
+      throw new IllegalArgumentException("output '" + name + "' of '" + function + "' is a " + type
+          + ", which TensorFlow Java has no tensor class for: cast it to a type it has (TFloat32, TFloat64, "
+          + "TInt32, TInt64, TBool, TString...)");
+    }
   }
 
   /**

@@ -148,6 +148,55 @@ public final class Tracing {
     return v == null ? "null" : v.getClass().getSimpleName();
   }
 
+  /**
+   * The eager calls whose bodies run on this thread (see {@link EagerCall}), innermost first; no
+   * entry while none runs (asked at every Flow call: a thread keeps nothing of it).
+   */
+  private static final ThreadLocal<Deque<EagerInputs>> EAGER = new ThreadLocal<>();
+
+  /** Traces begun on this thread and not ended (an eager call records it to know what is inner). */
+  static int activeTraces() {
+    return ACTIVE.get().size();
+  }
+
+  static void pushEager(EagerInputs inputs) {
+    Deque<EagerInputs> stack = EAGER.get();
+    if (stack == null) {
+      stack = new ArrayDeque<>();
+      EAGER.set(stack);
+    }
+    stack.push(inputs);
+  }
+
+  static void popEager(EagerInputs inputs) {
+    Deque<EagerInputs> stack = EAGER.get();
+    if (stack != null) {
+      stack.removeFirstOccurrence(inputs);
+      if (stack.isEmpty()) {
+        EAGER.remove();
+        if (ACTIVE.get().isEmpty()) {
+          ACTIVE.remove(); // made by activeTraces(): a pool thread keeps nothing once its calls are done
+        }
+      }
+    }
+  }
+
+  /** Eager calls whose bodies run on this thread, nested (0 outside every eager call). */
+  static int eagerDepth() {
+    Deque<EagerInputs> stack = EAGER.get();
+    return stack == null ? 0 : stack.size();
+  }
+
+  /**
+   * The eager call whose body runs innermost on this thread, or null: none runs, or a trace began
+   * inside it (whose body is built in a graph, so the trace's rules apply).
+   */
+  public static EagerInputs currentEager() {
+    Deque<EagerInputs> stack = EAGER.get();
+    EagerInputs e = stack == null ? null : stack.peek();
+    return e != null && e.tracesOutside() == ACTIVE.get().size() ? e : null;
+  }
+
   public static void push(TracingInputs inputs) {
     ACTIVE.get().push(inputs);
   }
@@ -177,6 +226,11 @@ public final class Tracing {
 
   /** As tf.function: variables may be created while tracing only on a function's first trace. */
   public static void checkVariableCreationAllowed() {
+    EagerInputs eager = currentEager();
+    if (eager != null) {
+      eager.checkVariableCreationAllowed();
+      return;
+    }
     TracingInputs t = current();
     if (t != null && !t.firstTrace()) {
       throw new IllegalStateException("function '" + t.functionName() + "' creates a variable on a trace other than "
@@ -187,6 +241,11 @@ public final class Tracing {
 
   /** A variable created during a first trace belongs to that function. */
   public static void adoptCreatedVariable(Variable<?> v) {
+    EagerInputs eager = currentEager();
+    if (eager != null) {
+      eager.function().adopt(v);
+      return;
+    }
     TracingInputs t = current();
     if (t != null) {
       t.adopt(v);
