@@ -1,0 +1,103 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.ListFunction;
+import dev.polyfn.ListOutputs;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
+import dev.polyfn.PolymorphicFunction;
+import dev.polyfn.SingleFunction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.Operand;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * The object graph Polyfn's save writes for Python, over the function kinds and output forms
+ * that {@link PythonInteropTest} does not cover: no inputs, one output (a single function), a
+ * list of outputs, output names that are no Python identifiers, outputs whose order is not
+ * sorted. Python's {@code tf.saved_model.load} must load each, and both {@code m.<name>(...)} and
+ * {@code m.signatures[...]} must return Polyfn's numbers ({@code tests/python/check_saved.py}).
+ */
+class PythonObjectGraphTest {
+  private static String tensor(TFloat32 t) {
+    List<String> values = new ArrayList<>();
+    for (float f : SavedModelTest.floats(t)) {
+      values.add(Float.toString(f));
+    }
+    List<String> dims = new ArrayList<>();
+    for (long d : t.shape().asArray()) {
+      dims.add(Long.toString(d));
+    }
+    return "{\"dtype\": \"float32\", \"shape\": [" + String.join(",", dims) + "], \"values\": [" + String.join(",", values) + "]}";
+  }
+
+  /** Runs check_saved.py on {@code saved}: its one signature and the function {@code name} on {@code x}. */
+  private static void check(Path saved, String name, String signature, Map<String, TFloat32> args, Map<String, TFloat32> outputs)
+      throws Exception {
+    String in = args.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue())).collect(Collectors.joining(", "));
+    String out = outputs.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue()))
+        .collect(Collectors.joining(", "));
+    Path spec = saved.resolveSibling(saved.getFileName() + "-cases.json");
+    Files.writeString(spec, "{\"function\": \"" + name + "\", \"signatures\": [\"" + signature + "\"], \"cases\": [{\"signature\": \""
+        + signature + "\", \"inputs\": {" + in + "}, \"args\": {" + in + "}, \"outputs\": {" + out + "}}]}");
+    Process p = new ProcessBuilder(System.getProperty("polyfn.python", "python3"), Path.of("python", "check_saved.py").toString(),
+        saved.toString(), spec.toString()).redirectErrorStream(true).start();
+    String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
+    assertEquals(0, p.exitValue(), log);
+    assertTrue(log.contains("OK 1"), log);
+  }
+
+  private static String only(PolymorphicFunction f, int i) {
+    return f.concreteFunctions().get(0).outputNames().get(i);
+  }
+
+  @Test
+  void everyFunctionKindLoadsInPythonAndAnswersAlike(@TempDir Path dir) throws Exception {
+    try (TFloat32 x = TFloat32.vectorOf(1.5f, -2f)) {
+      // No inputs, and output names Python cannot use as identifiers, in unsorted order.
+      try (MapFunction f = Function.define((tf, in) -> Map.of("z/last", tf.constant(new float[] {3f, 4f}),
+          "a-first", tf.constant(new float[] {-1f})), FunctionOptions.defaults().withName("noin"));
+           Outputs o = f.call(Map.of())) {
+        f.save(dir.resolve("noin"));
+        Map<String, TFloat32> outs = new LinkedHashMap<>();
+        for (String n : o.names()) {
+          outs.put(n, (TFloat32) o.get(n));
+        }
+        check(dir.resolve("noin"), "noin", "noin__noinputs", Map.of(), outs);
+      }
+      try (SingleFunction f = Function.defineSingle((tf, in) -> tf.math.square(in.input("x", TFloat32.class)),
+          FunctionOptions.defaults().withName("single"));
+           TFloat32 y = (TFloat32) f.call(Map.of("x", x))) {
+        f.save(dir.resolve("single"));
+        check(dir.resolve("single"), "single", "single__float32_2", Map.of("x", x), Map.of(only(f, 0), y));
+      }
+      try (ListFunction f = Function.defineList((tf, in) -> {
+            Operand<TFloat32> v = in.input("x", TFloat32.class);
+            return List.of(tf.math.neg(v), tf.math.mul(v, tf.constant(2f)), tf.math.abs(v));
+          }, FunctionOptions.defaults().withName("lst"));
+           ListOutputs o = f.call(Map.of("x", x))) {
+        f.save(dir.resolve("lst"));
+        Map<String, TFloat32> outs = new LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) {
+          outs.put(only(f, i), (TFloat32) o.get(i));
+        }
+        check(dir.resolve("lst"), "lst", "lst__float32_2", Map.of("x", x), outs);
+      }
+    }
+  }
+}
