@@ -9,7 +9,7 @@ compares Polyfn's results with these numbers, not with hard-coded ones.
 OUT_DIR/flow: a tf.Module whose functions use tf.cond (If), tf.while_loop (While), tf.switch_case
 (Case), tf.map_fn and a nested tf.function (StatefulPartitionedCall), some capturing a variable.
 OUT_DIR/nests: a function whose parameters are a dict of dicts and lists, and a tuple holding a list;
-one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a RaggedTensorSpec (which Polyfn refuses, saying why).
+one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a SparseTensorSpec (a SparseTensor in Java); one taking a RaggedTensorSpec (which Polyfn refuses, saying why).
 (Keras models, whose RNN loops are library functions too: make_keras_models.py.)
 """
 import collections
@@ -68,6 +68,10 @@ class Nests(tf.Module):
     def ragged(self, r):
         return {"y": tf.reduce_sum(r, axis=1)}
 
+    @tf.function(input_signature=[tf.SparseTensorSpec([None, 4], tf.float32)])
+    def sparse(self, s):
+        return {"y": tf.sparse.reduce_sum(s, axis=1) * 2.0 + tf.cast(s.dense_shape[1], tf.float32)}
+
     @tf.function
     def pair(self, p):
         return {"y": p.b * 2.0 - p.a}
@@ -108,6 +112,8 @@ def main(out):
                         (v(0.25, 0.5), [v(7.0, 8.0)]))["y"])
     show("keywords", r.keywords(v(1.0, 2.0), y=v(0.5, -4.0))["y"])
     show("pair", r.pair(Pair(v(1.0, 2.0), v(0.5, -4.0)))["y"])
+    show("sparse", r.sparse(tf.sparse.SparseTensor(indices=[[0, 1], [1, 3], [2, 0], [2, 2]], values=[1.5, -2.0, 4.0, 0.25],
+                                                   dense_shape=[3, 4]))["y"])
 
 
 if __name__ == "__main__":

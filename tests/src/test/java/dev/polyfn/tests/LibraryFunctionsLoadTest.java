@@ -14,10 +14,12 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.StdArrays;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TInt32;
+import org.tensorflow.types.TInt64;
 
 /**
  * SavedModels whose functions call other functions of their library, written now by Python
@@ -169,6 +171,31 @@ class LibraryFunctionsLoadTest {
     // A signature Polyfn cannot represent is refused at load, saying why (not loaded to fail every call).
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("nests"), "ragged"));
     assertTrue(e.getMessage().contains("no concrete function of 'ragged' can be represented")
-        && e.getMessage().contains("argument 'r' is a TYPE_SPEC_VALUE"), e.getMessage());
+        && e.getMessage().contains("argument r is a RaggedTensorSpec (TYPE_SPEC_VALUE)"), e.getMessage());
+  }
+
+  /**
+   * A SparseTensorSpec argument loads as Polyfn's built-in SparseTensor composite: the call passes
+   * a SparseTensor (indices, values, dense shape), as Python passes a tf.sparse.SparseTensor, and
+   * gets Python's numbers; a SparseTensor of another dense width matches no saved signature.
+   */
+  @Test
+  void sparseTensorSpecArgumentsLoadAsSparseTensors() {
+    try (MapFunction f = Function.load(dir.resolve("nests"), "sparse");
+         TInt64 idx = TInt64.tensorOf(StdArrays.ndCopyOf(new long[][] {{0, 1}, {1, 3}, {2, 0}, {2, 2}}));
+         TFloat32 vals = TFloat32.vectorOf(1.5f, -2f, 4f, 0.25f);
+         TInt64 dense = TInt64.vectorOf(3, 4);
+         TInt64 wide = TInt64.vectorOf(3, 5)) {
+      assertEquals("nest", f.concreteFunctions().get(0).functionType().parameters().get(0).kind());
+      try (Outputs o = f.call(Map.of("s", SparseTensor.of(idx, vals, dense)))) {
+        assertClose("sparse", o.get("y"));
+      }
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("s", SparseTensor.of(idx, vals, wide))).close());
+      assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
+      try (Outputs o = f.call(Map.of("s", SparseTensor.of(idx, vals, dense)))) {
+        assertClose("sparse", o.get("y"));
+      }
+    }
   }
 }

@@ -21,6 +21,7 @@ import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.proto.Struct.StructuredValue;
+import org.tensorflow.proto.Struct.TypeSpecProto.TypeSpecClass;
 import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.family.TType;
 
@@ -253,6 +254,9 @@ public final class PythonSavedModel {
     if (v.hasTensorSpecValue()) {
       return Param.Kind.TENSOR;
     }
+    if (v.hasTypeSpecValue()) {
+      return Param.Kind.NEST; // a SparseTensorSpec: a composite, passed as a SparseTensor (refused in type() otherwise)
+    }
     List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values()) : sequence(v);
     if (items == null) {
       throw new IllegalArgumentException("argument '" + p + "' is a " + v.getKindCase() + ", not a tensor, list, tuple, namedtuple or dict");
@@ -348,9 +352,47 @@ public final class PythonSavedModel {
       v.getDictValue().getFieldsMap().forEach((k, e) -> entries.put(k, type(at + "['" + k + "']", e)));
       m.put("kind", "map");
       m.put("entries", entries);
+    } else if (v.hasTypeSpecValue() && v.getTypeSpecValue().getTypeSpecClass() == TypeSpecClass.SPARSE_TENSOR_SPEC) {
+      return sparse(at, v.getTypeSpecValue().getTypeState());
     } else {
-      throw new IllegalArgumentException("argument " + at + " is a " + v.getKindCase() + ", which Polyfn cannot represent");
+      String what = v.hasTypeSpecValue() ? v.getTypeSpecValue().getTypeSpecClassName() + " (" + v.getKindCase() + ")"
+          : v.getKindCase().toString();
+      throw new IllegalArgumentException("argument " + at + " is a " + what + ", which Polyfn cannot represent");
     }
+    return m;
+  }
+
+  /**
+   * A {@code SparseTensorSpec} (its state: the dense shape, the values' dtype) as Polyfn's
+   * built-in {@code SparseTensor} composite: the concrete function takes indices, values and dense
+   * shape as three inputs, in that order, as Polyfn's composite flattens them.
+   */
+  private static Map<String, Object> sparse(String at, StructuredValue state) {
+    List<StructuredValue> parts = state.getTupleValue().getValuesList();
+    if (parts.size() != 2 || !parts.get(0).hasTensorShapeValue() || !parts.get(1).hasTensorDtypeValue()
+        || parts.get(0).getTensorShapeValue().getUnknownRank()) {
+      throw new IllegalArgumentException("argument " + at + " is a SparseTensorSpec of unknown rank or an unreadable state,"
+          + " which Polyfn cannot represent");
+    }
+    Object shape = shape(parts.get(0).getTensorShapeValue());
+    long rank = ((List<?>) shape).size();
+    String dtype = parts.get(1).getTensorDtypeValue().name().substring(3);
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("kind", "composite");
+    m.put("name", "SparseTensor");
+    m.put("dtype", dtype);
+    m.put("shape", shape);
+    m.put("metadata", null);
+    m.put("component_names", List.of("indices", "values", "dense_shape"));
+    m.put("components", List.of(spec("INT64", List.of(-1L, rank)), spec(dtype, List.of(-1L)), spec("INT64", List.of(rank))));
+    return m;
+  }
+
+  private static Map<String, Object> spec(String dtype, List<Long> shape) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("kind", "tensor_spec");
+    m.put("dtype", dtype);
+    m.put("shape", shape);
     return m;
   }
 
