@@ -23,6 +23,8 @@ def structure(v):
     """A case's argument as Python passes it: a tensor, or lists and dicts of them."""
     if isinstance(v, dict) and "dtype" in v:
         return tf.constant(np.array(v["values"], dtype=v["dtype"]).reshape(v["shape"]))
+    if isinstance(v, dict) and sorted(v) == ["dense_shape", "indices", "values"]:
+        return tf.sparse.SparseTensor(**{k: structure(x) for k, x in v.items()})
     if isinstance(v, dict):
         return {k: structure(x) for k, x in v.items()}
     return [structure(x) for x in v]

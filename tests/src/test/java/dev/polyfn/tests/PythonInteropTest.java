@@ -10,6 +10,7 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
+import dev.polyfn.SparseOperand;
 import dev.polyfn.Variable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,11 +24,13 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.ndarray.StdArrays;
 import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TInt64;
 
 /**
  * SavedModels written by Polyfn, loaded by Python's {@code tf.saved_model.load} (TensorFlow 2.21
@@ -39,21 +42,30 @@ class PythonInteropTest {
   private final List<String> cases = new ArrayList<>();
 
   private static String tensor(TFloat32 t) {
-    float[] v = SavedModelTest.floats(t);
     List<String> values = new ArrayList<>();
-    for (float f : v) {
+    for (float f : SavedModelTest.floats(t)) {
       values.add(Float.toString(f));
     }
-    List<String> dims = new ArrayList<>();
-    for (long d : t.shape().asArray()) {
-      dims.add(Long.toString(d));
-    }
-    return "{\"dtype\": \"float32\", \"shape\": [" + String.join(",", dims) + "], \"values\": [" + String.join(",", values) + "]}";
+    return tensor("float32", t.shape().asArray(), values);
   }
 
-  private void record(MapFunction f, String signature, Map<String, TFloat32> flat, Map<String, ?> args) {
+  private static String tensor(TInt64 t) {
+    List<String> values = new ArrayList<>();
+    t.scalars().forEach(s -> values.add(Long.toString(s.getLong())));
+    return tensor("int64", t.shape().asArray(), values);
+  }
+
+  private static String tensor(String dtype, long[] shape, List<String> values) {
+    List<String> dims = new ArrayList<>();
+    for (long d : shape) {
+      dims.add(Long.toString(d));
+    }
+    return "{\"dtype\": \"" + dtype + "\", \"shape\": [" + String.join(",", dims) + "], \"values\": [" + String.join(",", values) + "]}";
+  }
+
+  private void record(MapFunction f, String signature, Map<String, ?> flat, Map<String, ?> args) {
     try (Outputs out = f.call(args)) {
-      String inputs = flat.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue()))
+      String inputs = flat.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + json(e.getValue()))
           .collect(Collectors.joining(", "));
       String outputs = out.names().stream().map(n -> "\"" + n + "\": " + tensor((TFloat32) out.get(n)))
           .collect(Collectors.joining(", "));
@@ -67,7 +79,14 @@ class PythonInteropTest {
    * when a record is among them (Python would pass the named tuple the load made: not called).
    */
   private static String json(Object v) {
+    if (v instanceof SparseTensor<?> s) { // first: a SparseTensor is also a tensor of its values' type
+      return "{\"indices\": " + tensor(s.indices()) + ", \"values\": " + tensor((TFloat32) s.values()) + ", \"dense_shape\": "
+          + tensor(s.denseShape()) + "}";
+    }
     if (v instanceof TFloat32 t) {
+      return tensor(t);
+    }
+    if (v instanceof TInt64 t) {
       return tensor(t);
     }
     if (v instanceof Record || (v instanceof Map<?, ?> m && m.values().stream().anyMatch(PythonInteropTest::holdsRecord))
@@ -310,5 +329,40 @@ class PythonInteropTest {
       IllegalStateException err = assertThrows(IllegalStateException.class, () -> f.save(dir.resolve("scaled")));
       assertTrue(err.getMessage().contains("holds a Java value"), err.getMessage());
     }
+  }
+
+  /**
+   * A SparseTensor parameter saves: the signature takes its indices, values and dense shape
+   * (named by path), Python's {@code m.sparse(s)} takes a {@code tf.sparse.SparseTensor}, both
+   * return Polyfn's numbers, and {@code Function.load} restores the parameter.
+   */
+  @Test
+  void sparseTensorParametersSaveAndLoadBothWays(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("sparse");
+    MapBody body = (tf, in) -> {
+      SparseOperand<TFloat32> s = in.sparse("s", TFloat32.class);
+      return Map.of("total", tf.sum(s.values(), tf.constant(0)), "scaled", tf.math.mul(s.values(), tf.constant(3f)));
+    };
+    try (MapFunction f = Function.define(body, FunctionOptions.defaults().withName("sparse"));
+         TInt64 idx = TInt64.tensorOf(StdArrays.ndCopyOf(new long[][] {{0, 1}, {2, 3}}));
+         TFloat32 vals = TFloat32.vectorOf(1.5f, -4f);
+         TInt64 dense = TInt64.vectorOf(3, 4)) {
+      SparseTensor<TFloat32> s = SparseTensor.of(idx, vals, dense);
+      Map<String, Object> flat = new LinkedHashMap<>();
+      flat.put("s_indices", idx);
+      flat.put("s_values", vals);
+      flat.put("s_dense_shape", dense);
+      record(f, "sparse__int64_N_2__float32_N__int64_2", flat, Map.of("s", s));
+      f.save(saved);
+      float[] scaled;
+      try (Outputs o = f.call(Map.of("s", s))) {
+        scaled = SavedModelTest.floats(o.get("scaled"));
+      }
+      try (MapFunction loaded = (MapFunction) Function.load(saved); Outputs o = loaded.call(Map.of("s", s))) {
+        assertArrayEquals(scaled, SavedModelTest.floats(o.get("scaled")));
+        assertEquals(1, loaded.traceCount());
+      }
+    }
+    assertTrue(check(saved, List.of("sparse__int64_N_2__float32_N__int64_2"), "sparse").contains("OK 1"));
   }
 }

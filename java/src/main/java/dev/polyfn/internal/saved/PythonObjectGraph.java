@@ -27,6 +27,7 @@ import org.tensorflow.proto.Struct.PairValue;
 import org.tensorflow.proto.Struct.StructuredValue;
 import org.tensorflow.proto.Struct.TensorSpecProto;
 import org.tensorflow.proto.Struct.TupleValue;
+import org.tensorflow.proto.Struct.TypeSpecProto;
 import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph.TrackableObject;
@@ -47,8 +48,8 @@ import org.tensorflow.proto.VersionDef;
  * per signature. Each concrete function records its captured variables ({@code bound_inputs},
  * the variable nodes in capture order, which are its last inputs), its structured input
  * signature ({@code ((args...), {})}: a tensor as a {@code TensorSpec}, a list as a list, a map
- * as a dict, a record as a named tuple of its components, which Python flattens in the order
- * Polyfn does; a signature takes {@code ((), {key: spec...})}) and its outputs (a dict by output
+ * as a dict, a record as a named tuple of its components, a {@code SparseTensor} as a {@code
+ * SparseTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code ((), {key: spec...})}) and its outputs (a dict by output
  * name). The checkpoint gets the matching {@code TrackableObjectGraph}, which Python's loader
  * needs to restore the variables. A type holding a Java value has a signature but no Python
  * structure: that concrete function is left out of the function's list.
@@ -238,6 +239,20 @@ final class PythonObjectGraph {
           tuple.addValues(PairValue.newBuilder().setKey(name).setValue(v));
         }
         return StructuredValue.newBuilder().setNamedTupleValue(tuple).build();
+      }
+      case "composite" -> {
+        // Python knows the SparseTensor among Polyfn's composites: a SparseTensorSpec of the
+        // dense shape and the values' dtype, flattened as indices, values, dense shape.
+        if (!"SparseTensor".equals(type.get("name")) || !(type.get("shape") instanceof List<?>)) {
+          return null;
+        }
+        long[] dims = ((List<Long>) type.get("shape")).stream().mapToLong(Long::longValue).toArray();
+        DataType dtype = SavedSignatures.tensorInput(path, type).dtype();
+        StructuredValue state = tuple(StructuredValue.newBuilder().setTensorShapeValue(SavedGraph.shape(dims)).build(),
+            StructuredValue.newBuilder().setTensorDtypeValue(dtype).build());
+        return StructuredValue.newBuilder().setTypeSpecValue(TypeSpecProto.newBuilder()
+            .setTypeSpecClass(TypeSpecProto.TypeSpecClass.SPARSE_TENSOR_SPEC).setTypeState(state)
+            .setTypeSpecClassName("SparseTensorSpec").setNumFlatComponents(3)).build();
       }
       default -> {
         return null;

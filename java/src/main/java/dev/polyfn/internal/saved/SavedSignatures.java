@@ -63,11 +63,19 @@ public final class SavedSignatures {
           flatten(key + "_" + sanitize((String) names.get(i)), (Map<String, Object>) types.get(i), out);
         }
       }
+      case "composite" -> {
+        // A composite (a SparseTensor...) is its component tensors, in the type's order.
+        List<Object> names = (List<Object>) type.get("component_names");
+        List<Object> types = (List<Object>) type.get("components");
+        for (int i = 0; i < names.size(); i++) {
+          flatten(key + "_" + sanitize((String) names.get(i)), (Map<String, Object>) types.get(i), out);
+        }
+      }
       case "literal" -> {
         // A Java value inside a record or nest is part of the concrete function, not an input.
       }
       default -> throw new IllegalStateException("input '" + key + "' has a " + kind
-          + " type, which a SavedModel signature cannot take (only tensors, and lists, maps and records of them)");
+          + " type, which a SavedModel signature cannot take (only tensors, and lists, maps, records and composites of them)");
     }
   }
 
