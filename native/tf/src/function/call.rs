@@ -45,12 +45,16 @@ impl EagerFunction {
             }
             let start = out.len();
             let timed = (fast && self.session.times_eager()).then(Instant::now);
-            // A purge of the wrapper this call's kernel is filed under (see kernel_cache) must
-            // not overlap the call: TensorFlow reads the wrapper's definition while it builds the
-            // kernel, and one removed meanwhile crashed the process (a null OpDef).
-            let _no_purge = self.eager_inline().then(crate::kernel_cache::calls_guard);
-            // SAFETY: the caller's contract, passed on.
-            let result = unsafe { self.call_with(inputs, out, status) };
+            let result = {
+                // A purge of the wrapper this call's kernel is filed under (see kernel_cache) must
+                // not overlap the call: TensorFlow reads the wrapper's definition while it builds
+                // the kernel, and one removed meanwhile crashed the process (a null OpDef). Held
+                // for the call only: promotion below may log, and a log handler may close a
+                // function, whose purge on this thread would then wait for this very guard.
+                let _no_purge = self.eager_inline().then(crate::kernel_cache::calls_guard);
+                // SAFETY: the caller's contract, passed on.
+                unsafe { self.call_with(inputs, out, status) }
+            };
             if let (Some(t), Ok(())) = (timed, &result) {
                 self.session.eager_took(nanos(t.elapsed()));
             }
