@@ -49,8 +49,8 @@ import org.tensorflow.proto.VersionDef;
  * the variable nodes in capture order, which are its last inputs), its structured input
  * signature ({@code ((args...), {})}: a tensor as a {@code TensorSpec}, a list as a list, a map
  * as a dict, a record as a named tuple of its components, a {@code SparseTensor} as a {@code
- * SparseTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code ((), {key: spec...})}) and its outputs (a dict by output
- * name). The checkpoint gets the matching {@code TrackableObjectGraph}, which Python's loader
+ * SparseTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code
+ * ((), {key: spec...})}) and its outputs (a dict by output name). The checkpoint gets the matching {@code TrackableObjectGraph}, which Python's loader
  * needs to restore the variables. A type holding a Java value has a signature but no Python
  * structure: that concrete function is left out of the function's list.
  *

@@ -48,8 +48,10 @@ import org.tensorflow.types.TString;
  *
  * <ul>
  *   <li>{@code saved_model.pb}: the graph (every concrete function's FunctionDef in its library,
- *       with the functions it refers to, such as control-flow branches; one resource variable per captured variable, a V2 saver) and one signature per concrete
- *       function, whose inputs are placeholders feeding a call of that function;
+ *       with the functions it refers to, such as control-flow branches; one resource variable
+ *       per captured variable, a V2 saver), one signature per concrete function, whose inputs
+ *       are placeholders feeding a call of that function, and the TF2 object graph Python's
+ *       loader reads ({@code PythonObjectGraph});
  *   <li>{@code variables/}: a checkpoint of the variables' current values;
  *   <li>{@code assets.extra/polyfn.json}: Polyfn's own metadata, which TensorFlow ignores (see
  *       {@link SavedFunctionMetadata}).
