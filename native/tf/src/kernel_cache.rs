@@ -1,7 +1,7 @@
 //! Giving back the eager context's cached kernels of functions and variables that are gone.
 //!
-//! With the context's "run eager op as function" mode on (the caller-thread path, `fast_path`),
-//! TensorFlow runs each primitive eager op as a call of a generated function named by the op
+//! With the context's "run eager op as function" mode on (the opt-in eager caller-thread path,
+//! `fast_path`), TensorFlow runs each primitive eager op as a call of a generated function named by the op
 //! type, its list lengths and its device (`__wrapped__StatefulPartitionedCall_Tin_1_Tout_1_device_
 //! /job:localhost/replica:0/task:0/device:CPU:0`), and caches one instantiated kernel per
 //! distinct set of attributes. A Polyfn function's `StatefulPartitionedCall` names the function

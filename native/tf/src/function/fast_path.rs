@@ -23,8 +23,9 @@
 //! inspected), or has an int32 output and a `Shape` op anywhere is refused ([`blocker`]); so is
 //! a function compiled with XLA (its compiled kernel is run by the default path), and, with
 //! Grappler on, a function with control outputs (effects such as variable assignments, which
-//! Grappler on that path prunes). Everything
-//! else takes the path unless the caller's [`crate::CallOptions`] turn it off.
+//! Grappler on that path prunes). Everything else may take it; it does only when the caller's
+//! [`crate::CallOptions::eager_op_as_function`] opts in (otherwise its eager calls take the
+//! thread pool, and only the session path runs on the caller's thread).
 
 use crate::c_api::{TFE_Context, TFE_Op, TF_Status};
 use crate::call_options::CallOptions;
