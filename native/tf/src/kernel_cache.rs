@@ -22,7 +22,7 @@
 //! A purge must not overlap a call that may build a kernel under the wrapper: TensorFlow reads
 //! the wrapper's definition while it builds the kernel, and one removed meanwhile crashed the
 //! process (a null `OpDef` in `GetOrCreateKernelAndDevice`, 8 threads defining, calling and
-//! closing functions). So every call on that path holds [`calls_guard`] (a shared lock; purges
+//! closing functions). So every call on that path holds `calls_guard` (a shared lock; purges
 //! take it exclusively, and are rare). Only the wrappers of Polyfn's own calls
 //! (`StatefulPartitionedCall` with Polyfn's input and output counts) are purged; a TensorFlow Java
 //! program that runs its own `StatefulPartitionedCall` eagerly with the same counts, on another
