@@ -6,7 +6,6 @@ import dev.polyfn.internal.trace.Tracing;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -78,29 +77,15 @@ public final class FlowEager {
   public static List<Operand<?>> whileLoop(List<? extends Operand<?>> loopVars, LoopOptions options,
       Function<List<Operand<?>>, Operand<TBool>> cond, Function<List<Operand<?>>, List<? extends Operand<?>>> body,
       IntFunction<String> label) {
-    if (cond == null || body == null) {
-      throw new IllegalArgumentException("whileLoop: " + (cond == null ? "cond" : "body") + " is null");
-    }
-    if (loopVars == null || loopVars.isEmpty()) {
-      throw new IllegalArgumentException("whileLoop: loopVars must hold at least one loop variable");
-    }
-    for (Map.Entry<Integer, Shape> e : options.shapes().entrySet()) {
-      if (e.getKey() >= loopVars.size()) {
-        throw new IllegalArgumentException("whileLoop: a shape is declared for loop variable " + e.getKey()
-            + " but there are only " + loopVars.size() + " loop variables");
-      }
-    }
+    LoopChecks.arguments(loopVars, options, cond, body);
     List<Operand<?>> vars = new ArrayList<>();
     List<Shape> shapes = new ArrayList<>();
+    List<DataType> entering = new ArrayList<>();
     for (int i = 0; i < loopVars.size(); i++) {
       Operand<?> v = operand(loopVars.get(i), "whileLoop", label.apply(i));
-      Shape declared = options.shapes().getOrDefault(i, v.shape());
-      if (!FlowChecks.fits(v.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " has shape " + FlowChecks.show(v.shape())
-            + ", which does not fit its declared shape " + FlowChecks.show(declared));
-      }
+      shapes.add(LoopChecks.declaredShape(v.shape(), options, i, label));
       vars.add(v);
-      shapes.add(declared);
+      entering.add(v.asOutput().dataType());
     }
     long max = options.maximumIterations();
     for (long n = 0; max < 0 || n < max; n++) {
@@ -108,34 +93,10 @@ public final class FlowEager {
         break;
       }
       List<? extends Operand<?>> next = body.apply(List.copyOf(vars));
-      checkNext(next, vars, shapes, label);
+      LoopChecks.next(next, entering, shapes, (o, name) -> operand(o, "whileLoop", name), label);
       vars = new ArrayList<>(next);
     }
     return Collections.unmodifiableList(vars);
-  }
-
-  /** The body's results match the loop variables: as many, same dtypes, shapes within the declared ones. */
-  private static void checkNext(List<? extends Operand<?>> next, List<Operand<?>> vars, List<Shape> shapes,
-      IntFunction<String> label) {
-    int n = vars.size();
-    if (next == null || next.size() != n) {
-      throw new IllegalArgumentException("whileLoop: the body must return " + n + " loop variables, returned "
-          + (next == null ? "null" : String.valueOf(next.size())));
-    }
-    for (int i = 0; i < n; i++) {
-      Operand<?> o = operand(next.get(i), "whileLoop", label.apply(i) + " returned by the body");
-      DataType was = vars.get(i).asOutput().dataType();
-      if (o.asOutput().dataType() != was) {
-        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " enters as " + FlowChecks.name(was)
-            + " but the body returns " + FlowChecks.name(o.asOutput().dataType()));
-      }
-      if (!FlowChecks.fits(o.shape(), shapes.get(i))) {
-        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " has shape "
-            + FlowChecks.show(shapes.get(i)) + " on entry but " + FlowChecks.show(o.shape()) + " after an iteration; "
-            + "declare the shape it keeps with Flow.loop().shape(" + i + ", Shape.of(...)) using -1 for the "
-            + "dimensions that change");
-      }
-    }
   }
 
   /** {@code Flow.mapFn}: {@code fn} applied to each element in Java, the results stacked. */

@@ -3,7 +3,6 @@ package dev.polyfn.internal.flow;
 import dev.polyfn.LoopOptions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -14,6 +13,7 @@ import org.tensorflow.Output;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.core.TensorListReserve;
+import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TBool;
 import org.tensorflow.types.TInt32;
 import org.tensorflow.types.family.TType;
@@ -41,18 +41,7 @@ public final class FlowLoops {
       return FlowEager.whileLoop(loopVars, options, cond, body, label);
     }
     Graph graph = FlowChecks.graphOf(tf, "whileLoop");
-    if (cond == null || body == null) {
-      throw new IllegalArgumentException("whileLoop: " + (cond == null ? "cond" : "body") + " is null");
-    }
-    if (loopVars == null || loopVars.isEmpty()) {
-      throw new IllegalArgumentException("whileLoop: loopVars must hold at least one loop variable");
-    }
-    for (Map.Entry<Integer, Shape> e : options.shapes().entrySet()) {
-      if (e.getKey() >= loopVars.size()) {
-        throw new IllegalArgumentException("whileLoop: a shape is declared for loop variable " + e.getKey()
-            + " but there are only " + loopVars.size() + " loop variables");
-      }
-    }
+    LoopChecks.arguments(loopVars, options, cond, body);
     boolean bounded = options.maximumIterations() >= 0;
     int skip = bounded ? 1 : 0; // a hidden iteration counter comes first when the loop is bounded
     List<Output<?>> init = new ArrayList<>();
@@ -63,13 +52,8 @@ public final class FlowLoops {
     }
     for (int i = 0; i < loopVars.size(); i++) {
       Output<?> v = FlowChecks.operandOf(graph, loopVars.get(i), "whileLoop", label.apply(i)).asOutput();
-      Shape declared = options.shapes().getOrDefault(i, v.shape());
-      if (!FlowChecks.fits(v.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " has shape " + FlowChecks.show(v.shape())
-            + ", which does not fit its declared shape " + FlowChecks.show(declared));
-      }
       init.add(v);
-      shapes.add(declared);
+      shapes.add(LoopChecks.declaredShape(v.shape(), options, i, label));
     }
     List<Output<?>> condArgs = placeholders(tf, init, shapes);
     Regions.Region<List<Output<?>>> c = Regions.trace(graph, () -> {
@@ -86,7 +70,12 @@ public final class FlowLoops {
     try {
       b = Regions.trace(graph, () -> {
         List<? extends Operand<?>> next = body.apply(userView(bodyArgs, skip));
-        checkNext(graph, next, init, shapes, skip, label);
+        List<DataType> entering = new ArrayList<>();
+        for (Output<?> v : init.subList(skip, init.size())) {
+          entering.add(v.dataType());
+        }
+        LoopChecks.next(next, entering, shapes.subList(skip, shapes.size()),
+            (o, name) -> FlowChecks.operandOf(graph, o, "whileLoop", name), label);
         List<Output<?>> out = new ArrayList<>();
         if (bounded) {
           out.add(tf.identity(tf.math.add((Operand<TInt32>) bodyArgs.get(0), tf.constant(1))).asOutput());
@@ -155,31 +144,6 @@ public final class FlowLoops {
 
   private static List<Operand<?>> userView(List<Output<?>> args, int skip) {
     return List.copyOf(args.subList(skip, args.size()));
-  }
-
-  /** The body's results match the loop variables: as many, same dtypes, shapes within the declared ones. */
-  private static void checkNext(Graph graph, List<? extends Operand<?>> next, List<Output<?>> init, List<Shape> shapes,
-      int skip, IntFunction<String> label) {
-    int n = init.size() - skip;
-    if (next == null || next.size() != n) {
-      throw new IllegalArgumentException("whileLoop: the body must return " + n + " loop variables, returned "
-          + (next == null ? "null" : String.valueOf(next.size())));
-    }
-    for (int i = 0; i < n; i++) {
-      Output<?> o = FlowChecks.operandOf(graph, next.get(i), "whileLoop", label.apply(i) + " returned by the body")
-          .asOutput();
-      Output<?> v = init.get(i + skip);
-      if (o.dataType() != v.dataType()) {
-        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " enters as "
-            + FlowChecks.name(v.dataType()) + " but the body returns " + FlowChecks.name(o.dataType()));
-      }
-      Shape declared = shapes.get(i + skip);
-      if (!FlowChecks.fits(o.shape(), declared)) {
-        throw new IllegalArgumentException("whileLoop: " + label.apply(i) + " has shape " + FlowChecks.show(declared)
-            + " on entry but " + FlowChecks.show(o.shape()) + " after an iteration; declare the shape it keeps with "
-            + "Flow.loop().shape(" + i + ", Shape.of(...)) using -1 for the dimensions that change");
-      }
-    }
   }
 
   /** {@code Flow.mapFn}: a loop over the first dimension of {@code elems}, its results stacked in a TensorList. */
