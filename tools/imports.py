@@ -14,6 +14,8 @@ import re
 import sys
 from collections import defaultdict
 
+from graph_components import sccs
+
 COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/', re.S)
 STRING = re.compile(r'"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 IDENT = re.compile(r'\b[A-Za-z_][A-Za-z0-9_]*\b')
@@ -68,36 +70,6 @@ def edges_of(classes):
                 graph[fq].add(target)
         graph[fq].discard(fq)
     return graph
-
-
-def sccs(graph):
-    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
-    sys.setrecursionlimit(10000)
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = set()
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.add(w)
-                if w == v:
-                    break
-            out.append(comp)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def main():

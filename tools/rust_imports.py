@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from graph_components import sccs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CRATES = ["native/core", "native/tf", "native/jni"]
 
@@ -234,35 +236,8 @@ class Crate:
                     self.via_reexport.append((module.file, text, via_root))
 
     def sccs(self):
-        """Tarjan's strongly connected components of the file graph."""
-        index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
-
-        def visit(v):
-            index[v] = low[v] = counter[0]
-            counter[0] += 1
-            stack.append(v)
-            on.add(v)
-            for w in sorted(self.edges.get(v, ())):
-                if w not in index:
-                    visit(w)
-                    low[v] = min(low[v], low[w])
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                comps.append(sorted(comp))
-
-        sys.setrecursionlimit(10000)
-        for v in sorted(self.edges):
-            if v not in index:
-                visit(v)
-        return comps
+        """Strongly connected components of the file graph."""
+        return sccs(self.edges)
 
     def floors(self):
         """Each file's floor: 1 + the highest floor it imports, a cycle's files sharing one floor."""
