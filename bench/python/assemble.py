@@ -13,6 +13,8 @@ import re
 import statistics
 import subprocess
 
+from assemble_run_notes import run_notes_markdown
+
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 OUT = os.path.join(BENCH, "out")
@@ -486,6 +488,7 @@ def write_markdown(results, summary, a, fast_md=()):
     # Comparisons measured by hand (e.g. before/after a change of the call path) live in
     # bench/comparisons.md and are kept across regenerations.
     L.extend(startup_markdown(results.get("startup")))
+    L.extend(run_notes_markdown(summary, res))
     extra = os.path.join(BENCH, "comparisons.md")
     if os.path.exists(extra):
         L.append(open(extra).read())
