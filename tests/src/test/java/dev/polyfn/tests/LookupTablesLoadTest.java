@@ -9,6 +9,7 @@ import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -111,6 +112,43 @@ class LookupTablesLoadTest {
     assertTrue(e.getMessage().contains(moved.resolve("saved_model.pb").toString())
         && e.getMessage().contains(moved.resolve("assets").resolve("vocab.txt").toAbsolutePath().toString())
         && e.getMessage().contains("missing"), e.getMessage());
+  }
+
+  /**
+   * A vocabulary file TensorFlow cannot initialize the table from (a word twice: a key with two
+   * values) is refused naming that file, not only the SavedModel (the file fuzzer found this).
+   */
+  @Test
+  void aBadVocabularyFileIsRefusedNamingIt() throws IOException {
+    Path bad = dir.resolve("bad-vocab").resolve("vocab");
+    copy(dir.resolve("vocab"), bad);
+    Path vocab = bad.resolve("assets").resolve("vocab.txt");
+    Files.writeString(vocab, Files.readString(vocab) + Files.readAllLines(vocab).get(0) + "\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(bad, "lookup"));
+    assertTrue(e.getMessage().contains("asset file " + vocab.toAbsolutePath()), e.getMessage());
+    try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
+      assertArrayEquals(expected.get("vocab"), call(f, "vocab"), "a good load after the refusal");
+    }
+  }
+
+  /**
+   * A 3 GiB vocabulary file (sparse: one line of zeros) is refused naming it before TensorFlow
+   * reads it: TensorFlow's reader aborted the process on it (std::bad_alloc, found by the fuzzer).
+   */
+  @Test
+  void anOversizedVocabularyFileIsRefusedBeforeTensorFlowReadsIt() throws IOException {
+    Path big = dir.resolve("big-vocab").resolve("vocab");
+    copy(dir.resolve("vocab"), big);
+    Path vocab = big.resolve("assets").resolve("vocab.txt");
+    try (RandomAccessFile f = new RandomAccessFile(vocab.toFile(), "rw")) {
+      f.setLength(3L << 30);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(big, "lookup"));
+    assertTrue(e.getMessage().contains(vocab.toAbsolutePath() + " is larger than Polyfn reads"), e.getMessage());
+    Files.delete(vocab);
+    try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
+      assertArrayEquals(expected.get("vocab"), call(f, "vocab"), "a good load after the refusal");
+    }
   }
 
   /** Each load has tables of its own: closing one function leaves the other's table as it was. */

@@ -26,6 +26,8 @@ public final class BoundedFiles {
   public static final long CACHE_ENTRY = 256L << 20;
   /** A signature profile. */
   public static final long PROFILE = 64L << 20;
+  /** An asset file of a Python SavedModel (a vocabulary), which TensorFlow reads into a table. */
+  public static final long ASSET = 256L << 20;
 
   /**
    * The bytes of {@code file}, at most {@code limit} of them.

@@ -1,6 +1,7 @@
 package dev.polyfn.internal.saved;
 
 import com.google.protobuf.ByteString;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +31,11 @@ import org.tensorflow.proto.TensorShapeProto;
  * resources stay inputs; the definition is checked like any restored one before it runs.
  */
 final class PythonCaptures {
-  /** A definition with its constant and asset inputs inlined, and the bound inputs left, in order. */
-  record Inlined(FunctionDef def, List<Integer> bound) {}
+  /**
+   * A definition with its constant and asset inputs inlined, the bound inputs left, in order, and
+   * the asset files it reads (named when running it fails: a table initialized from a bad file).
+   */
+  record Inlined(FunctionDef def, List<Integer> bound, List<Path> assets) {}
 
   private final Path root;
   private final MetaGraphDef meta;
@@ -62,6 +66,7 @@ final class PythonCaptures {
     def.getNodeDefList().forEach(n -> nodeNames.add(n.getName()));
     Map<String, String> replaced = new HashMap<>();
     List<Integer> kept = new ArrayList<>();
+    List<Path> assets = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       SavedObject o = i < explicit ? null : graph.getNodes(bound.get(i - explicit));
       TensorProto value = o == null ? null : value(o, bound.get(i - explicit));
@@ -79,6 +84,9 @@ final class PythonCaptures {
         }
         continue;
       }
+      if (o.hasAsset()) {
+        assets.add(asset(o.getAsset().getAssetFileDefIndex()));
+      }
       ArgDef arg = args.get(i);
       if (arg.getType() != value.getDtype()) {
         throw new IllegalArgumentException("function " + def.getSignature().getName() + " takes input '" + arg.getName()
@@ -94,7 +102,7 @@ final class PythonCaptures {
       replaced.put(arg.getName(), name);
     }
     if (replaced.isEmpty()) {
-      return new Inlined(def, kept);
+      return new Inlined(def, kept, assets);
     }
     // An input is referred to by its bare name; a node's output as node:output_arg:index.
     for (NodeDef.Builder n : b.getNodeDefBuilderList()) {
@@ -105,7 +113,7 @@ final class PythonCaptures {
     Map<String, String> ret = new HashMap<>(b.getRetMap());
     ret.replaceAll((k, v) -> reference(v, replaced));
     b.putAllRet(ret);
-    return new Inlined(b.build(), kept);
+    return new Inlined(b.build(), kept, assets);
   }
 
   private static String reference(String input, Map<String, String> replaced) {
@@ -149,6 +157,18 @@ final class PythonCaptures {
     }
     if (!Files.isRegularFile(p)) {
       throw new IllegalArgumentException("asset file " + p + " is missing (a function's table is initialized from it)");
+    }
+    // TensorFlow reads the file line by line into memory, and a line it cannot allocate aborts the
+    // process (std::bad_alloc): a file over the limit is refused before TensorFlow sees it.
+    long size;
+    try {
+      size = Files.size(p);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("asset file " + p + " cannot be read: " + e.getMessage(), e);
+    }
+    if (size > BoundedFiles.ASSET) {
+      throw new IllegalArgumentException("asset file " + p + " is larger than Polyfn reads (" + size
+          + " bytes; the limit for an asset file is " + BoundedFiles.ASSET + " bytes)");
     }
     return p;
   }

@@ -59,6 +59,8 @@ final class PythonObjects {
   private final String load = "polyfn_" + LOADS.incrementAndGet() + "_";
   private Map<Integer, String> paths;
   private TrackableObjectGraph trackables;
+  /** The asset files the functions run so far read, in order. */
+  private final List<Path> assetsRead = new ArrayList<>();
 
   /** {@code owner} takes each resource as soon as it exists (it closes them). */
   PythonObjects(Path root, MetaGraphDef meta, Map<String, FunctionDef> library, PythonCaptures captures,
@@ -100,6 +102,7 @@ final class PythonObjects {
     }
     Map<String, Integer> children = new HashMap<>();
     o.getChildrenList().forEach(c -> children.put(c.getLocalName(), c.getNodeId()));
+    int assetsBefore = assetsRead.size();
     String create = concrete(children.get("_create_resource"), what + " has no _create_resource function");
     try {
       var returns = library.get(create).getSignature().getOutputArgList();
@@ -118,7 +121,11 @@ final class PythonObjects {
       }
       return r;
     } catch (TensorFlowException e) {
-      throw new IllegalArgumentException(what + " cannot be restored: " + e.getMessage(), e);
+      // TensorFlow's message names the op, not the file: a table initialized from a bad asset
+      // file is refused naming that file.
+      List<Path> assets = assetsRead.subList(assetsBefore, assetsRead.size());
+      throw new IllegalArgumentException(what + " cannot be restored" + (assets.isEmpty() ? "" : " from "
+          + (assets.size() == 1 ? "asset file " + assets.get(0) : "asset files " + assets)) + ": " + e.getMessage(), e);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(what + " cannot be restored: " + e.getMessage(), e);
     } finally {
@@ -170,6 +177,7 @@ final class PythonObjects {
    */
   private List<Operand<?>> run(String name, List<Operand<?>> explicit, boolean unshared) {
     PythonCaptures.Inlined in = captures.inline(library.get(name), graph.getConcreteFunctionsOrThrow(name).getBoundInputsList());
+    assetsRead.addAll(in.assets());
     FunctionDef def = unshared ? ownSharedNames(in.def()) : in.def();
     List<Operand<?>> inputs = new ArrayList<>(explicit);
     for (int b : in.bound()) {
