@@ -131,6 +131,15 @@ fn a_function_that_calls_another_restores_with_its_library() {
     let e = EagerFunction::from_function_def(rt, other, &def, &library[..library.len() - 2], "polyfn_def_cut").unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(!EagerFunction::is_registered(rt, other, "polyfn_def_inner"));
+    // a library function whose argument lost its dtype (the file fuzzer's case: the type field
+    // renumbered into an unknown one) is refused, not registered to fail every call
+    let callee = library.windows(16).position(|w| w == b"polyfn_def_inner").unwrap();
+    let type_field = callee + library[callee..].windows(2).position(|w| w == [0x18, 0x01]).unwrap();
+    let mut untyped = library.clone();
+    untyped[type_field] = 0x38;
+    let e = EagerFunction::from_function_def(rt, other, &def, &untyped, "polyfn_def_untyped").unwrap_err();
+    assert!(e.message.contains("function polyfn_def_inner: an argument without a concrete dtype"), "{e}");
+    assert!(!EagerFunction::is_registered(rt, other, "polyfn_def_inner"));
     let restored = EagerFunction::from_function_def(rt, other, &def, &library, "polyfn_def_outer").unwrap();
     assert_eq!(run(&restored, rt, &[3.0, 1.0]), vec![11.0, 3.0]);
     assert!(EagerFunction::is_registered(rt, other, "polyfn_def_inner"));

@@ -147,7 +147,9 @@ impl EagerFunction {
             if lib_name == name || EagerFunction::is_registered(rt, ctx, &lib_name) || !seen.insert(lib_name.clone()) {
                 return Err(bad_lib(format!("function {lib_name} is already registered or listed twice")));
             }
-            // Checked like the main definition: Grappler aborts on some malformed nodes.
+            // Checked like the main definition: Grappler aborts on some malformed nodes, and an
+            // argument without a dtype registers, then fails every call that reaches it.
+            proto::arg_dtypes(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             crate::def_check::check_nodes(rt, entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
         }
         let renamed = proto::rename(def, name).map_err(bad)?;
