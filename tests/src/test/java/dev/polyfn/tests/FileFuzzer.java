@@ -29,6 +29,8 @@ import org.tensorflow.proto.FunctionDefLibrary;
 import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TInt64;
+import org.tensorflow.types.TString;
 
 /**
  * A seeded fuzzer over every file Polyfn reads: SavedModels Polyfn wrote (with a variable, and
@@ -61,7 +63,13 @@ final class FileFuzzer {
     CACHE_ENTRY("cache", "cache"),
     PROFILE("profile.json", "profile"),
     PYTHON_PB("python/saved_model.pb", "load"),
-    PYTHON_INDEX("python/variables/variables.index", "load");
+    PYTHON_INDEX("python/variables/variables.index", "load"),
+    // Lookup tables Python wrote: their object graph, asset file and checkpointed contents are
+    // read to create, initialize and restore the tables before any call.
+    VOCAB_PB("vocab/saved_model.pb", "table"),
+    VOCAB_ASSET("vocab/assets/vocab.txt", "table"),
+    MUTABLE_PB("mutable/saved_model.pb", "table"),
+    MUTABLE_DATA("mutable/variables/variables.data-00000-of-00001", "table");
 
     final String path;
     final String how;
@@ -99,6 +107,13 @@ final class FileFuzzer {
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
       if (p.waitFor(300, TimeUnit.SECONDS) && p.exitValue() == 0) {
         Files.move(out.resolve("function"), dir.resolve("python"));
+      }
+      Path tables = dir.resolve("tables-all");
+      Process t = new ProcessBuilder(python, Path.of("python", "make_table_models.py").toString(), tables.toString())
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (t.waitFor(300, TimeUnit.SECONDS) && t.exitValue() == 0) {
+        Files.move(tables.resolve("vocab"), dir.resolve("vocab"));
+        Files.move(tables.resolve("mutable"), dir.resolve("mutable"));
       }
     }
   }
@@ -179,7 +194,8 @@ final class FileFuzzer {
     if (t == Target.POLYFN_JSON || t == Target.NESTED_JSON || t == Target.PROFILE) {
       return FileMutations.jsonFile(file, r);
     }
-    if (t == Target.POLYFN_PB || t == Target.NESTED_PB || t == Target.PYTHON_PB) {
+    if (t == Target.POLYFN_PB || t == Target.NESTED_PB || t == Target.PYTHON_PB || t == Target.VOCAB_PB
+        || t == Target.MUTABLE_PB) {
       SavedModel model = SavedModel.parseFrom(Files.readAllBytes(file));
       MetaGraphDef meta = model.getMetaGraphs(0);
       String[] what = new String[1];
@@ -199,6 +215,21 @@ final class FileFuzzer {
           // " (traced)": the call traced; " (restored)": an entry was restored too (it served another signature)
           return FileFixtures.answer(f) + (f.traceCount() == 0 ? "" : " (traced)")
               + (f.traceCount() > 0 && f.concreteFunctions().size() > f.traceCount() ? " (restored)" : "");
+        }
+      }
+      case "table" -> {
+        try (MapFunction f = Function.load(root, "lookup")) {
+          try (TString words = TString.vectorOf("cat", "dog", "zebra", "owl");
+               Outputs out = f.call(Map.of("words", words))) {
+            TInt64 ids = (TInt64) out.get("ids");
+            long[] got = new long[(int) ids.size()];
+            for (int i = 0; i < got.length; i++) {
+              got[i] = ids.getLong(i);
+            }
+            return "answer " + Arrays.toString(got);
+          } catch (RuntimeException e) {
+            return "call refused: " + e;
+          }
         }
       }
       case "profile" -> {
@@ -228,7 +259,8 @@ final class FileFuzzer {
       answer = run(t, copy);
     } catch (IllegalArgumentException e) {
       String m = String.valueOf(e.getMessage());
-      boolean named = m.contains(file.toString()) || t.root().startsWith("polyfn") && t.path.contains("variables")
+      // A checkpoint's files are read as one: naming its folder names the file.
+      boolean named = m.contains(file.toString()) || t.path.contains("/variables/")
           && m.contains(copy.resolve("variables").toString());
       if (!named) {
         e.printStackTrace(System.out); // for the log of a long run; the driver reads only case and outcome lines
