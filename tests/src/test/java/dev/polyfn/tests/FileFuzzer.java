@@ -34,8 +34,9 @@ import org.tensorflow.types.TString;
 
 /**
  * A seeded fuzzer over every file Polyfn reads: SavedModels Polyfn wrote (with a variable, and
- * with nested control flow), their {@code polyfn.json} and variables, a SavedModel Python wrote
- * (its object graph and variables), trace cache entries and signature profiles. Each case
+ * with nested control flow), their {@code polyfn.json} and variables, SavedModels Python wrote
+ * (a function's object graph and variables; lookup tables' object graph, vocabulary asset and
+ * checkpointed contents), trace cache entries and signature profiles. Each case
  * mutates one file of a pristine copy ({@link FileMutations}) and loads it in a child JVM, which
  * runs cases one after another and prints each case before running it, so a crash or hang is
  * pinned to its case; the driver then starts a new child after it.
