@@ -11,8 +11,8 @@ OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 
 ROWS = ["mobilenet_v2_b1", "mobilenet_v2_b32", "lstm_b1", "transformer_b1"]
 NOTES = {
-    "mobilenet_v2": "`keras.applications.MobileNetV2(weights=None)` (alpha 1.0, 1,000 classes; BatchNorm statistics "
-                    "set from a batch so that activations do not fade), on %s images",
+    "mobilenet_v2": "`keras.applications.MobileNetV2(weights=None, classifier_activation=None)` (alpha 1.0, 1,000 "
+                    "logits; BatchNorm statistics set from a batch so that activations do not fade), on %s images",
     "lstm": "`LSTM(128)` over 32 steps of 32 features, then `Dense(10)`",
     "transformer": "an encoder block on 64 tokens of width 128: `MultiHeadAttention` (4 heads of 32), residual + "
                    "`LayerNormalization`, FFN (`Dense(512, relu)`, `Dense(128)`), residual + `LayerNormalization`",

@@ -5,7 +5,8 @@ Python's results for them, for ModelBench (Polyfn, SavedModelBundle) and bench_m
 Usage: python make_bench_models.py OUT_DIR [IMAGE_SIZE]
 
 Models (fixed seeds; the first dimension of every input is the batch, None in the SavedModel):
-  mobilenet_v2  keras.applications.MobileNetV2(weights=None), IMAGE_SIZE x IMAGE_SIZE x 3 (default 128)
+  mobilenet_v2  keras.applications.MobileNetV2(weights=None, classifier_activation=None: logits),
+                IMAGE_SIZE x IMAGE_SIZE x 3 (default 128)
   lstm          LSTM(128) over 32 steps of 32 features, then Dense(10)
   transformer   an encoder block on 64 tokens of width 128: MultiHeadAttention (4 heads of 32),
                 residual + LayerNormalization, FFN (512 relu, 128), residual + LayerNormalization
