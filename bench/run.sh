@@ -205,7 +205,7 @@ step "assembling results again, with the structured rows"
 # first result, Function.load against Python, in fresh processes run interleaved. Results are
 # checked (max abs diff) before timing. assemble_models.py makes the rows and targets.
 MODEL_IMAGE=128
-if [ "$MODE" = quick ]; then MB_ARGS=(7 100 1500); MS_RUNS=2; else MB_ARGS=(15 200 4000); MS_RUNS=5; fi
+if [ "$MODE" = quick ]; then MB_ARGS=(5 100 1500); MS_RUNS=1; else MB_ARGS=(15 200 4000); MS_RUNS=3; fi
 MDIR="$OUT/models"
 step "real models: writing MobileNetV2 (${MODEL_IMAGE}x${MODEL_IMAGE}), LSTM, Transformer block (make_bench_models.py)"
 rm -rf "$MDIR"; mkdir -p "$MDIR"
