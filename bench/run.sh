@@ -196,3 +196,39 @@ PYS_ARGS=(); [ "$MODE" = quick ] && PYS_ARGS+=(--quick)
 step "assembling results again, with the structured rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 # ---- end of structured values ----
+
+# ---- Real models (issue 24, issue 27 item 1) ----
+# Keras 3 models written by Python (make_bench_models.py): MobileNetV2 (weights=None) on
+# MODEL_IMAGE x MODEL_IMAGE images at batch 1 and 32, an LSTM, a Transformer encoder block. Per
+# call: Polyfn's Function.load and SavedModelBundle alternating in one JVM (ModelBench), then
+# Python's tf.saved_model.load (bench_models.py), row by row; then the time from process start to
+# first result, Function.load against Python, in fresh processes run interleaved. Results are
+# checked (max abs diff) before timing. assemble_models.py makes the rows and targets.
+MODEL_IMAGE=128
+if [ "$MODE" = quick ]; then MB_ARGS=(5 100 1500); MS_RUNS=1; else MB_ARGS=(15 200 4000); MS_RUNS=3; fi
+MDIR="$OUT/models"
+step "real models: writing MobileNetV2 (${MODEL_IMAGE}x${MODEL_IMAGE}), LSTM, Transformer block (make_bench_models.py)"
+rm -rf "$MDIR"; mkdir -p "$MDIR"
+TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/make_bench_models.py" "$MDIR" "$MODEL_IMAGE" > "$OUT/models-make.log" 2>&1 \
+  || { cat "$OUT/models-make.log"; exit 1; }
+: > "$OUT/models-percall.jsonl"; : > "$OUT/models.log"
+for row in $(cut -d' ' -f1 "$MDIR/rows.txt"); do
+  step "real models: $row per call, Polyfn and SavedModelBundle alternating (ModelBench), then Python"
+  java -cp "$CP" dev.polyfn.bench.ModelBench "$MDIR" "$row" "${MB_ARGS[@]}" 2>> "$OUT/models.log" \
+    | grep '^{' >> "$OUT/models-percall.jsonl" || echo "ModelBench $row failed: see bench/out/models.log" >&2
+  TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_models.py" "$MDIR" "$row" "${MB_ARGS[@]}" 2>> "$OUT/models.log" \
+    | grep '^{' >> "$OUT/models-percall.jsonl" || echo "bench_models.py $row failed: see bench/out/models.log" >&2
+done
+step "real models: time to first result, $MS_RUNS fresh processes per model and contender, interleaved"
+: > "$OUT/models-startup.jsonl"
+for _ in $(seq "$MS_RUNS"); do
+  for row in mobilenet_v2_b1 lstm_b1 transformer_b1; do
+    java -cp "$CP" dev.polyfn.bench.ModelStartupMain "$MDIR" "$row" 2>> "$OUT/models.log" \
+      | grep '^{' >> "$OUT/models-startup.jsonl" || echo "ModelStartupMain $row failed: see bench/out/models.log" >&2
+    TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_model_startup.py" "$MDIR" "$row" 2>> "$OUT/models.log" \
+      | grep '^{' >> "$OUT/models-startup.jsonl" || echo "bench_model_startup.py $row failed: see bench/out/models.log" >&2
+  done
+done
+step "real models: assembling results again with the model rows"
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of real models ----

@@ -13,6 +13,7 @@ import re
 import statistics
 import subprocess
 
+import assemble_models
 from assemble_run_notes import run_notes_markdown
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -247,6 +248,8 @@ def main():
     fast_md = fast_paths(res, summary)
 
     add_struct_rows(res, summary)
+
+    fast_md = fast_md + assemble_models.add_model_rows(res, summary)
 
     m = machine(jmh_call[0] if jmh_call else None)
     versions = {

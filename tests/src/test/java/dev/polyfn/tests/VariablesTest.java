@@ -136,6 +136,54 @@ class VariablesTest {
     }
   }
 
+  /**
+   * A resource input's tensor handle is kept from one call to the next (native
+   * function/resource_inputs.rs): each call must still read the variable it passes, whether the
+   * variables alternate, one is assigned, or one is closed and a new one (whose handle tensor may
+   * reuse the closed one's memory) takes its place; one trace throughout.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void eachCallReadsTheVariableItPassesThoughHandlesAreKept() {
+    try (MapFunction f = Function.define((tf, in) -> Map.of("y",
+            tf.math.add(tf.readVariableOp(in.variableInput("v", TFloat32.class), TFloat32.class), in.input("x", TFloat32.class))));
+        TFloat32 zero = TFloat32.scalarOf(0f)) {
+      Variable<TFloat32>[] vs = new Variable[2];
+      float[] values = new float[2];
+      for (int i = 0; i < vs.length; i++) {
+        try (TFloat32 init = TFloat32.scalarOf(10f * (i + 1))) {
+          vs[i] = Variable.create(init);
+          values[i] = 10f * (i + 1);
+        }
+      }
+      try {
+        for (int call = 0; call < 300; call++) {
+          int i = call % 3 == 2 ? 1 : call % 2; // 0, 1, 1, 1, 0, 1, 0, 1, 1, ...: runs of one and alternations
+          if (call % 37 == 36) { // replaced by a new variable, made right after the old one is closed
+            vs[i].close();
+            values[i] = call;
+            try (TFloat32 init = TFloat32.scalarOf(call)) {
+              vs[i] = Variable.create(init);
+            }
+          } else if (call % 11 == 10) {
+            values[i] += 0.5f;
+            try (TFloat32 next = TFloat32.scalarOf(values[i])) {
+              vs[i].assign(next);
+            }
+          }
+          try (Outputs out = f.call(Map.of("v", vs[i], "x", zero))) {
+            assertEquals(values[i], out.get("y", TFloat32.class).getFloat(), 0f, "call " + call + " with variable " + i);
+          }
+        }
+      } finally {
+        for (Variable<TFloat32> v : vs) {
+          v.close();
+        }
+      }
+      assertEquals(1, f.traceCount());
+    }
+  }
+
   @Test
   void aNonVariableForAVariableParameterIsRejected() {
     try (TFloat32 one = TFloat32.scalarOf(1f);
