@@ -135,14 +135,32 @@ impl EagerFunction {
         let op = unsafe { self.take_op(status) }?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
-        for &t in inputs {
-            // SAFETY: t is a live tensor (caller's contract); the handle shares its buffer.
-            let h = unsafe { (api.TFE_NewTensorHandle)(t, status.raw()) };
-            if let Err(e) = status.check("wrapping an input tensor") {
-                result = Err(e);
-                break;
-            }
-            handles.0.push(h);
+        // Resource inputs' handles are kept across calls (see resource_inputs); locked until the
+        // op holds its own references, released before it runs; never waited for.
+        let mut kept = self.resource_inputs.as_ref().and_then(|r| r.try_lock());
+        for (i, &t) in inputs.iter().enumerate() {
+            // SAFETY: t is a live tensor (caller's contract).
+            let reused = match kept.as_mut().map(|k| unsafe { k.handle(i, t, status) }) {
+                Some(Err(e)) => {
+                    result = Err(e);
+                    break;
+                }
+                Some(Ok(h)) => h,
+                None => None,
+            };
+            let h = match reused {
+                Some(h) => h,
+                None => {
+                    // SAFETY: t is a live tensor (caller's contract); the handle shares its buffer.
+                    let h = unsafe { (api.TFE_NewTensorHandle)(t, status.raw()) };
+                    if let Err(e) = status.check("wrapping an input tensor") {
+                        result = Err(e);
+                        break;
+                    }
+                    handles.0.push(h);
+                    h
+                }
+            };
             // SAFETY: live op and handle; the op takes its own reference to the handle.
             unsafe { (api.TFE_OpAddInput)(op.raw, h, status.raw()) };
             if let Err(e) = status.check("adding an input") {
@@ -150,6 +168,7 @@ impl EagerFunction {
                 break;
             }
         }
+        drop(kept);
         if result.is_ok() {
             let n_out = self.num_outputs();
             let mut retvals: [*mut TFE_TensorHandle; 8] = [ptr::null_mut(); 8];

@@ -5,6 +5,7 @@
 mod call;
 mod def;
 mod fast_path;
+mod resource_inputs;
 mod session_path;
 mod session_tier;
 
@@ -67,6 +68,8 @@ pub struct EagerFunction {
     pub(crate) options: CallOptions,
     /// Its session path: the call count until promotion, then the session.
     pub(crate) session: session_tier::SessionTier,
+    /// The kept tensor handles of its resource inputs (None: it has none).
+    pub(crate) resource_inputs: Option<resource_inputs::ResourceInputs>,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -255,6 +258,7 @@ impl EagerFunction {
             return Err(e);
         }
         LIVE.fetch_add(1, Ordering::Relaxed);
+        let resource_inputs = resource_inputs::ResourceInputs::for_inputs(rt, &input_dtypes);
         let f = EagerFunction {
             rt,
             ctx,
@@ -271,6 +275,7 @@ impl EagerFunction {
                 fast_path_blocker.is_some() || !options.fast_path,
                 options.session_after,
             ),
+            resource_inputs,
             fast_path_blocker,
             fast_path: Default::default(),
             tfg,
