@@ -13,6 +13,8 @@ import re
 import statistics
 import subprocess
 
+import assemble_startup
+
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 OUT = os.path.join(BENCH, "out")
@@ -269,6 +271,7 @@ def main():
     if startup:
         results["startup"] = startup
         summary["startup"] = startup
+        assemble_startup.add(results, summary)
     with open(os.path.join(BENCH, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
@@ -539,6 +542,7 @@ def startup_markdown(st):
                      "%.2fx" % r["cold_over_this_all"] if "cold_over_this_all" in r else "", "" if r.get("traces") is None else r["traces"],
                      r["runs"], r["in_process_ms"]))
     L.append("")
+    L.extend(assemble_startup.markdown(st))
     return L
 
 def fast_paths(res, summary):

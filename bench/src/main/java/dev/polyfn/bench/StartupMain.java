@@ -1,5 +1,6 @@
 package dev.polyfn.bench;
 
+import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
@@ -25,6 +26,15 @@ import org.tensorflow.types.TFloat32;
  * signatures, filling {@code DIR/cache} (trace cache) and saving {@code DIR/saved} (SavedModel);
  * {@code cold} defines the function and traces each signature; {@code warm} defines it with the
  * trace cache; {@code load} uses {@code Function.load(DIR/saved)}. Prints one JSON object.
+ *
+ * <p>The object also breaks the time down (ms): {@code jvm_ms} from the process's start to {@code
+ * main}; {@code tf_init_ms}, TensorFlow's start-up (its library, the eager context, a first op);
+ * {@code define_ms}, {@code Function.define} or {@code Function.load} (for warm start and load:
+ * reading and checking the files, and restoring the functions); {@code prepare_ms}, Polyfn's
+ * preparation of the 10 concrete functions summed ({@link ConcreteFunctionInfo#preparationTime}:
+ * tracing and registering for cold, registering the saved definition for warm and load);
+ * {@code first_runs_ms}, their first runs summed ({@link ConcreteFunctionInfo#firstRunTime}:
+ * TensorFlow's instantiation, Grappler, kernels, the run); {@code calls_ms}, the 10 calls.
  */
 public final class StartupMain {
   static final int SIGNATURES = 10;
@@ -50,6 +60,7 @@ public final class StartupMain {
 
   public static void main(String[] a) throws Exception {
     long mainStart = System.nanoTime();
+    Instant mainInstant = Instant.now();
     String mode = a[0];
     Path dir = Path.of(a[1]);
     FunctionOptions options = FunctionOptions.defaults().withName("startup");
@@ -73,6 +84,7 @@ public final class StartupMain {
       case "load" -> Function.load(dir.resolve("saved"));
       default -> throw new IllegalArgumentException("mode: expected prepare, cold, warm or load, got " + mode);
     };
+    long defined = System.nanoTime();
     Instant start = ProcessHandle.current().info().startInstant().orElseThrow();
     double first = 0;
     double checksum = 0;
@@ -86,12 +98,22 @@ public final class StartupMain {
           first = Duration.between(start, Instant.now()).toNanos() / 1e6;
         }
       }
+      long called = System.nanoTime();
       double all = Duration.between(start, Instant.now()).toNanos() / 1e6;
-      double inMain = (System.nanoTime() - mainStart) / 1e6;
-      double afterInit = (System.nanoTime() - initDone) / 1e6;
-      System.out.printf("{\"mode\": \"%s\", \"first_ms\": %.1f, \"all_ms\": %.1f, \"in_main_ms\": %.1f,"
-          + " \"after_init_ms\": %.1f, \"traces\": %d, \"checksum\": %.6f}%n", mode, first, all, inMain, afterInit,
-          f.traceCount(), checksum);
+      double inMain = (called - mainStart) / 1e6;
+      double afterInit = (called - initDone) / 1e6;
+      double prepare = 0;
+      double firstRuns = 0;
+      for (ConcreteFunctionInfo c : f.concreteFunctions()) {
+        prepare += c.preparationTime().toNanos() / 1e6;
+        firstRuns += c.firstRunTime().map(Duration::toNanos).orElse(0L) / 1e6;
+      }
+      System.out.printf(java.util.Locale.ROOT, "{\"mode\": \"%s\", \"first_ms\": %.1f, \"all_ms\": %.1f, \"in_main_ms\": %.1f,"
+          + " \"after_init_ms\": %.1f, \"traces\": %d, \"checksum\": %.6f, \"jvm_ms\": %.1f, \"tf_init_ms\": %.1f,"
+          + " \"define_ms\": %.1f, \"prepare_ms\": %.1f, \"first_runs_ms\": %.1f, \"calls_ms\": %.1f}%n",
+          mode, first, all, inMain, afterInit, f.traceCount(), checksum,
+          Duration.between(start, mainInstant).toNanos() / 1e6, (initDone - mainStart) / 1e6,
+          (defined - initDone) / 1e6, prepare, firstRuns, (called - defined) / 1e6);
     }
   }
 }
