@@ -32,7 +32,7 @@ def _parts(r):
     define, prepare, runs, calls = r["define_ms"], r["prepare_ms"], r["first_runs_ms"], r["calls_ms"]
     traced = r["mode"] == "cold"
     return {
-        "runtime": r["jvm_ms"], "tf_init": r["tf_init_ms"],
+        "runtime": r["jvm_ms"], "tf_init": r["tf_init_ms"], "polyfn_init": r.get("polyfn_init_ms"),
         # Cold: define only makes the function; warm and load read, check and restore here.
         "files": None if traced else max(define - prepare, 0.0),
         "restore": None if traced else prepare,
@@ -48,6 +48,7 @@ def _parts(r):
 ROWS = [
     ("runtime", "runtime start: process start to `main` (JVM; Python interpreter)"),
     ("tf_init", "TensorFlow's start-up: library and eager context, a first op (Python: `import tensorflow`)"),
+    ("polyfn_init", "Polyfn's start-up: its native library found, loaded and bound (part of the time after TensorFlow's start-up)"),
     ("files", "reading and checking the cache entries / SavedModel files, Java's side of restoring (Python: all of `tf.saved_model.load`)"),
     ("restore", "restoring the 10 functions: Polyfn's checks of each definition, registering it (`preparationTime` summed)"),
     ("trace", "tracing the 10 signatures: body to graph, graph to registered function (`preparationTime` summed)"),
