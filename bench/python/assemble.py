@@ -14,6 +14,7 @@ import statistics
 import subprocess
 
 import assemble_models
+import assemble_startup
 from assemble_run_notes import run_notes_markdown
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -274,6 +275,7 @@ def main():
     if startup:
         results["startup"] = startup
         summary["startup"] = startup
+        assemble_startup.add(results, summary)
     with open(os.path.join(BENCH, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
@@ -545,6 +547,7 @@ def startup_markdown(st):
                      "%.2fx" % r["cold_over_this_all"] if "cold_over_this_all" in r else "", "" if r.get("traces") is None else r["traces"],
                      r["runs"], r["in_process_ms"]))
     L.append("")
+    L.extend(assemble_startup.markdown(st))
     return L
 
 def fast_paths(res, summary):

@@ -7,12 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.zip.Adler32;
+import java.util.zip.CRC32;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.TensorFlow;
@@ -27,12 +27,12 @@ import org.tensorflow.TensorFlow;
  * another platform's directory works too.
  *
  * <p>It is kept in JavaCPP's persistent cache ({@code Loader.getCacheDir()}, where TensorFlow
- * Java's runtime is extracted too), under {@code polyfn/<SHA-256 of the library>/}: the first
- * start writes it (to a temporary file renamed into place, so a reader sees a whole file or none),
- * later starts load it without writing anything. The name is the content's digest, so two builds
- * of one jar name never share a file, and a file is never rewritten while another JVM maps it (the
- * reason for not using {@code Loader.cacheResource}, which rewrites a cached file in place when
- * the jar's entry changes). {@code -Dpolyfn.native.cache=DIR} moves that cache. When it is not
+ * Java's runtime is extracted too), under {@code polyfn/<checksums and length of the library>/}:
+ * the first start writes it (to a temporary file renamed into place, so a reader sees a whole file
+ * or none), later starts load it without writing anything once its content is read back equal.
+ * The name is the content's fingerprint, so two builds of one jar name do not share a file, and a
+ * file is never rewritten while another JVM maps it (the reason for not using {@code
+ * Loader.cacheResource}, which rewrites a cached file in place when the jar's entry changes). {@code -Dpolyfn.native.cache=DIR} moves that cache. When it is not
  * usable, the library is copied to a fresh, uniquely named file, loaded, and the file deleted;
  * candidate directories are tried in order: {@code -Dpolyfn.native.dir}, {@code java.io.tmpdir},
  * {@code ~/.cache/polyfn}, the working directory. Set {@code
@@ -201,11 +201,11 @@ public final class NativeLibrary {
   }
 
   /**
-   * The library's file in the cache, {@code <cache>/<sha256>/<library>}, written once, by a rename
+   * The library's file in the cache, {@code <cache>/<fingerprint>/<library>}, written once, by a rename
    * into place, so that no JVM ever maps a half-written file or one another JVM rewrites.
    */
   static Path cached(Path cache, String library, byte[] bytes) throws IOException {
-    Path dir = cache.resolve(sha256(bytes));
+    Path dir = cache.resolve(fingerprint(bytes));
     Path file = dir.resolve(library);
     if (sameContent(file, bytes)) {
       return file;
@@ -237,12 +237,21 @@ public final class NativeLibrary {
         && Arrays.equals(Files.readAllBytes(file), bytes);
   }
 
-  private static String sha256(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+  /**
+   * The library's CRC-32 and Adler-32 (8 hex digits each) and its length: the name of its
+   * directory in the cache. Not a cryptographic digest: the content found there is compared
+   * byte for byte before it is loaded ({@link #sameContent}), so a name two builds happened to
+   * share would only cost a rewrite by rename. SHA-256, which named it before, took 150 to 450 ms
+   * of every start on this library (2.5 MB hashed by the interpreter); these two are native.
+   */
+  static String fingerprint(byte[] bytes) {
+    CRC32 crc = new CRC32();
+    crc.update(bytes);
+    Adler32 adler = new Adler32();
+    adler.update(bytes);
+    HexFormat hex = HexFormat.of();
+    return hex.toHexDigits((int) crc.getValue()) + hex.toHexDigits((int) adler.getValue()) + "-"
+        + Integer.toHexString(bytes.length);
   }
 
   /** Through the class loader: the platform directory need not be in Polyfn's own jar or module. */

@@ -117,7 +117,7 @@ class NativeLoaderTest {
     }
     List<String> files = files(cache);
     assertEquals(1, files.size(), "one library, no temporary file left: " + files);
-    assertTrue(files.get(0).matches("[0-9a-f]{64}/libpolyfn_jni\\.so"), files.toString());
+    assertTrue(files.get(0).matches("[0-9a-f]{16}-[0-9a-f]+/libpolyfn_jni\\.so"), files.toString());
   }
 
   @Test

@@ -18,7 +18,6 @@ import dev.polyfn.internal.SlowWork;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -232,14 +231,20 @@ public final class SavedModelLoader {
   /**
    * The concrete function's definition with the library functions it reaches (control-flow
    * branches). Parsing FunctionDefs costs the first use of protobuf's message classes (most of a
-   * load's time), so a definition that names no other library function is passed as it is.
+   * load's time), so a definition that calls no function (no node's op type names one of the
+   * library, no function-valued attribute) is passed as it is. Telling that by the names' bytes
+   * alone was not enough: {@code f_10}'s definition holds {@code f_1}.
    */
   private static FunctionLibrary.Restorable restorable(Path root, SavedFunctionMetadata.Concrete c,
       SavedModelParts.Fn def, Map<String, SavedModelParts.Fn> library) {
-    if (!namesAnyOther(def.bytes(), c.function(), library.keySet())) {
-      return new FunctionLibrary.Restorable(def.bytes(), new byte[0]);
-    }
     Path pb = root.resolve("saved_model.pb");
+    try {
+      if (!SavedModelParts.mayCallFunctions(def.bytes(), library.keySet())) {
+        return new FunctionLibrary.Restorable(def.bytes(), new byte[0]);
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(pb + ": function " + c.function() + " is not a readable FunctionDef: " + e.getMessage());
+    }
     Map<String, FunctionDef> parsed = new HashMap<>();
     java.util.function.Function<String, FunctionDef> parse = name -> parsed.computeIfAbsent(name, n -> {
       try {
@@ -270,17 +275,6 @@ public final class SavedModelLoader {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(pb + ": signature " + c.signature() + ": " + e.getMessage());
     }
-  }
-
-  /** Whether {@code bytes} contain the name of a library function other than {@code self}. */
-  private static boolean namesAnyOther(byte[] bytes, String self, Set<String> names) {
-    String text = new String(bytes, StandardCharsets.ISO_8859_1); // one char per byte
-    for (String n : names) {
-      if (!n.equals(self) && text.contains(new String(n.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A node's NodeDef, parsed only now: the loader needs the few variable nodes, not the graph. */

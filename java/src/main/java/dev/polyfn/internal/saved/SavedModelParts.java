@@ -35,6 +35,13 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
   private static final int OP_OUTPUT_ARG = 3;
   private static final int ARG_TYPE = 3;
   private static final int NODE_NAME = 1;
+  private static final int FUNCTION_NODE_DEF = 3;
+  private static final int NODE_OP = 2;
+  private static final int NODE_ATTR = 5;
+  private static final int MAP_VALUE = 2;
+  private static final int ATTR_LIST = 1;
+  private static final int ATTR_FUNC = 10;
+  private static final int LIST_FUNC = 9;
   private static final int DT_RESOURCE = 20;
 
   /**
@@ -99,6 +106,86 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
         graph.skipField(t);
       }
     }
+  }
+
+  /**
+   * The serialized FunctionDef {@code def}'s signature name, and what its signature declares,
+   * read from the wire format as {@link #read} reads them; an exception when it is malformed.
+   */
+  public static Map.Entry<String, Fn> describe(byte[] def) throws InvalidProtocolBufferException {
+    Map<String, Fn> one = new HashMap<>();
+    try {
+      function(def, one);
+    } catch (InvalidProtocolBufferException e) {
+      throw e;
+    } catch (IOException e) { // declared by CodedInputStream, never thrown for a byte array
+      throw new InvalidProtocolBufferException(e);
+    }
+    return one.entrySet().iterator().next();
+  }
+
+  /**
+   * Whether a node of the serialized FunctionDef {@code def} may call a function: its op type is
+   * one of {@code names}, or it has a function-valued attribute ({@code func}, or a list holding
+   * one), whatever function that names. Read from the wire format: a definition that calls none
+   * needs no parsing (nor renaming of references) before it goes to TensorFlow as bytes.
+   */
+  public static boolean mayCallFunctions(byte[] def, java.util.Set<String> names) throws InvalidProtocolBufferException {
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(def);
+      for (int t = in.readTag(); t != 0; t = in.readTag()) {
+        if (!isMessage(t, FUNCTION_NODE_DEF)) {
+          in.skipField(t);
+          continue;
+        }
+        CodedInputStream node = CodedInputStream.newInstance(in.readByteArray());
+        for (int n = node.readTag(); n != 0; n = node.readTag()) {
+          if (isMessage(n, NODE_OP)) {
+            if (names.contains(node.readStringRequireUtf8())) {
+              return true;
+            }
+          } else if (isMessage(n, NODE_ATTR)) {
+            CodedInputStream entry = CodedInputStream.newInstance(node.readByteArray());
+            for (int e = entry.readTag(); e != 0; e = entry.readTag()) {
+              if (!isMessage(e, MAP_VALUE)) {
+                entry.skipField(e);
+              } else if (isFunctionValue(entry.readByteArray())) {
+                return true;
+              }
+            }
+          } else {
+            node.skipField(n);
+          }
+        }
+      }
+      return false;
+    } catch (InvalidProtocolBufferException e) {
+      throw e;
+    } catch (IOException e) { // declared by CodedInputStream, never thrown for a byte array
+      throw new InvalidProtocolBufferException(e);
+    }
+  }
+
+  /** Whether a serialized AttrValue holds a function, or a list with one. */
+  private static boolean isFunctionValue(byte[] value) throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(value);
+    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+      if (isMessage(t, ATTR_FUNC)) {
+        return true;
+      }
+      if (!isMessage(t, ATTR_LIST)) {
+        in.skipField(t);
+        continue;
+      }
+      CodedInputStream list = CodedInputStream.newInstance(in.readByteArray());
+      for (int l = list.readTag(); l != 0; l = list.readTag()) {
+        if (isMessage(l, LIST_FUNC)) {
+          return true;
+        }
+        list.skipField(l);
+      }
+    }
+    return false;
   }
 
   private static void function(byte[] def, Map<String, Fn> library) throws IOException {

@@ -6,6 +6,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
 import dev.polyfn.internal.saved.RestoreChecks;
+import dev.polyfn.internal.saved.SavedModelParts;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -18,6 +19,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -26,16 +28,17 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.tensorflow.TensorFlow;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.proto.FunctionDef;
@@ -126,9 +129,11 @@ public final class TraceCache {
       debug("'" + options.name() + "' is not trace-cached: the class file of " + defining + " cannot be read");
       return null;
     }
-    String key = "polyfn trace cache " + FORMAT + "\nname=" + options.name() + "\nversion="
-        + options.traceCacheVersion() + "\ntensorflow=" + TensorFlow.version() + "\nclass=" + defining
-        + "\nbytecode=" + hex(sha256(code));
+    // Appended, not concatenated: a concatenation of 13 parts bootstraps its own method handles
+    // (tens of ms in a fresh JVM, before the first restored signature).
+    String key = new StringBuilder("polyfn trace cache ").append(FORMAT).append("\nname=").append(options.name())
+        .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version())
+        .append("\nclass=").append(defining).append("\nbytecode=").append(hex(sha256(code))).toString();
     return new TraceCache(options.traceCache(), key);
   }
 
@@ -145,10 +150,16 @@ public final class TraceCache {
 
   /** Restores every readable entry of this key into {@code f}; called once, at definition. */
   public void restoreInto(FunctionCore f) {
-    List<Path> files;
-    try (Stream<Path> list = Files.list(dir)) {
-      files = list.filter(p -> p.getFileName().toString().startsWith(prefix + "-")
-          && p.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
+    List<Path> files = new ArrayList<>();
+    String start = prefix + "-";
+    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
+      for (Path p : list) {
+        String name = p.getFileName().toString();
+        if (name.startsWith(start) && name.endsWith(SUFFIX)) {
+          files.add(p);
+        }
+      }
+      Collections.sort(files);
     } catch (NoSuchFileException e) {
       return;
     } catch (IOException e) {
@@ -290,6 +301,19 @@ public final class TraceCache {
    * either does not parse or a function the main one refers to is missing.
    */
   private static FunctionLibrary.Restorable restorable(Entry e) {
+    try {
+      // Most entries call no other function: passed on as bytes, as Function.load does, since
+      // the first use of protobuf's generated message classes would cost more than the restore.
+      if (e.library.length == 0) {
+        Map.Entry<String, SavedModelParts.Fn> main = SavedModelParts.describe(e.def);
+        if (!SavedModelParts.mayCallFunctions(e.def, Set.of(main.getKey()))) {
+          RestoreChecks.outputNames(e.outputNames, main.getValue().outputs());
+          return new FunctionLibrary.Restorable(e.def, e.library);
+        }
+      }
+    } catch (InvalidProtocolBufferException x) {
+      throw new IllegalArgumentException("its function does not parse: " + x.getMessage());
+    }
     FunctionDef main;
     Map<String, FunctionDef> library = new HashMap<>();
     try {
