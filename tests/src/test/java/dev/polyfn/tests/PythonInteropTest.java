@@ -191,6 +191,9 @@ class PythonInteropTest {
 
   record Scaled(TFloat32 features, int scale) {}
 
+  /** A record whose component is named as a Python keyword. */
+  record Span(TFloat32 from, TFloat32 to) {}
+
   /**
    * Record and nest parameters save: the signature takes their tensors flattened and named by path
    * (a record's components in declaration order, a map's keys sorted), Python's loaded signature
@@ -239,7 +242,24 @@ class PythonInteropTest {
         assertTrue(err.getMessage().contains("matches no saved signature") && err.getMessage().contains("batch"), err.getMessage());
       }
     }
-    assertTrue(check(saved, List.of("structured__float32_2__float32_2__float32_2__float32_2__float32_2")).contains("OK 1"));
+    // Python calls m.structured(batch=Batch(...), n=...) with the namedtuple class its load made
+    // (type(m.structured.concrete_functions[0].structured_input_signature[0][0])), named as the record.
+    String out = check(saved, List.of("structured__float32_2__float32_2__float32_2__float32_2__float32_2"), "structured");
+    assertTrue(out.contains("record Batch as namedtuple('features', 'extra')") && out.contains("OK 1"), out);
+
+    // A component named as a Python keyword cannot be a namedtuple field (Python's load would
+    // fail): the record is a tuple for Python, of its components in declaration order.
+    try (MapFunction f = Function.define((tf, in) -> {
+          var span = in.record("span", Span.class);
+          return Map.of("y", tf.math.sub(span.get(Span::to), span.get(Span::from)));
+        }, FunctionOptions.defaults().withName("span"));
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(5f, 7f)) {
+      record(f, "span__float32_2__float32_2", Map.of("span_from", a, "span_to", b), Map.of("span", new Span(a, b)));
+      f.save(dir.resolve("span"));
+    }
+    out = check(dir.resolve("span"), List.of("span__float32_2__float32_2"), "span");
+    assertTrue(out.contains("record Span as tuple") && out.contains("OK 1"), out);
 
     // A Java value inside a record is known to this JVM only: refused at save, saying so.
     try (MapFunction f = Function.define((tf, in) -> {

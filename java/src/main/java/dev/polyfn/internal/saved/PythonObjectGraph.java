@@ -228,9 +228,12 @@ final class PythonObjectGraph {
         return StructuredValue.newBuilder().setDictValue(dict).build();
       }
       case "record" -> {
-        NamedTupleValue.Builder tuple = NamedTupleValue.newBuilder().setName("Record");
+        // A named tuple named as the record class, with its components as fields (Python's load
+        // makes that namedtuple class); a tuple where Python could not (a field named "from").
         List<Object> names = (List<Object>) type.get("names");
         List<Object> types = (List<Object>) type.get("types");
+        NamedTupleValue.Builder tuple = NamedTupleValue.newBuilder().setName(PythonNames.tupleName((String) type.get("class")));
+        TupleValue.Builder plain = TupleValue.newBuilder();
         for (int i = 0; i < names.size(); i++) {
           String name = (String) names.get(i);
           StructuredValue v = structure(path + "_" + SavedSignatures.sanitize(name), (Map<String, Object>) types.get(i));
@@ -238,8 +241,10 @@ final class PythonObjectGraph {
             return null;
           }
           tuple.addValues(PairValue.newBuilder().setKey(name).setValue(v));
+          plain.addValues(v);
         }
-        return StructuredValue.newBuilder().setNamedTupleValue(tuple).build();
+        return PythonNames.fields(names) ? StructuredValue.newBuilder().setNamedTupleValue(tuple).build()
+            : StructuredValue.newBuilder().setTupleValue(plain).build();
       }
       case "composite" -> {
         // Python knows the SparseTensor among Polyfn's composites: a SparseTensorSpec of the
