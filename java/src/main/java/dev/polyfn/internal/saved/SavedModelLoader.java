@@ -127,6 +127,7 @@ public final class SavedModelLoader {
       try {
         RestoreChecks.parameters(meta.params, c.declared(), c.traced());
         RestoreChecks.outputNames(c.outputs(), c.outputs().length);
+        SavedComposites.check(c, meta.kind);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(metaFile + ": signature " + c.signature() + ": " + e.getMessage(), e);
       }
