@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
 import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.TensorProto;
 import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TFloat32;
@@ -72,6 +73,35 @@ class SavedDefaultsTest {
     }
     assertArrayEquals(new float[] {3f, -7f}, byDefault);
     assertTrue(cases.check(saved, List.of(sig), "scaled").contains("OK 2"));
+  }
+
+  /**
+   * A defaulted parameter before one without a default: Python has no such signature, so Python's
+   * FunctionSpec keeps no default (a misaligned one would make {@code x} optional there) and Python
+   * passes both; Java may still omit it.
+   */
+  @Test
+  void aDefaultBeforeARequiredParameterIsRequiredInPythonOnly(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("lead");
+    PythonCases cases = new PythonCases();
+    String sig = "lead__float32_scalar__float32_2";
+    try (TFloat32 two = TFloat32.scalarOf(2f);
+         TFloat32 x = TFloat32.vectorOf(1f, -4f);
+         MapFunction f = Function.define((tf, in) -> {
+           Operand<TFloat32> s = in.input("factor", TFloat32.class, two);
+           return Map.of("y", tf.math.mul(in.input("x", TFloat32.class), s));
+         }, FunctionOptions.defaults().withName("lead"))) {
+      cases.record(f, sig, Map.of("factor", two, "x", x), Map.of("x", x), Map.of("factor", two, "x", x));
+      f.save(saved);
+      try (MapFunction loaded = (MapFunction) Function.load(saved)) {
+        assertArrayEquals(new float[] {2f, -8f}, SavedModelTest.call(loaded, Map.of("x", x), "y"));
+      }
+    }
+    assertTrue(cases.check(saved, List.of(sig), "lead").contains("OK 1"));
+    var graph = SavedModel.parseFrom(Files.readAllBytes(saved.resolve("saved_model.pb"))).getMetaGraphs(0).getObjectGraphDef();
+    var spec = graph.getNodesList().stream().filter(n -> n.hasFunction()).findFirst().orElseThrow()
+        .getFunction().getFunctionSpec().getFullargspec().getNamedTupleValue().getValuesList();
+    assertTrue(spec.stream().anyMatch(p -> p.getKey().equals("defaults") && p.getValue().hasNoneValue()), spec.toString());
   }
 
   /** A default the caller closed cannot be saved: refused naming the parameter, nothing written. */

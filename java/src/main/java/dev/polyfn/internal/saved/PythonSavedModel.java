@@ -34,7 +34,8 @@ import org.tensorflow.types.family.TType;
  * PythonCaptures}). Representable: positional parameters that are tensors, lists or tuples of tensors,
  * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
- * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}). A
+ * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}); a
+ * tensor default in the function's argspec makes its tensor parameter optional ({@link TensorDefaults}). A
  * concrete function that takes a None where others take values, has another parameter list
  * or captures other variables than the first is left out with a WARNING. The library functions a
  * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
