@@ -6,7 +6,7 @@ CASES_JSON: {"signatures": [names...], "cases": [{"signature": name,
   "inputs": {key: {"dtype": "float32", "shape": [...], "values": [flat...]}},
   "outputs": {name: {"shape": [...], "values": [flat...]}}}]}
 With "function": name in CASES_JSON, each case's "args" (a tensor as above, lists and dicts of
-them) are also passed to the loaded object's function of that name, as Python calls a restored
+them, a record as the namedtuple the load made) are also passed to the loaded object's function of that name, as Python calls a restored
 tf.function (`model.<name>(**args)`), which must return Polyfn's numbers too, and the function
 must list one concrete function per expected signature.
 Exits 0 and prints "OK <n cases>" when the loaded signatures are exactly the expected ones and
@@ -19,15 +19,41 @@ import numpy as np
 import tensorflow as tf
 
 
-def structure(v):
-    """A case's argument as Python passes it: a tensor, or lists and dicts of them."""
+def namedtuple_classes(function):
+    """The namedtuple classes Python's load made for the function's input signatures, by name:
+    what a Python user takes from m.<name>.concrete_functions[0].structured_input_signature."""
+    found = {}
+
+    def walk(s):
+        if isinstance(s, tuple) and hasattr(s, "_fields"):
+            found[type(s).__name__] = type(s)
+        if isinstance(s, (list, tuple)):
+            for x in s:
+                walk(x)
+        elif isinstance(s, dict):
+            for x in s.values():
+                walk(x)
+
+    for c in function.concrete_functions:
+        walk(c.structured_input_signature)
+    return found
+
+
+def structure(v, records):
+    """A case's argument as Python passes it: a tensor, or lists and dicts of them; a record as
+    the namedtuple class of its name that the load made (printed), else as a tuple (printed)."""
     if isinstance(v, dict) and "dtype" in v:
         return tf.constant(np.array(v["values"], dtype=v["dtype"]).reshape(v["shape"]))
     if isinstance(v, dict) and sorted(v) == ["dense_shape", "indices", "values"]:
-        return tf.sparse.SparseTensor(**{k: structure(x) for k, x in v.items()})
+        return tf.sparse.SparseTensor(**{k: structure(x, records) for k, x in v.items()})
+    if isinstance(v, dict) and "__record__" in v:
+        fields = {k: structure(x, records) for k, x in v["fields"].items()}
+        cls = records.get(v["__record__"])
+        print(f"record {v['__record__']} as " + (f"namedtuple{cls._fields}" if cls else "tuple"))
+        return cls(**fields) if cls else tuple(fields.values())
     if isinstance(v, dict):
-        return {k: structure(x) for k, x in v.items()}
-    return [structure(x) for x in v]
+        return {k: structure(x, records) for k, x in v.items()}
+    return [structure(x, records) for x in v]
 
 
 def compare(where, out, outputs):
@@ -55,7 +81,7 @@ def main(saved_dir, cases_file):
             return 1
         if "function" in spec and case["args"] is not None:
             restored = getattr(model, spec["function"])
-            call = {k: structure(v) for k, v in case["args"].items()}
+            call = {k: structure(v, namedtuple_classes(restored)) for k, v in case["args"].items()}
             if not compare(f"{spec['function']}(**{sorted(call)})", restored(**call), case["outputs"]):
                 return 1
     if "function" in spec:

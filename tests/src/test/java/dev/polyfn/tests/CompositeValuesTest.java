@@ -39,7 +39,7 @@ class CompositeValuesTest {
   }
 
   /** Each row's sum: a cumulative sum read at the row splits. */
-  private static Operand<TFloat32> rowSums(Ops tf, RaggedOperand r) {
+  static Operand<TFloat32> rowSums(Ops tf, RaggedOperand r) {
     Operand<TFloat32> cs = tf.concat(List.of(tf.constant(new float[] {0f}), tf.math.cumsum(r.values(), tf.constant(0))),
         tf.constant(0));
     Operand<TFloat32> at = tf.gather(cs, r.rowSplits(), tf.constant(0));

@@ -15,12 +15,10 @@ import dev.polyfn.Variable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
@@ -38,94 +36,18 @@ import org.tensorflow.types.TInt64;
  * numbers Polyfn returned for the same inputs ({@code tests/python/check_saved.py} compares them).
  */
 class PythonInteropTest {
-  /** One call: the signature it runs, its flat inputs by signature key, and Polyfn's outputs. */
-  private final List<String> cases = new ArrayList<>();
-
-  private static String tensor(TFloat32 t) {
-    List<String> values = new ArrayList<>();
-    for (float f : SavedModelTest.floats(t)) {
-      values.add(Float.toString(f));
-    }
-    return tensor("float32", t.shape().asArray(), values);
-  }
-
-  private static String tensor(TInt64 t) {
-    List<String> values = new ArrayList<>();
-    t.scalars().forEach(s -> values.add(Long.toString(s.getLong())));
-    return tensor("int64", t.shape().asArray(), values);
-  }
-
-  private static String tensor(String dtype, long[] shape, List<String> values) {
-    List<String> dims = new ArrayList<>();
-    for (long d : shape) {
-      dims.add(Long.toString(d));
-    }
-    return "{\"dtype\": \"" + dtype + "\", \"shape\": [" + String.join(",", dims) + "], \"values\": [" + String.join(",", values) + "]}";
-  }
+  private final PythonCases cases = new PythonCases();
 
   private void record(MapFunction f, String signature, Map<String, ?> flat, Map<String, ?> args) {
-    try (Outputs out = f.call(args)) {
-      String inputs = flat.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + json(e.getValue()))
-          .collect(Collectors.joining(", "));
-      String outputs = out.names().stream().map(n -> "\"" + n + "\": " + tensor((TFloat32) out.get(n)))
-          .collect(Collectors.joining(", "));
-      cases.add("{\"signature\": \"" + signature + "\", \"inputs\": {" + inputs + "}, \"args\": " + json(args)
-          + ", \"outputs\": {" + outputs + "}}");
-    }
+    cases.record(f, signature, flat, args);
   }
 
-  /**
-   * A call's arguments as JSON: tensors as {@link #tensor}, lists and maps of them; {@code null}
-   * when a record is among them (Python would pass the named tuple the load made: not called).
-   */
-  private static String json(Object v) {
-    if (v instanceof SparseTensor<?> s) { // first: a SparseTensor is also a tensor of its values' type
-      return "{\"indices\": " + tensor(s.indices()) + ", \"values\": " + tensor((TFloat32) s.values()) + ", \"dense_shape\": "
-          + tensor(s.denseShape()) + "}";
-    }
-    if (v instanceof TFloat32 t) {
-      return tensor(t);
-    }
-    if (v instanceof TInt64 t) {
-      return tensor(t);
-    }
-    if (v instanceof Record || (v instanceof Map<?, ?> m && m.values().stream().anyMatch(PythonInteropTest::holdsRecord))
-        || (v instanceof List<?> l && l.stream().anyMatch(PythonInteropTest::holdsRecord))) {
-      return "null";
-    }
-    if (v instanceof Map<?, ?> m) {
-      return m.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + json(e.getValue()))
-          .collect(Collectors.joining(", ", "{", "}"));
-    }
-    return ((List<?>) v).stream().map(PythonInteropTest::json).collect(Collectors.joining(", ", "[", "]"));
-  }
-
-  private static boolean holdsRecord(Object v) {
-    return v instanceof Record || (v instanceof Map<?, ?> m && m.values().stream().anyMatch(PythonInteropTest::holdsRecord))
-        || (v instanceof List<?> l && l.stream().anyMatch(PythonInteropTest::holdsRecord));
-  }
-
-  /** {@link #check(Path, List, String)} of the signatures only. */
   private String check(Path saved, List<String> signatures) throws Exception {
-    return check(saved, signatures, null);
+    return cases.check(saved, signatures);
   }
 
-  /**
-   * Runs check_saved.py on {@code saved}: the signatures, and with {@code function} not null the
-   * restored function of that name called with each case's arguments.
-   */
   private String check(Path saved, List<String> signatures, String function) throws Exception {
-    Path spec = saved.resolveSibling(saved.getFileName() + "-cases.json");
-    Files.writeString(spec, "{" + (function == null ? "" : "\"function\": \"" + function + "\", ") + "\"signatures\": [" + signatures.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(","))
-        + "], \"cases\": [" + String.join(",\n", cases) + "]}");
-    String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "check_saved.py").toString(), saved.toString(), spec.toString())
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
-    cases.clear();
-    return out;
+    return cases.check(saved, signatures, function);
   }
 
   @Test
@@ -269,6 +191,9 @@ class PythonInteropTest {
 
   record Scaled(TFloat32 features, int scale) {}
 
+  /** A record whose component is named as a Python keyword. */
+  record Span(TFloat32 from, TFloat32 to) {}
+
   /**
    * Record and nest parameters save: the signature takes their tensors flattened and named by path
    * (a record's components in declaration order, a map's keys sorted), Python's loaded signature
@@ -317,7 +242,24 @@ class PythonInteropTest {
         assertTrue(err.getMessage().contains("matches no saved signature") && err.getMessage().contains("batch"), err.getMessage());
       }
     }
-    assertTrue(check(saved, List.of("structured__float32_2__float32_2__float32_2__float32_2__float32_2")).contains("OK 1"));
+    // Python calls m.structured(batch=Batch(...), n=...) with the namedtuple class its load made
+    // (type(m.structured.concrete_functions[0].structured_input_signature[0][0])), named as the record.
+    String out = check(saved, List.of("structured__float32_2__float32_2__float32_2__float32_2__float32_2"), "structured");
+    assertTrue(out.contains("record Batch as namedtuple('features', 'extra')") && out.contains("OK 1"), out);
+
+    // A component named as a Python keyword cannot be a namedtuple field (Python's load would
+    // fail): the record is a tuple for Python, of its components in declaration order.
+    try (MapFunction f = Function.define((tf, in) -> {
+          var span = in.record("span", Span.class);
+          return Map.of("y", tf.math.sub(span.get(Span::to), span.get(Span::from)));
+        }, FunctionOptions.defaults().withName("span"));
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(5f, 7f)) {
+      record(f, "span__float32_2__float32_2", Map.of("span_from", a, "span_to", b), Map.of("span", new Span(a, b)));
+      f.save(dir.resolve("span"));
+    }
+    out = check(dir.resolve("span"), List.of("span__float32_2__float32_2"), "span");
+    assertTrue(out.contains("record Span as tuple") && out.contains("OK 1"), out);
 
     // A Java value inside a record is known to this JVM only: refused at save, saying so.
     try (MapFunction f = Function.define((tf, in) -> {

@@ -28,6 +28,7 @@ import org.tensorflow.proto.Struct.StructuredValue;
 import org.tensorflow.proto.Struct.TensorSpecProto;
 import org.tensorflow.proto.Struct.TupleValue;
 import org.tensorflow.proto.Struct.TypeSpecProto;
+import org.tensorflow.proto.TensorProto;
 import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph.TrackableObject;
@@ -227,9 +228,12 @@ final class PythonObjectGraph {
         return StructuredValue.newBuilder().setDictValue(dict).build();
       }
       case "record" -> {
-        NamedTupleValue.Builder tuple = NamedTupleValue.newBuilder().setName("Record");
+        // A named tuple named as the record class, with its components as fields (Python's load
+        // makes that namedtuple class); a tuple where Python could not (a field named "from").
         List<Object> names = (List<Object>) type.get("names");
         List<Object> types = (List<Object>) type.get("types");
+        NamedTupleValue.Builder tuple = NamedTupleValue.newBuilder().setName(PythonNames.tupleName((String) type.get("class")));
+        TupleValue.Builder plain = TupleValue.newBuilder();
         for (int i = 0; i < names.size(); i++) {
           String name = (String) names.get(i);
           StructuredValue v = structure(path + "_" + SavedSignatures.sanitize(name), (Map<String, Object>) types.get(i));
@@ -237,8 +241,10 @@ final class PythonObjectGraph {
             return null;
           }
           tuple.addValues(PairValue.newBuilder().setKey(name).setValue(v));
+          plain.addValues(v);
         }
-        return StructuredValue.newBuilder().setNamedTupleValue(tuple).build();
+        return PythonNames.fields(names) ? StructuredValue.newBuilder().setNamedTupleValue(tuple).build()
+            : StructuredValue.newBuilder().setTupleValue(plain).build();
       }
       case "composite" -> {
         // Python knows the SparseTensor among Polyfn's composites: a SparseTensorSpec of the
@@ -274,8 +280,8 @@ final class PythonObjectGraph {
    * function {@code name} with its concrete functions, if any can take Python structures; and
    * {@code signatures}, a signature map with one concrete function per signature.
    */
-  static SavedObjectGraph objectGraph(String name, List<String> paramNames, List<DataType> dtypes,
-      List<TensorShapeProto> shapes, List<Concrete> concrete, List<String> signatureNames) {
+  static SavedObjectGraph objectGraph(String name, List<String> paramNames, List<TensorProto> defaults,
+      List<DataType> dtypes, List<TensorShapeProto> shapes, List<Concrete> concrete, List<String> signatureNames) {
     VersionDef version = VersionDef.newBuilder().setProducer(1).setMinConsumer(1).build();
     SavedObject.Builder root = SavedObject.newBuilder()
         .setUserObject(SavedUserObject.newBuilder().setIdentifier("_generic_user_object").setVersion(version)
@@ -291,7 +297,7 @@ final class PythonObjectGraph {
     if (!listed.isEmpty()) {
       root.addChildren(ref(1 + nodes.size(), name));
       nodes.add(SavedObject.newBuilder().setFunction(SavedFunction.newBuilder()
-          .addAllConcreteFunctions(listed).setFunctionSpec(spec(paramNames))).build());
+          .addAllConcreteFunctions(listed).setFunctionSpec(spec(paramNames, defaults))).build());
     }
     int map = 1 + nodes.size();
     root.addChildren(ref(map, "signatures"));
@@ -319,8 +325,11 @@ final class PythonObjectGraph {
     return ObjectReference.newBuilder().setNodeId(node).setLocalName(localName).build();
   }
 
-  /** Python's {@code FunctionSpec}: a {@code FullArgSpec} whose {@code args} are the parameters. */
-  private static FunctionSpec spec(List<String> paramNames) {
+  /**
+   * Python's {@code FunctionSpec}: a {@code FullArgSpec} whose {@code args} are the parameters and
+   * whose {@code defaults} their default tensors (see {@link TensorDefaults#pythonDefaults}).
+   */
+  private static FunctionSpec spec(List<String> paramNames, List<TensorProto> defaults) {
     StructuredValue none = StructuredValue.newBuilder().setNoneValue(NoneValue.getDefaultInstance()).build();
     ListValue.Builder args = ListValue.newBuilder();
     for (String p : paramNames) {
@@ -328,7 +337,8 @@ final class PythonObjectGraph {
     }
     NamedTupleValue.Builder full = NamedTupleValue.newBuilder().setName("FullArgSpec")
         .addValues(pair("args", StructuredValue.newBuilder().setListValue(args).build()))
-        .addValues(pair("varargs", none)).addValues(pair("varkw", none)).addValues(pair("defaults", none))
+        .addValues(pair("varargs", none)).addValues(pair("varkw", none))
+        .addValues(pair("defaults", TensorDefaults.pythonDefaults(defaults)))
         .addValues(pair("kwonlyargs", StructuredValue.newBuilder().setListValue(ListValue.getDefaultInstance()).build()))
         .addValues(pair("kwonlydefaults", none))
         .addValues(pair("annotations", StructuredValue.newBuilder().setDictValue(DictValue.getDefaultInstance()).build()));

@@ -34,7 +34,8 @@ import org.tensorflow.types.family.TType;
  * PythonCaptures}). Representable: positional parameters that are tensors, lists or tuples of tensors,
  * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
- * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}). A
+ * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}); a
+ * tensor default in the function's argspec makes its tensor parameter optional ({@link TensorDefaults}). A
  * concrete function that takes a None where others take values, has another parameter list
  * or captures other variables than the first is left out with a WARNING. The library functions a
  * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
@@ -85,13 +86,20 @@ public final class PythonSavedModel {
     }, null, FunctionOptions.defaults().withName(fname));
     FunctionCore f = facades.core(made);
     try {
+      // A tensor default (def f(x, scale=tf.constant(2.0))) makes the parameter optional, as in Python.
+      Map<Integer, TType> defaults = new HashMap<>();
+      TensorDefaults.ofPython(graph.getNodes(node), argNames.size()).forEach((i, proto) -> {
+        TType t = TensorDefaults.tensor(pb + ": the default of argument '" + argNames.get(i) + "'", proto, null, null);
+        f.adopt(t);
+        defaults.put(i, t);
+      });
       PythonCaptures inliner = new PythonCaptures(root, meta);
       List<Converted> converted = new ArrayList<>();
       List<String> reasons = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
         try {
-          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, f.interner(), inliner);
+          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, defaults, f.interner(), inliner);
           Converted first = converted.isEmpty() ? null : converted.get(0);
           if (first != null && !first.params().equals(c.params())) {
             throw new IllegalArgumentException("its parameters " + c.params() + " differ from the first's");
@@ -150,7 +158,8 @@ public final class PythonSavedModel {
   }
 
   private static Converted convert(String name, SavedConcreteFunction c, Map<String, FunctionDef> library,
-      List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Interner interner, PythonCaptures inliner) {
+      List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Map<Integer, TType> defaults,
+      Interner interner, PythonCaptures inliner) {
     FunctionDef saved = library.get(name);
     if (saved == null) {
       throw new IllegalArgumentException("it is not in the graph's library");
@@ -177,7 +186,7 @@ public final class PythonSavedModel {
         literal(p, i, v, literals, interner, params, declared, traced);
         continue;
       }
-      structure(p, v, params, declared, traced);
+      structure(p, v, v.hasTensorSpecValue() ? defaults.get(i) : null, params, declared, traced);
     }
     // Keyword-only arguments follow the positional ones, in Python's flattening order (sorted by
     // name); one that is None in this concrete function is no parameter, as an absent one.
@@ -191,7 +200,7 @@ public final class PythonSavedModel {
         throw new IllegalArgumentException("keyword-only argument '" + kw.getKey() + "' is a Python " + v.getKindCase()
             + " literal, which Polyfn loads only as a positional argument");
       }
-      structure(kw.getKey(), v, params, declared, traced);
+      structure(kw.getKey(), v, null, params, declared, traced);
     }
     List<Object> declaredCaptures = new ArrayList<>();
     List<Object> tracedCaptures = new ArrayList<>();
@@ -214,18 +223,19 @@ public final class PythonSavedModel {
         outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
   }
 
-  /** Adds argument {@code p}, a tensor spec or a structure of them, as a parameter. */
-  private static void structure(String p, StructuredValue v, List<Param> params, List<Object> declared, List<Object> traced) {
+  /** Adds argument {@code p}, a tensor spec (with its default, or null) or a structure of them, as a parameter. */
+  private static void structure(String p, StructuredValue v, TType def, List<Param> params, List<Object> declared,
+      List<Object> traced) {
     Param.Kind kind = kind(p, v);
     params.add(kind == Param.Kind.NEST ? new Param(p, kind, null, null, null, false, null)
-        : new Param(p, kind, TType.class, null, null, false, null));
-    declared.add(param(p, kind, Map.of("kind", switch (kind) {
+        : new Param(p, kind, TType.class, null, null, def != null, def));
+    declared.add(param(p, kind, def != null, Map.of("kind", switch (kind) {
       case TENSOR -> "tensor_constraint";
       case LIST -> "list_constraint";
       case MAP -> "map_constraint";
       default -> "nest_constraint";
     })));
-    traced.add(param(p, kind, type(p, v)));
+    traced.add(param(p, kind, def != null, type(p, v)));
   }
 
   /**

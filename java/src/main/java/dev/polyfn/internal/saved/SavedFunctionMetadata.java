@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.TensorProto;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -19,7 +20,8 @@ import org.tensorflow.types.family.TType;
  *  "unary_input": null,                           // unary: the input's tensor class
  *  "parameters": [{"name": "x", "kind": "TENSOR", "tensor_type": "org.tensorflow.types.TFloat32",
  *                  "shape": [-1, 3], "optional": false,     // shape: null (undeclared), "unknown" or dims
- *                  "record_class": null}],  // kind TENSOR, LIST, MAP or NEST; a record: its class
+ *                  "record_class": null,     // kind TENSOR, LIST, MAP or NEST; a record: its class
+ *                  "default": null}],        // an optional tensor's default: a base64 TensorProto
  *  "variables": [{"checkpoint_key": "v0/.ATTRIBUTES/VARIABLE_VALUE"}], // captured variables, in capture order
  *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
  *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>}]}
@@ -50,16 +52,20 @@ public final class SavedFunctionMetadata {
   public final String name;
   public final String kind;
   public final Class<? extends TType> unaryInput;
+  /** Without default tensors (see {@link #defaults}): the loader adds them to the function it makes. */
   public final Param[] params;
+  /** Each parameter's default tensor, null for none. */
+  public final List<TensorProto> defaults;
   public final List<String> variableKeys;
   public final List<Concrete> concrete;
 
   private SavedFunctionMetadata(String name, String kind, Class<? extends TType> unaryInput, Param[] params,
-      List<String> variableKeys, List<Concrete> concrete) {
+      List<TensorProto> defaults, List<String> variableKeys, List<Concrete> concrete) {
     this.name = name;
     this.kind = kind;
     this.unaryInput = unaryInput;
     this.params = params;
+    this.defaults = defaults;
     this.variableKeys = variableKeys;
     this.concrete = concrete;
   }
@@ -69,7 +75,8 @@ public final class SavedFunctionMetadata {
     return List.of("map", "list", "single", "nest").contains(kind) ? kind : "unary";
   }
 
-  public static String write(FunctionCore f, Param[] params, Capture[] captures, List<SavedModelWriter.Saved> saved) {
+  public static String write(FunctionCore f, Param[] params, List<TensorProto> defaults, Capture[] captures,
+      List<SavedModelWriter.Saved> saved) {
     Map<String, Object> doc = SavedModelWriter.object();
     doc.put("format", FORMAT);
     doc.put("version", VERSION);
@@ -77,7 +84,8 @@ public final class SavedFunctionMetadata {
     doc.put("kind", kindOf(f));
     doc.put("unary_input", "unary".equals(f.kind()) ? f.unaryInput().getName() : null);
     List<Object> ps = new ArrayList<>();
-    for (Param p : params) {
+    for (int i = 0; i < params.length; i++) {
+      Param p = params[i];
       Map<String, Object> m = SavedModelWriter.object();
       m.put("name", p.name());
       m.put("kind", p.kind().name());
@@ -85,6 +93,7 @@ public final class SavedFunctionMetadata {
       m.put("record_class", p.kind() == Param.Kind.NEST && p.javaClass() != null ? p.javaClass().getName() : null);
       m.put("shape", SavedModelWriter.shapeJson(p.shape()));
       m.put("optional", p.optional());
+      m.put("default", defaults.get(i) == null ? null : TensorDefaults.text(defaults.get(i)));
       ps.add(m);
     }
     doc.put("parameters", ps);
@@ -126,6 +135,7 @@ public final class SavedFunctionMetadata {
     Class<? extends TType> unary = kind.equals("unary") ? tensorClass("unary_input", doc.get("unary_input")) : null;
     List<Object> ps = r.list("parameters", doc.get("parameters"));
     Param[] params = new Param[ps.size()];
+    List<TensorProto> defaults = new ArrayList<>();
     for (int i = 0; i < params.length; i++) {
       String at = "parameters[" + i + "]";
       Map<String, Object> p = r.object(at, ps.get(i));
@@ -145,6 +155,13 @@ public final class SavedFunctionMetadata {
       if (!(optional instanceof Boolean)) {
         throw new IllegalArgumentException(at + ".optional: expected a boolean");
       }
+      // An optional tensor has its default (absent before 2026-11, when save refused defaults).
+      Object def = p.get("default");
+      if ((def != null) != (pk == Param.Kind.TENSOR && (Boolean) optional)) {
+        throw new IllegalArgumentException(at + ".default: " + (def == null ? "missing for an optional tensor"
+            : "only an optional tensor parameter has a default"));
+      }
+      defaults.add(def == null ? null : TensorDefaults.fromText(at + ".default", def));
       params[i] = new Param(r.string(at + ".name", p.get("name")), pk,
           tt == null ? null : tensorClass(at + ".tensor_type", tt), record, shape(at + ".shape", p.get("shape")),
           (Boolean) optional, null);
@@ -176,7 +193,7 @@ public final class SavedFunctionMetadata {
       concrete.add(new Concrete(r.string(at + ".signature", c.get("signature")), r.string(at + ".function", c.get("function")),
           names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced")))));
     }
-    return new SavedFunctionMetadata(name, kind, unary, params, vars, concrete);
+    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, concrete);
   }
 
   /**

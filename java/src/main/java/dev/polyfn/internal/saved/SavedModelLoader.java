@@ -12,6 +12,7 @@ import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
+import dev.polyfn.internal.trace.Param;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.SlowWork;
@@ -40,6 +41,7 @@ import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
+import org.tensorflow.proto.TensorProto;
 import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
@@ -124,6 +126,7 @@ public final class SavedModelLoader {
       try {
         RestoreChecks.parameters(meta.params, c.declared(), c.traced());
         RestoreChecks.outputNames(c.outputs(), c.outputs().length);
+        SavedComposites.check(c, meta.kind);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(metaFile + ": signature " + c.signature() + ": " + e.getMessage(), e);
       }
@@ -143,11 +146,12 @@ public final class SavedModelLoader {
     FunctionCore f = facades.core(made);
     try {
       variables.forEach(f::adopt);
+      Param[] params = withDefaults(meta, f);
       Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
       for (int i = 0; i < defs.size(); i++) {
         SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
         try {
-          f.restoreConcrete(meta.params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
+          f.restoreConcrete(params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
         } catch (RuntimeException e) {
           if (!(e instanceof TensorFlowException) && (e.getMessage() == null || !e.getMessage().startsWith("not a usable "))) {
             throw e; // the types or parameters: polyfn.json's
@@ -171,6 +175,24 @@ public final class SavedModelLoader {
     }
     time.report(() -> "function '" + meta.name + "' loaded from " + root);
     return made;
+  }
+
+  /**
+   * The saved parameters with their default tensors, new tensors owned by {@code f} (closed with
+   * it), each checked against its parameter's declared type and shape.
+   */
+  private static Param[] withDefaults(SavedFunctionMetadata meta, FunctionCore f) {
+    Param[] params = meta.params.clone();
+    for (int i = 0; i < params.length; i++) {
+      TensorProto proto = meta.defaults.get(i);
+      if (proto != null) {
+        Param p = params[i];
+        TType t = TensorDefaults.tensor("parameters[" + i + "].default", proto, p.tensorType(), p.shape());
+        f.adopt(t);
+        params[i] = new Param(p.name(), p.kind(), p.tensorType(), p.javaClass(), p.shape(), true, t);
+      }
+    }
+    return params;
   }
 
   /** The directory itself, or its highest numeric version subdirectory (TensorFlow Serving's layout). */

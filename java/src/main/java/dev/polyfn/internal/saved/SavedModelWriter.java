@@ -38,6 +38,7 @@ import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.proto.SignatureDef;
 import org.tensorflow.proto.TensorInfo;
+import org.tensorflow.proto.TensorProto;
 import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 
@@ -76,6 +77,7 @@ public final class SavedModelWriter {
     List<Saved> saved;
     Capture[] captures;
     Param[] params;
+    List<TensorProto> defaults = new ArrayList<>();
     // One consistent view: no trace adds a concrete function or fixes the parameters meanwhile.
     synchronized (f.traceLock()) {
       params = f.params();
@@ -88,10 +90,14 @@ public final class SavedModelWriter {
       }
       check(f, params, captures);
       saved = export(f, concrete, options);
+      // Kept as Python keeps a tf.function's default values; the signatures still take every input.
+      for (Param p : params) {
+        defaults.add(p.optional() ? TensorDefaults.proto(f.name(), p) : null);
+      }
     }
     time.end("export");
     try {
-      write(f, target, params, captures, saved, options, time);
+      write(f, target, params, defaults, captures, saved, options, time);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the SavedModel to " + target + ": " + e.getMessage(), e);
     }
@@ -103,10 +109,6 @@ public final class SavedModelWriter {
       if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
         throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name() + "' takes "
             + p.kindName() + "; a SavedModel signature takes tensors (and lists, maps, records and nests of them) only");
-      }
-      if (p.defaultValue() != null) {
-        throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name()
-            + "' has a default tensor, which a SavedModel signature cannot hold");
       }
     }
     for (Capture c : captures) {
@@ -165,8 +167,8 @@ public final class SavedModelWriter {
     return out;
   }
 
-  private static void write(FunctionCore f, Path target, Param[] params, Capture[] captures, List<Saved> saved,
-      SaveOptions options, SlowWork.Phases time) throws IOException {
+  private static void write(FunctionCore f, Path target, Param[] params, List<TensorProto> defaults, Capture[] captures,
+      List<Saved> saved, SaveOptions options, SlowWork.Phases time) throws IOException {
     SavedGraph g = new SavedGraph();
     try (Graph empty = new Graph()) {
       g.graph().setVersions(empty.toGraphDef().getVersions()); // the running TensorFlow's producer version
@@ -217,7 +219,7 @@ public final class SavedModelWriter {
       shapes.add(SavedGraph.shape(c.variable().dims()));
     }
     SavedObjectGraph objects = PythonObjectGraph.objectGraph(f.name(),
-        java.util.Arrays.stream(params).map(Param::name).toList(), varTypes, shapes, python,
+        java.util.Arrays.stream(params).map(Param::name).toList(), defaults, varTypes, shapes, python,
         saved.stream().map(Saved::signature).toList());
     meta.setObjectGraphDef(objects);
     meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version());
@@ -230,7 +232,7 @@ public final class SavedModelWriter {
     // Always a checkpoint: Python's loader restores one, if only its object graph.
     writeCheckpoint(target.resolve(CHECKPOINT), captures, keys, PythonObjectGraph.trackableGraph(objects, keys));
     time.end("variables");
-    Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, captures, saved),
+    Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, defaults, captures, saved),
         StandardCharsets.UTF_8);
     // Last: a directory with saved_model.pb is complete.
     Files.write(target.resolve("saved_model.pb"), model.toByteArray());

@@ -51,6 +51,8 @@ public final class FunctionCore {
   private final List<Variable<?>> ownedVariables = new CopyOnWriteArrayList<>();
   /** Resources restored with a loaded function (lookup tables): closed with it. */
   private final List<EagerResource> ownedResources = new CopyOnWriteArrayList<>();
+  /** Tensors restored with the function (a loaded parameter's default), closed with it. */
+  private final List<org.tensorflow.Tensor> ownedTensors = new CopyOnWriteArrayList<>();
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
   /** The warm-start cache, null without one; set at definition, before the function is published. */
   private volatile TraceCache cache;
@@ -320,6 +322,11 @@ public final class FunctionCore {
     ownedResources.add(r);
   }
 
+  /** Makes {@code t} the function's (a default restored with it): closed with it. */
+  public void adopt(org.tensorflow.Tensor t) {
+    ownedTensors.add(t);
+  }
+
   /** Whether the function's first trace created variables. */
   public boolean ownsVariables() {
     return !ownedVariables.isEmpty();
@@ -424,5 +431,6 @@ public final class FunctionCore {
       v.close();
     }
     ownedResources.forEach(EagerResource::close);
+    ownedTensors.forEach(org.tensorflow.Tensor::close);
   }
 }

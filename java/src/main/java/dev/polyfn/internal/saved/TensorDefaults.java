@@ -1,0 +1,177 @@
+package dev.polyfn.internal.saved;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.trace.Param;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorflow.EagerSession;
+import org.tensorflow.Tensor;
+import org.tensorflow.exceptions.TensorFlowException;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
+import org.tensorflow.proto.Struct.StructuredValue;
+import org.tensorflow.proto.Struct.TupleValue;
+import org.tensorflow.proto.TensorProto;
+import org.tensorflow.types.TString;
+import org.tensorflow.types.family.TType;
+
+/**
+ * The default tensors of optional tensor parameters in a SavedModel, kept as Python keeps a
+ * {@code tf.function}'s default argument values: as {@code TensorProto}s, in {@code polyfn.json}
+ * (base64) and in the {@code FunctionSpec} of Python's object graph (its full argspec's {@code
+ * defaults}, each a {@code StructuredValue} tensor value, which Python's loader turns into a
+ * constant). Reading one checks that it is a tensor the parameter accepts before a call can use it.
+ */
+public final class TensorDefaults {
+  /** A default larger than this is refused at save: it travels in polyfn.json and the object graph. */
+  static final int MAX_BYTES = 16 << 20;
+
+  private TensorDefaults() {}
+
+  /** The {@code TensorProto} of parameter {@code p}'s default tensor (a save: refused, naming it, if unusable). */
+  static TensorProto proto(String function, Param p) {
+    if (!(p.defaultValue() instanceof TType t)) {
+      throw new IllegalStateException("cannot save '" + function + "': parameter '" + p.name() + "' has a default "
+          + (p.defaultValue() == null ? "of null" : p.defaultValue().getClass().getName()) + ", not a tensor");
+    }
+    Ops tf = Ops.create(EagerSession.getDefault());
+    byte[] bytes;
+    try (TString s = (TString) TensorFlowInternals.copyOut(tf.io.serializeTensor(TensorFlowInternals.eagerInput(t)))) {
+      bytes = s.asBytes().getObject();
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException("cannot save '" + function + "': the default tensor of parameter '" + p.name()
+          + "' is closed", e);
+    }
+    if (bytes.length > MAX_BYTES) {
+      throw new IllegalStateException("cannot save '" + function + "': the default tensor of parameter '" + p.name()
+          + "' takes " + bytes.length + " bytes, more than the " + MAX_BYTES + " a saved default may take");
+    }
+    try {
+      return TensorProto.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("cannot save '" + function + "': the default tensor of parameter '" + p.name()
+          + "' cannot be serialized: " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code proto} as {@code polyfn.json} holds it. */
+  static String text(TensorProto proto) {
+    return Base64.getEncoder().encodeToString(proto.toByteArray());
+  }
+
+  /** The {@code TensorProto} of a {@code polyfn.json} default ({@code at} names the field). */
+  static TensorProto fromText(String at, Object text) {
+    if (!(text instanceof String s)) {
+      throw new IllegalArgumentException(at + ": expected a base64 TensorProto, got " + text);
+    }
+    try {
+      return TensorProto.parseFrom(Base64.getDecoder().decode(s));
+    } catch (IllegalArgumentException | InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(at + ": not a base64 TensorProto (" + e.getMessage() + ")");
+    }
+  }
+
+  /**
+   * A new tensor, which the caller owns, holding {@code proto}: checked against the parameter's
+   * tensor class {@code type} and declared {@code shape} (null: any), every failure an
+   * IllegalArgumentException naming {@code at}.
+   */
+  static TType tensor(String at, TensorProto proto, Class<? extends TType> type, Shape shape) {
+    Class<? extends TType> cls;
+    try {
+      cls = DataTypes.tensorClass(proto.getDtype());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(at + ": a default of dtype " + proto.getDtype()
+          + ", which TensorFlow Java has no tensor class for");
+    }
+    int[] accepted = type == null ? new int[0] : DataTypes.accepted(type);
+    if (accepted.length > 0 && Arrays.stream(accepted).noneMatch(c -> c == proto.getDtype().getNumber())) {
+      throw new IllegalArgumentException(at + ": a default of dtype " + proto.getDtype() + " for a parameter of "
+          + type.getSimpleName());
+    }
+    Ops tf = Ops.create(EagerSession.getDefault());
+    TType t;
+    try (TString bytes = TString.tensorOfBytes(org.tensorflow.ndarray.NdArrays.scalarOfObject(proto.toByteArray()))) {
+      t = TensorFlowInternals.copyOut(tf.io.parseTensor(TensorFlowInternals.eagerInput(bytes), cls));
+    } catch (TensorFlowException | IllegalArgumentException e) {
+      throw new IllegalArgumentException(at + ": the default tensor cannot be read: " + e.getMessage(), e);
+    }
+    if (shape != null && !shape.isUnknown() && !fits(t.shape(), shape)) {
+      Shape s = t.shape();
+      t.close();
+      throw new IllegalArgumentException(at + ": a default of shape " + s + " for a parameter of shape " + shape);
+    }
+    return t;
+  }
+
+  private static boolean fits(Shape value, Shape declared) {
+    if (value.numDimensions() != declared.numDimensions()) {
+      return false;
+    }
+    for (int i = 0; i < value.numDimensions(); i++) {
+      if (declared.get(i) >= 0 && declared.get(i) != value.get(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The {@code defaults} of a full argspec over parameters {@code params}: the trailing run of
+   * parameters with a default, as Python allows (a defaulted parameter followed by one without
+   * stays required in Python), as a tuple of tensor values; None without any.
+   */
+  static StructuredValue pythonDefaults(List<TensorProto> defaults) {
+    int first = defaults.size();
+    while (first > 0 && defaults.get(first - 1) != null) {
+      first--;
+    }
+    if (first == defaults.size()) {
+      return StructuredValue.newBuilder().setNoneValue(org.tensorflow.proto.Struct.NoneValue.getDefaultInstance()).build();
+    }
+    TupleValue.Builder tuple = TupleValue.newBuilder();
+    for (TensorProto p : defaults.subList(first, defaults.size())) {
+      tuple.addValues(StructuredValue.newBuilder().setTensorValue(p));
+    }
+    return StructuredValue.newBuilder().setTupleValue(tuple).build();
+  }
+
+  /**
+   * The tensor defaults of a Python {@code tf.function}'s positional arguments ({@code argCount}
+   * of them, {@code self} left out), by argument index.
+   */
+  static Map<Integer, TensorProto> ofPython(SavedObject function, int argCount) {
+    Map<Integer, TensorProto> out = new HashMap<>();
+    List<StructuredValue> defaults = new ArrayList<>();
+    for (var pair : function.getFunction().getFunctionSpec().getFullargspec().getNamedTupleValue().getValuesList()) {
+      if (pair.getKey().equals("defaults")) {
+        StructuredValue d = pair.getValue();
+        defaults = d.hasTupleValue() ? d.getTupleValue().getValuesList()
+            : d.hasListValue() ? d.getListValue().getValuesList() : List.of();
+      }
+    }
+    int first = argCount - defaults.size();
+    for (int i = 0; i < defaults.size(); i++) {
+      if (first + i >= 0 && defaults.get(i).hasTensorValue()) {
+        out.put(first + i, defaults.get(i).getTensorValue());
+      }
+    }
+    return out;
+  }
+
+  /** Closes {@code tensors}, for a load that fails after reading them. */
+  static void closeAll(Iterable<? extends Tensor> tensors) {
+    for (Tensor t : tensors) {
+      if (t != null) {
+        t.close();
+      }
+    }
+  }
+}
