@@ -4,7 +4,7 @@ Usage: python ragged_models.py write OUT_DIR
   Writes OUT_DIR/ragged, a tf.Module whose tf.functions take tf.RaggedTensor arguments: `rows`
   (ragged rank 1, float values, int64 row splits, and a dense scale), `deep` (ragged rank 2, int32
   row splits), `words` (string values), `pairs` (flat values of shape [N, 2]), `shifted` (no input
-  signature: traced for 2 and 3 rows) and `doubled` (returns a RaggedTensor); OUT_DIR/keras, a
+  signature: traced for 2 and 3 rows) and `doubled` (returns a RaggedTensor and a SparseTensor); OUT_DIR/keras, a
   Keras 3 model with a ragged Input served by a tf.function `serve`. Then prints
   "<name> <values...>": what the restored functions return for the inputs the test passes.
 python ragged_models.py call SAVED_DIR NAME
@@ -43,7 +43,7 @@ class Ragged(tf.Module):
 
     @tf.function(input_signature=[tf.RaggedTensorSpec([None, None], F32, 1, tf.int64)])
     def doubled(self, r):
-        return {"r": r * 2.0, "n": tf.cast(r.nrows(), F32)}
+        return {"r": r * 2.0, "n": tf.cast(r.nrows(), F32), "s": r.to_sparse()}
 
 
 class RowMean(keras.layers.Layer):
@@ -88,6 +88,8 @@ def write(out):
     d = r.doubled(tf.ragged.constant([[1.0, 2.0], [], [3.0]]))
     show("doubled_values", d["r"].flat_values)
     show("doubled_splits", d["r"].row_splits)
+    show("doubled_sparse", d["s"].values)
+    show("doubled_sparse_indices", d["s"].indices)
     tf.saved_model.save(Served(), out + "/keras")
     k = tf.saved_model.load(out + "/keras")  # held: its functions use the variables it owns
     show("keras", k.serve(tf.ragged.constant([[1.0, 2.0], [3.0], [4.0, 5.0, 6.0]]))["y"])

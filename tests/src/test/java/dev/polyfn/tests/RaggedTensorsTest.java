@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
+import org.tensorflow.SparseTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.StdArrays;
 import org.tensorflow.ndarray.index.Indices;
@@ -145,8 +146,9 @@ class RaggedTensorsTest {
   }
 
   /**
-   * A tf.function returning a tf.RaggedTensor loads with loadNested, which returns it as a
-   * RaggedTensor with Python's values and splits; load (named tensor outputs) refuses it, saying so.
+   * A tf.function returning a tf.RaggedTensor (and a tf.sparse.SparseTensor) loads with
+   * loadNested, which returns them as a RaggedTensor with Python's values and splits (and a
+   * SparseTensor); load (named tensor outputs) refuses it, saying so.
    */
   @Test
   void aReturnedRaggedTensorComesBackAsARaggedTensor() {
@@ -168,6 +170,13 @@ class RaggedTensorsTest {
       }
       assertArrayEquals(expected.get("doubled_splits"), got);
       assertEquals(3f, ((TFloat32) m.get("n")).getFloat(), 0f);
+      SparseTensor<?> sparse = (SparseTensor<?>) m.get("s");
+      assertClose("doubled_sparse", sparse.values());
+      float[] indices = new float[(int) sparse.indices().size()];
+      for (int i = 0; i < indices.length; i++) {
+        indices[i] = sparse.indices().getLong(i / 2, i % 2);
+      }
+      assertArrayEquals(expected.get("doubled_sparse_indices"), indices);
     }
   }
 
