@@ -213,6 +213,9 @@ class RaggedTensorsTest {
       assertBad(f, "r", RaggedTensor.of(v, matrix), "argument 'r': a RaggedTensor's row_splits_0 must be a vector of at least one split (0), got shape [1, 2]", want);
       assertBad(f, "r", RaggedTensor.of(scalar, good), "argument 'r': a RaggedTensor's flat_values must have rank 1 or more", want);
       assertBad(f, "r", RaggedTensor.of(v, good, good), "argument 'r': a RaggedTensor's row_splits_0 must end at 2 (the number of rows row_splits_1 splits), got 3", want);
+      TInt64 closed = TInt64.vectorOf(0, 1, 3);
+      closed.close();
+      assertBad(f, "r", RaggedTensor.of(v, closed), "argument 'r': component 'row_splits_0' of a RaggedTensor is closed", want);
       // In a nest, the path; the loaded function checks as well (ragged rank 2, int32 splits).
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> nested.call(Map.of("xs", List.of(v, RaggedTensor.of(v, notFromZero)))).close());

@@ -5,6 +5,7 @@ import dev.polyfn.CompositeType;
 import dev.polyfn.RaggedOperand;
 import dev.polyfn.RaggedTensor;
 import dev.polyfn.TensorSpec;
+import dev.polyfn.internal.TensorFlowInternals;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorflow.Operand;
@@ -82,7 +83,7 @@ public final class RaggedType implements CompositeType<RaggedTensor, RaggedOpera
     for (int i = 0; i < splits.size(); i++) {
       boolean last = i == splits.size() - 1;
       long end = last ? values.shape().get(0) : splits.get(i + 1).shape().get(0) - 1;
-      check(i, read(splits.get(i)), end, last ? "the number of values in flat_values" : "the number of rows row_splits_"
+      check(i, read(i, splits.get(i)), end, last ? "the number of values in flat_values" : "the number of rows row_splits_"
           + (i + 1) + " splits");
     }
     long[] inner = values.shape().asArray();
@@ -116,17 +117,24 @@ public final class RaggedType implements CompositeType<RaggedTensor, RaggedOpera
     }
   }
 
-  private static long[] read(TIntegral splits) {
+  /** The splits of level {@code i}, read while Polyfn holds the tensor (another thread may close it). */
+  private static long[] read(int i, TIntegral splits) {
     int n = (int) splits.shape().get(0);
     long[] out = new long[n];
-    if (splits instanceof TInt64 t) {
-      t.copyTo(DataBuffers.of(out, false, false));
-    } else {
-      int[] ints = new int[n];
-      ((TInt32) splits).copyTo(DataBuffers.of(ints, false, false));
-      for (int k = 0; k < n; k++) {
-        out[k] = ints[k];
-      }
+    try {
+      TensorFlowInternals.whileRetained(splits, () -> {
+        if (splits instanceof TInt64 t) {
+          t.copyTo(DataBuffers.of(out, false, false));
+        } else {
+          int[] ints = new int[n];
+          ((TInt32) splits).copyTo(DataBuffers.of(ints, false, false));
+          for (int k = 0; k < n; k++) {
+            out[k] = ints[k];
+          }
+        }
+      });
+    } catch (IllegalStateException closed) {
+      throw new Nests.PathError("component 'row_splits_" + i + "' of a RaggedTensor is closed", closed);
     }
     return out;
   }
