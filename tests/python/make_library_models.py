@@ -9,7 +9,8 @@ compares Polyfn's results with these numbers, not with hard-coded ones.
 OUT_DIR/flow: a tf.Module whose functions use tf.cond (If), tf.while_loop (While), tf.switch_case
 (Case), tf.map_fn and a nested tf.function (StatefulPartitionedCall), some capturing a variable.
 OUT_DIR/nests: a function whose parameters are a dict of dicts and lists, and a tuple holding a list;
-one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a SparseTensorSpec (a SparseTensor in Java); one taking a RaggedTensorSpec (which Polyfn refuses, saying why).
+one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a SparseTensorSpec (a SparseTensor in Java); one taking a RaggedTensorSpec (a RaggedTensor in Java); one taking an
+extension type (which Polyfn refuses, saying why).
 (Keras models, whose RNN loops are library functions too: make_keras_models.py.)
 """
 import collections
@@ -59,6 +60,13 @@ class Flow(tf.Module):
 Pair = collections.namedtuple("Pair", ["b", "a"])
 
 
+class Masked(tf.experimental.ExtensionType):
+    """An extension type (a composite Polyfn has no counterpart for)."""
+    __name__ = "polyfn_tests.Masked"
+    values: tf.Tensor
+    mask: tf.Tensor
+
+
 class Nests(tf.Module):
     @tf.function
     def keywords(self, x, *, y, z=None):
@@ -67,6 +75,10 @@ class Nests(tf.Module):
     @tf.function(input_signature=[tf.RaggedTensorSpec([None, None], tf.float32)])
     def ragged(self, r):
         return {"y": tf.reduce_sum(r, axis=1)}
+
+    @tf.function(input_signature=[Masked.Spec(values=tf.TensorSpec([None], tf.float32), mask=tf.TensorSpec([None], tf.bool))])
+    def masked(self, m):
+        return {"y": tf.where(m.mask, m.values, 0.0)}
 
     @tf.function(input_signature=[tf.SparseTensorSpec([None, 4], tf.float32)])
     def sparse(self, s):
@@ -114,6 +126,7 @@ def main(out):
     show("pair", r.pair(Pair(v(1.0, 2.0), v(0.5, -4.0)))["y"])
     show("sparse", r.sparse(tf.sparse.SparseTensor(indices=[[0, 1], [1, 3], [2, 0], [2, 2]], values=[1.5, -2.0, 4.0, 0.25],
                                                    dense_shape=[3, 4]))["y"])
+    show("ragged", r.ragged(tf.ragged.constant([[1.0, 2.0], [], [3.5]]))["y"])
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ import org.tensorflow.Tensor;
  * their bodies, and return. Register an implementation once with {@link Composites#register};
  * Polyfn then handles its values anywhere a tensor may be nested (as a parameter of {@link
  * Inputs#composite}, in a {@link Inputs#nest}, in a record, as an output), through these methods
- * only. {@code SparseTensor} is built in this way.
+ * only. {@code SparseTensor} and {@link RaggedTensor} are built in this
+ * way.
  *
  * <p>The type of a value ({@link #spec}) is declarative, so dispatch never runs this code: two
  * values share a trace when they have the same {@link #name}, values dtype and metadata, and

@@ -4,7 +4,7 @@ import dev.polyfn.internal.structure.CompositeRegistry;
 
 /**
  * The registered {@link CompositeType}s, found by the class of a value or of a body's view. {@code
- * SparseTensor} is registered from the start.
+ * SparseTensor} and {@link RaggedTensor} are registered from the start.
  */
 public final class Composites {
   private Composites() {}

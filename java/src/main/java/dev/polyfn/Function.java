@@ -184,12 +184,34 @@ public final class Function {
    * {@code equals}: bool as Boolean, int as Integer or Long, float as Double, str as String), the variables
    * they capture with the checkpoint's values. {@link #load(Path)} loads such a SavedModel too
    * when it holds a single function. Outputs are named by the returned dict's keys ({@code
-   * output_0}... for other structures).
+   * output_0}... for other structures). A {@code SparseTensorSpec} argument is a {@code
+   * SparseTensor}, a {@code RaggedTensorSpec} one a {@link RaggedTensor}. A function that returns
+   * composite tensors is loaded with {@link #loadNested(Path, String)} (and by {@link #load(Path)}).
+   *
+   * @throws IllegalArgumentException when there is no such function, or nothing of it can be
+   *     represented, or it returns composite tensors
+   */
+  public static MapFunction load(Path dir, String name) {
+    return (MapFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), null, "map",
+        Objects.requireNonNull(name, "name"));
+  }
+
+  /**
+   * {@link #load(Path, String)} as a {@link NestFunction}: its outputs are the returned structure
+   * (dicts as Maps, lists and tuples as Lists), a returned {@code tf.RaggedTensor} a {@link
+   * RaggedTensor}, a {@code tf.sparse.SparseTensor} a {@code SparseTensor}.
+   *
+   * <pre>{@code
+   * try (NestFunction f = Function.loadNested(dir, "tokenize");
+   *      NestOutputs out = f.call(Map.of("text", text))) {
+   *   RaggedTensor<?> tokens = (RaggedTensor<?>) out.<Map<String, Object>>value().get("tokens");
+   * }
+   * }</pre>
    *
    * @throws IllegalArgumentException when there is no such function, or nothing of it can be represented
    */
-  public static MapFunction load(Path dir, String name) {
-    return (MapFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), null, null,
+  public static NestFunction loadNested(Path dir, String name) {
+    return (NestFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), null, "nest",
         Objects.requireNonNull(name, "name"));
   }
 }

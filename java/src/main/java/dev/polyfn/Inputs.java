@@ -112,6 +112,16 @@ public interface Inputs {
   <T extends TType> SparseOperand<T> sparse(String name, Class<T> type);
 
   /**
+   * A ragged tensor parameter ({@link RaggedTensor}) whose flat values are of {@code type} (a
+   * concrete type or a family): its flat values and the row splits of each ragged dimension are
+   * graph inputs, in Python's order. The values' dtype, the ragged rank, the row splits' dtype
+   * (int64 or int32), the number of rows and the flat values' inner dims are the signature, as in
+   * Python's {@code RaggedTensorSpec}; the numbers of values and of inner rows are not. Row splits
+   * are checked at every call (see {@link RaggedTensor}).
+   */
+  <T extends TType> RaggedOperand<T> ragged(String name, Class<T> type);
+
+  /**
    * A Java value: returned as is while tracing, so the body can branch on it. Keyed by {@code
    * equals}/{@code hashCode}: an equal value reuses its trace, a new value traces again and is
    * kept for the life of the function. Use it for a few values (flags, modes, sizes); a value that

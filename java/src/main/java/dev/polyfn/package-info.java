@@ -9,8 +9,8 @@
  * by a cached concrete function of a matching type, or traced anew. The kinds of function follow
  * the body's outputs: {@link dev.polyfn.MapFunction} (named outputs, {@link dev.polyfn.Outputs}),
  * {@link dev.polyfn.ListFunction}, {@link dev.polyfn.SingleFunction}, {@link
- * dev.polyfn.UnaryFunction} and {@link dev.polyfn.NestFunction} (nests, records, sparse and
- * composite values).
+ * dev.polyfn.UnaryFunction} and {@link dev.polyfn.NestFunction} (nests, records, sparse, ragged
+ * ({@link dev.polyfn.RaggedTensor}) and composite values).
  *
  * <ul>
  *   <li>Options: {@link dev.polyfn.FunctionOptions} (names, retracing, the cache bound, Grappler,

@@ -102,6 +102,21 @@ public final class TensorFlowInternals {
   }
 
   /**
+   * Runs {@code read}, which reads {@code tensor}'s data from Java, while Polyfn holds a reference
+   * to the tensor's memory: a close by another thread cannot free it under the read.
+   *
+   * @throws IllegalStateException if the tensor is closed
+   */
+  public static void whileRetained(Tensor tensor, Runnable read) {
+    TF_Tensor p = retainTensor(tensor);
+    try {
+      read.run();
+    } finally {
+      PointerReferences.release(p);
+    }
+  }
+
+  /**
    * Wraps a {@code TF_Tensor} the caller owns as a typed TensorFlow Java tensor that owns it. If
    * that fails (a dtype TensorFlow Java has no tensor class for), the tensor is freed here: the
    * caller must not delete it.

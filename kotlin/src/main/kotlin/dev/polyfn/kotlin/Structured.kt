@@ -5,6 +5,7 @@ import dev.polyfn.FunctionOptions
 import dev.polyfn.Inputs
 import dev.polyfn.NestBody
 import dev.polyfn.NestFunction
+import dev.polyfn.RaggedOperand
 import dev.polyfn.RecordInput
 import dev.polyfn.SparseOperand
 import org.tensorflow.Operand
@@ -69,3 +70,10 @@ public fun polyfnNested(options: FunctionOptions, body: NestBodyFn): NestFunctio
  * ```
  */
 public inline fun <reified T : TType> Inputs.sparse(name: String): SparseOperand<T> = sparse(name, T::class.java)
+
+/**
+ * A ragged tensor parameter whose flat values are of type [T]: its flat values and each ragged
+ * dimension's row splits are graph inputs, as Python flattens a `tf.RaggedTensor`; see
+ * [dev.polyfn.RaggedTensor] for its signature and the checks of every call.
+ */
+public inline fun <reified T : TType> Inputs.ragged(name: String): RaggedOperand<T> = ragged(name, T::class.java)

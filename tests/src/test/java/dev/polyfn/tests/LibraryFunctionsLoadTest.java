@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
+import dev.polyfn.RaggedTensor;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,9 +170,20 @@ class LibraryFunctionsLoadTest {
       }
     }
     // A signature Polyfn cannot represent is refused at load, saying why (not loaded to fail every call).
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("nests"), "ragged"));
-    assertTrue(e.getMessage().contains("no concrete function of 'ragged' can be represented")
-        && e.getMessage().contains("argument r is a RaggedTensorSpec (TYPE_SPEC_VALUE)"), e.getMessage());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("nests"), "masked"));
+    assertTrue(e.getMessage().contains("no concrete function of 'masked' can be represented")
+        && e.getMessage().contains("argument m is a polyfn_tests.Masked.Spec (TYPE_SPEC_VALUE)"), e.getMessage());
+  }
+
+  /** A RaggedTensorSpec argument loads as Polyfn's built-in RaggedTensor (more in RaggedTensorsTest). */
+  @Test
+  void raggedTensorSpecArgumentsLoadAsRaggedTensors() {
+    try (MapFunction f = Function.load(dir.resolve("nests"), "ragged");
+         TFloat32 values = TFloat32.vectorOf(1f, 2f, 3.5f);
+         TInt64 splits = TInt64.vectorOf(0, 2, 2, 3);
+         Outputs o = f.call(Map.of("r", RaggedTensor.of(values, splits)))) {
+      assertClose("ragged", o.get("y"));
+    }
   }
 
   /**

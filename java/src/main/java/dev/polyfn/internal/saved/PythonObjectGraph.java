@@ -1,6 +1,7 @@
 package dev.polyfn.internal.saved;
 
 import com.google.protobuf.ByteString;
+import dev.polyfn.internal.structure.RaggedType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ import org.tensorflow.proto.VersionDef;
  * the variable nodes in capture order, which are its last inputs), its structured input
  * signature ({@code ((args...), {})}: a tensor as a {@code TensorSpec}, a list as a list, a map
  * as a dict, a record as a named tuple of its components, a {@code SparseTensor} as a {@code
- * SparseTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code
+ * SparseTensorSpec}, a {@code RaggedTensor} as a {@code RaggedTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code
  * ((), {key: spec...})}) and its outputs (a dict by output name). The checkpoint gets the matching {@code TrackableObjectGraph}, which Python's loader
  * needs to restore the variables. A type holding a Java value has a signature but no Python
  * structure: that concrete function is left out of the function's list.
@@ -247,23 +248,43 @@ final class PythonObjectGraph {
             : StructuredValue.newBuilder().setTupleValue(plain).build();
       }
       case "composite" -> {
-        // Python knows the SparseTensor among Polyfn's composites: a SparseTensorSpec of the
-        // dense shape and the values' dtype, flattened as indices, values, dense shape.
-        if (!"SparseTensor".equals(type.get("name")) || !(type.get("shape") instanceof List<?>)) {
-          return null;
-        }
-        long[] dims = ((List<Long>) type.get("shape")).stream().mapToLong(Long::longValue).toArray();
-        DataType dtype = SavedSignatures.tensorInput(path, type).dtype();
-        StructuredValue state = tuple(StructuredValue.newBuilder().setTensorShapeValue(SavedGraph.shape(dims)).build(),
-            StructuredValue.newBuilder().setTensorDtypeValue(dtype).build());
-        return StructuredValue.newBuilder().setTypeSpecValue(TypeSpecProto.newBuilder()
-            .setTypeSpecClass(TypeSpecProto.TypeSpecClass.SPARSE_TENSOR_SPEC).setTypeState(state)
-            .setTypeSpecClassName("SparseTensorSpec").setNumFlatComponents(3)).build();
+        return PythonObjectGraph.composite(path, type);
       }
       default -> {
         return null;
       }
     }
+  }
+
+  /**
+   * Python knows two of Polyfn's composites: a SparseTensor is a SparseTensorSpec of the dense
+   * shape and the values' dtype (flattened as indices, values, dense shape), a RaggedTensor a
+   * RaggedTensorSpec of its shape, values' dtype, ragged rank and row splits' dtype (flattened as
+   * flat values, then row splits outermost first). Null for another composite.
+   */
+  @SuppressWarnings("unchecked")
+  private static StructuredValue composite(String path, Map<String, Object> type) {
+    Object name = type.get("name");
+    boolean sparse = "SparseTensor".equals(name);
+    if (!(sparse || RaggedType.NAME.equals(name)) || !(type.get("shape") instanceof List<?>)) {
+      return null;
+    }
+    long[] dims = ((List<Long>) type.get("shape")).stream().mapToLong(Long::longValue).toArray();
+    DataType dtype = SavedSignatures.tensorInput(path, type).dtype();
+    StructuredValue shape = StructuredValue.newBuilder().setTensorShapeValue(SavedGraph.shape(dims)).build();
+    StructuredValue values = StructuredValue.newBuilder().setTensorDtypeValue(dtype).build();
+    List<Object> components = (List<Object>) type.get("components");
+    TypeSpecProto.Builder spec = TypeSpecProto.newBuilder().setNumFlatComponents(components.size());
+    if (sparse) {
+      spec.setTypeSpecClass(TypeSpecProto.TypeSpecClass.SPARSE_TENSOR_SPEC).setTypeSpecClassName("SparseTensorSpec")
+          .setTypeState(tuple(shape, values));
+    } else {
+      DataType splits = SavedSignatures.tensorInput(path, (Map<String, Object>) components.get(1)).dtype();
+      spec.setTypeSpecClass(TypeSpecProto.TypeSpecClass.RAGGED_TENSOR_SPEC).setTypeSpecClassName("RaggedTensorSpec")
+          .setTypeState(tuple(shape, values, StructuredValue.newBuilder().setInt64Value(components.size() - 1).build(),
+              StructuredValue.newBuilder().setTensorDtypeValue(splits).build()));
+    }
+    return StructuredValue.newBuilder().setTypeSpecValue(spec).build();
   }
 
   private static StructuredValue spec(String name, DataType dt, long[] dims) {

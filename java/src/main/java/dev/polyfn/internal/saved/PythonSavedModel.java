@@ -2,7 +2,9 @@ package dev.polyfn.internal.saved;
 
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
+import dev.polyfn.NestBody;
 import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.structure.OutputStructure;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
@@ -21,8 +23,6 @@ import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedConcreteFunction;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
 import org.tensorflow.proto.Struct.StructuredValue;
-import org.tensorflow.proto.Struct.TypeSpecProto.TypeSpecClass;
-import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -34,8 +34,11 @@ import org.tensorflow.types.family.TType;
  * PythonCaptures}). Representable: positional parameters that are tensors, lists or tuples of tensors,
  * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
- * in order), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}); a
- * tensor default in the function's argspec makes its tensor parameter optional ({@link TensorDefaults}). A
+ * in order), {@code SparseTensorSpec}s and {@code RaggedTensorSpec}s (Polyfn's built-in composites,
+ * see {@link PythonTypeSpecs}), keyword-only arguments of those kinds (after the positional ones), or
+ * Python literals (Java-value parameters, see {@link PythonLiterals}); a tensor default in the
+ * function's argspec makes its tensor parameter optional ({@link TensorDefaults}). A function whose
+ * outputs hold a composite loads as a nested function (its outputs the returned structure). A
  * concrete function that takes a None where others take values, has another parameter list
  * or captures other variables than the first is left out with a WARNING. The library functions a
  * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
@@ -50,7 +53,12 @@ public final class PythonSavedModel {
   private record Converted(List<Param> params, String declared, String traced, FunctionDef def,
       List<FunctionDef> called, String[] outputs, List<Integer> bound) {}
 
-  public static <F> F load(Facades<F> facades, Path root, MetaGraphDef meta, String name) {
+  /**
+   * Loads function {@code name} (null: the only one) of Python's SavedModel at {@code root} as a
+   * function of {@code kind}: "map" (named tensors), "nest" (nested outputs, which may hold
+   * SparseTensors and RaggedTensors), or null for "nest" when an output is a composite, else "map".
+   */
+  public static <F> F load(Facades<F> facades, Path root, MetaGraphDef meta, String name, String kind) {
     SavedObjectGraph graph = meta.getObjectGraphDef();
     Map<String, Integer> functions = new TreeMap<>();
     for (var child : graph.getNodes(0).getChildrenList()) {
@@ -80,8 +88,18 @@ public final class PythonSavedModel {
       saved.add(graph.getConcreteFunctionsOrThrow(n));
     }
     PythonLiterals literals = PythonLiterals.of(graph.getNodes(node), saved, argNames.size());
+    String composite = saved.stream().map(c -> PythonTypeSpecs.composite(c.getOutputSignature(), "$"))
+        .filter(c -> c != null).findFirst().orElse(null);
+    boolean nested = "nest".equals(kind) || (kind == null && composite != null);
+    if (composite != null && !nested) {
+      throw new IllegalArgumentException(pb + ": function '" + fname + "' returns composite tensors (output " + composite
+          + "), which named tensor outputs cannot hold: load it with Function.loadNested(dir, name), whose outputs are"
+          + " nests (a RaggedTensor, a SparseTensor in them)");
+    }
     // Created first: literal arguments are interned by the function that will dispatch on them.
-    F made = facades.define("map", (MapBody) (tf, in) -> {
+    F made = nested ? facades.define("nest", (NestBody) (tf, in) -> {
+      throw new IllegalStateException("a loaded function has no body");
+    }, null, FunctionOptions.defaults().withName(fname)) : facades.define("map", (MapBody) (tf, in) -> {
       throw new IllegalStateException("a loaded function has no body");
     }, null, FunctionOptions.defaults().withName(fname));
     FunctionCore f = facades.core(made);
@@ -99,7 +117,8 @@ public final class PythonSavedModel {
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
         try {
-          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, defaults, f.interner(), inliner);
+          Converted c = convert(concrete, saved.get(i), library, argNames, graph, literals, defaults, f.interner(), inliner,
+              nested);
           Converted first = converted.isEmpty() ? null : converted.get(0);
           if (first != null && !first.params().equals(c.params())) {
             throw new IllegalArgumentException("its parameters " + c.params() + " differ from the first's");
@@ -159,7 +178,7 @@ public final class PythonSavedModel {
 
   private static Converted convert(String name, SavedConcreteFunction c, Map<String, FunctionDef> library,
       List<String> argNames, SavedObjectGraph graph, PythonLiterals literals, Map<Integer, TType> defaults,
-      Interner interner, PythonCaptures inliner) {
+      Interner interner, PythonCaptures inliner, boolean nested) {
     FunctionDef saved = library.get(name);
     if (saved == null) {
       throw new IllegalArgumentException("it is not in the graph's library");
@@ -215,12 +234,13 @@ public final class PythonSavedModel {
       Map<String, Object> spec = new LinkedHashMap<>();
       spec.put("kind", "variable_spec");
       spec.put("dtype", o.hasVariable() ? o.getVariable().getDtype().name().substring(3) : "RESOURCE");
-      spec.put("shape", o.hasVariable() ? shape(o.getVariable().getShape()) : List.of());
+      spec.put("shape", o.hasVariable() ? PythonTypeSpecs.shape(o.getVariable().getShape()) : List.of());
       spec.put("alias", (long) i);
       tracedCaptures.add(capture(i, spec));
     }
     return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def, called,
-        outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
+        nested ? paths(c.getOutputSignature(), def.getSignature().getOutputArgCount())
+            : outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
   }
 
   /** Adds argument {@code p}, a tensor spec (with its default, or null) or a structure of them, as a parameter. */
@@ -265,7 +285,7 @@ public final class PythonSavedModel {
       return Param.Kind.TENSOR;
     }
     if (v.hasTypeSpecValue()) {
-      return Param.Kind.NEST; // a SparseTensorSpec: a composite, passed as a SparseTensor (refused in type() otherwise)
+      return Param.Kind.NEST; // a SparseTensorSpec or RaggedTensorSpec: a composite (others refused in type())
     }
     List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values()) : sequence(v);
     if (items == null) {
@@ -348,7 +368,7 @@ public final class PythonSavedModel {
     if (v.hasTensorSpecValue()) {
       m.put("kind", "tensor_spec");
       m.put("dtype", v.getTensorSpecValue().getDtype().name().substring(3));
-      m.put("shape", shape(v.getTensorSpecValue().getShape()));
+      m.put("shape", PythonTypeSpecs.shape(v.getTensorSpecValue().getShape()));
     } else if (sequence(v) != null) {
       List<StructuredValue> items = sequence(v);
       List<Object> elements = new ArrayList<>();
@@ -362,57 +382,23 @@ public final class PythonSavedModel {
       v.getDictValue().getFieldsMap().forEach((k, e) -> entries.put(k, type(at + "['" + k + "']", e)));
       m.put("kind", "map");
       m.put("entries", entries);
-    } else if (v.hasTypeSpecValue() && v.getTypeSpecValue().getTypeSpecClass() == TypeSpecClass.SPARSE_TENSOR_SPEC) {
-      return sparse(at, v.getTypeSpecValue().getTypeState());
+    } else if (v.hasTypeSpecValue()) {
+      return PythonTypeSpecs.composite("argument " + at, v.getTypeSpecValue());
     } else {
-      String what = v.hasTypeSpecValue() ? v.getTypeSpecValue().getTypeSpecClassName() + " (" + v.getKindCase() + ")"
-          : v.getKindCase().toString();
-      throw new IllegalArgumentException("argument " + at + " is a " + what + ", which Polyfn cannot represent");
+      throw new IllegalArgumentException("argument " + at + " is a " + v.getKindCase() + ", which Polyfn cannot represent");
     }
     return m;
   }
 
-  /**
-   * A {@code SparseTensorSpec} (its state: the dense shape, the values' dtype) as Polyfn's
-   * built-in {@code SparseTensor} composite: the concrete function takes indices, values and dense
-   * shape as three inputs, in that order, as Polyfn's composite flattens them.
-   */
-  private static Map<String, Object> sparse(String at, StructuredValue state) {
-    List<StructuredValue> parts = state.getTupleValue().getValuesList();
-    if (parts.size() != 2 || !parts.get(0).hasTensorShapeValue() || !parts.get(1).hasTensorDtypeValue()
-        || parts.get(0).getTensorShapeValue().getUnknownRank()) {
-      throw new IllegalArgumentException("argument " + at + " is a SparseTensorSpec of unknown rank or an unreadable state,"
-          + " which Polyfn cannot represent");
+  /** A nested function's output names: the paths of the output structure's tensors, in Python's flattening order. */
+  private static String[] paths(StructuredValue out, int count) {
+    List<String> paths = new ArrayList<>();
+    PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, paths);
+    if (paths.size() != count) {
+      throw new IllegalArgumentException("its output structure holds " + paths.size() + " tensors, its FunctionDef has "
+          + count + " outputs");
     }
-    Object shape = shape(parts.get(0).getTensorShapeValue());
-    long rank = ((List<?>) shape).size();
-    String dtype = parts.get(1).getTensorDtypeValue().name().substring(3);
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("kind", "composite");
-    m.put("name", "SparseTensor");
-    m.put("dtype", dtype);
-    m.put("shape", shape);
-    m.put("metadata", null);
-    m.put("component_names", List.of("indices", "values", "dense_shape"));
-    m.put("components", List.of(spec("INT64", List.of(-1L, rank)), spec(dtype, List.of(-1L)), spec("INT64", List.of(rank))));
-    return m;
-  }
-
-  private static Map<String, Object> spec(String dtype, List<Long> shape) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("kind", "tensor_spec");
-    m.put("dtype", dtype);
-    m.put("shape", shape);
-    return m;
-  }
-
-  private static Object shape(TensorShapeProto s) {
-    if (s.getUnknownRank()) {
-      return "unknown";
-    }
-    List<Long> dims = new ArrayList<>();
-    s.getDimList().forEach(d -> dims.add(d.getSize() < 0 ? -1L : d.getSize()));
-    return dims;
+    return paths.toArray(new String[0]);
   }
 
   /** Output names: a dict's keys (sorted, as Python flattens it), else output_0, output_1... */

@@ -74,11 +74,12 @@ public final class SavedModelLoader {
     if (!Files.exists(metaFile)) {
       // Not Polyfn's: the whole SavedModel is parsed, to find Python's object graph.
       SavedModel model = readModel(root.resolve("saved_model.pb"), SavedModel::parseFrom, SavedModel::getMetaGraphsCount);
-      if (body == null && (kind == null || kind.equals("map")) && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
+      if (body == null && (kind == null || kind.equals("map") || kind.equals("nest"))
+          && PythonSavedModel.isPythonSavedModel(model.getMetaGraphs(0))) {
         time.end("reading");
         F made;
         try {
-          made = PythonSavedModel.load(facades, root, model.getMetaGraphs(0), name);
+          made = PythonSavedModel.load(facades, root, model.getMetaGraphs(0), name, kind);
         } catch (IndexOutOfBoundsException e) {
           // An object graph whose references point past its node, function or value lists.
           throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": a malformed object graph ("

@@ -18,12 +18,13 @@ import org.tensorflow.ndarray.Shape;
 /**
  * The registered {@link CompositeType}s (the state behind {@link dev.polyfn.Composites}), found by
  * the class of a value or of a body's view, and the facts of a composite value: every call into a
- * type's code is checked, a broken type named. {@code SparseTensor} is registered from the start.
+ * type's code is checked, a broken type named. {@code SparseTensor} and {@code RaggedTensor} are registered
+ * from the start.
  */
 public final class CompositeRegistry {
   private CompositeRegistry() {}
 
-  private static final List<CompositeType<?, ?>> TYPES = new CopyOnWriteArrayList<>(List.of(new SparseType()));
+  private static final List<CompositeType<?, ?>> TYPES = new CopyOnWriteArrayList<>(List.of(new SparseType(), new RaggedType()));
   /**
    * Lookups by class, cached (a miss too). A registration publishes fresh caches after adding its
    * type, so a lookup racing with it can only fill a cache that is already discarded.
@@ -111,6 +112,8 @@ public final class CompositeRegistry {
   public static CompositeSpec spec(CompositeType<Object, ?> t, Object v) {
     try {
       return Objects.requireNonNull(t.spec(v), "spec");
+    } catch (Nests.PathError e) {
+      throw e; // a value the type checked and refused (a RaggedTensor's bad row splits), said by the type
     } catch (RuntimeException e) {
       throw new Nests.PathError("the " + t.name() + " could not be described (" + e + ")", e);
     }

@@ -104,7 +104,8 @@ public final class OutputStructure {
     return new IllegalArgumentException("output " + path + " of '" + function + "' " + what);
   }
 
-  private static String escape(String key) {
+  /** A map key as output paths write it between {@code ['} and {@code ']}. */
+  public static String escape(String key) {
     return key.replace("\\", "\\\\").replace("'", "\\'");
   }
 

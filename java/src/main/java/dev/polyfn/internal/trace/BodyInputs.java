@@ -3,6 +3,8 @@ package dev.polyfn.internal.trace;
 import dev.polyfn.CompositeType;
 import dev.polyfn.Inputs;
 import dev.polyfn.Nest;
+import dev.polyfn.RaggedOperand;
+import dev.polyfn.RaggedTensor;
 import dev.polyfn.RecordInput;
 import dev.polyfn.SparseOperand;
 import dev.polyfn.Variable;
@@ -183,6 +185,18 @@ abstract class BodyInputs implements Inputs {
           + " values, got " + s.values().type().getSimpleName() + " values");
     }
     return (SparseOperand<T>) s;
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <T extends TType> RaggedOperand<T> ragged(String name, Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    RaggedOperand<?> r = composite(name, (CompositeType<?, RaggedOperand>) CompositeRegistry.forValue(RaggedTensor.class));
+    if (!type.isAssignableFrom(r.flatValues().type())) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a RaggedTensor of " + type.getSimpleName()
+          + " values, got " + r.flatValues().type().getSimpleName() + " values");
+    }
+    return (RaggedOperand<T>) r;
   }
 
   /** The body's view of nested argument {@code value}, its tensors the parameter's operands. */
