@@ -86,7 +86,7 @@ public final class LargeBodyMain {
       long t1 = System.nanoTime();
       float y;
       try (Outputs out = f.call(Map.of("x", x))) {
-        y = ((TFloat32) out.get("y")).getFloat(0);
+        y = ((TFloat32) out.get("y")).getFloat(new long[shape.numDimensions()]);
       }
       long t2 = System.nanoTime();
       if (!Float.isFinite(y) || f.traceCount() != 1) {
