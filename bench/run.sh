@@ -232,3 +232,31 @@ done
 step "real models: assembling results again with the model rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 # ---- end of real models ----
+
+# ---- first call and large bodies ----
+# A new signature's first call, Polyfn (FirstCallMain, as FirstCallBench without JMH) against the
+# Rust floor (first_call), in pairs of short processes run back to back; then a large body (a chain
+# of element-wise ops, and one with matmuls) traced and called first in Polyfn (LargeBodyMain) and
+# Python (bench_large.py), alternating fresh processes. Then the results are assembled again.
+if [ "$MODE" = quick ]; then FC_PAIRS=3; FC_ARGS=(5 15); LB_OPS=1000; LB_ROUNDS=2; else FC_PAIRS=7; FC_ARGS=(10 40); LB_OPS=6000; LB_ROUNDS=3; fi
+step "first call: Polyfn and the Rust floor, $FC_PAIRS pairs of processes back to back"
+cargo build -q --release -p polyfn-tf --example first_call
+: > "$OUT/first-call-pairs.jsonl"
+for _ in $(seq "$FC_PAIRS"); do
+  FLOOR_FC=$(POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
+    "$ROOT/target/release/examples/first_call" 2>> "$OUT/first-call-pairs.log")
+  POLYFN_FC=$(java -cp "$CP" dev.polyfn.bench.FirstCallMain "${FC_ARGS[@]}" 2>> "$OUT/first-call-pairs.log" | grep '^{')
+  echo "{\"floor\": $FLOOR_FC, \"polyfn\": $POLYFN_FC}" >> "$OUT/first-call-pairs.jsonl"
+done
+step "large bodies: $LB_OPS ops, Polyfn and Python tf.function, $LB_ROUNDS rounds of fresh processes"
+: > "$OUT/large-body.jsonl"
+for _ in $(seq "$LB_ROUNDS"); do
+  for kind in ew matmul; do
+    TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_large.py" "$kind" "$LB_OPS" 2>> "$OUT/large-body.log" \
+      | grep '^{' >> "$OUT/large-body.jsonl"
+    java -cp "$CP" dev.polyfn.bench.LargeBodyMain "$kind" "$LB_OPS" 2>> "$OUT/large-body.log" \
+      | grep '^{' >> "$OUT/large-body.jsonl"
+  done
+done
+"$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+# ---- end of first call and large bodies ----

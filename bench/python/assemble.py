@@ -13,6 +13,7 @@ import re
 import statistics
 import subprocess
 
+import assemble_firstcall
 import assemble_models
 import assemble_startup
 from assemble_run_notes import run_notes_markdown
@@ -251,6 +252,7 @@ def main():
     add_struct_rows(res, summary)
 
     fast_md = fast_md + assemble_models.add_model_rows(res, summary)
+    fast_md = list(fast_md) + assemble_firstcall.add(res, summary)
 
     m = machine(jmh_call[0] if jmh_call else None)
     versions = {

@@ -38,6 +38,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn finish_trace(trace: jlong, graph: jlong, placeholders: java.lang.String[], output_names: java.lang.String[], output_ops: java.lang.String[], output_indices: jint[], control_ops: java.lang.String[], absorbed_ops: java.lang.String[], outputs_key: jint) -> jint, fn = trace::finish_trace, error_policy = ThrowJava },
     native_method! { static fn free_trace(trace: jlong), fn = trace::free_trace, error_policy = ThrowJava },
     native_method! { static fn set_handle_shape(graph: jlong, op_name: JString, dtype: jint, dims: jlong[]), fn = trace::set_handle_shape, error_policy = ThrowJava },
+    native_method! { static fn may_have_effects(graph: jlong) -> jboolean, fn = trace::may_have_effects, error_policy = ThrowJava },
     native_method! { static fn add_call(handle: jlong, concrete_id: jint, outer_trace: jlong, graph: jlong, op_name: JString, input_ops: java.lang.String[], input_indices: jint[]) -> jint, fn = trace::add_call, error_policy = ThrowJava },
     native_method! { static fn parameters(handle: jlong) -> dev.polyfn.FunctionType, fn = introspection::parameters, error_policy = ThrowJava },
     native_method! { static fn concrete_functions(handle: jlong) -> dev.polyfn.ConcreteFunctionInfo[], fn = introspection::concrete_functions, error_policy = ThrowJava },

@@ -240,3 +240,14 @@ pub fn set_handle_shape<'l>(
     unsafe { polyfn_tf::set_handle_shape(rt, graph, output, dtype, Some(&dims)) }?;
     Ok(())
 }
+
+/// `Native.mayHaveEffects`: whether any operation of `graph` may run for its effect (see
+/// `polyfn_tf::graph_ops::may_have_effects`); when none does, Java skips its walk over them.
+pub fn may_have_effects<'l>(_env: &mut Env<'l>, _class: JClass<'l>, graph: jlong) -> Result<jboolean> {
+    let (rt, _) = runtime()?;
+    if graph == 0 {
+        return Err(NativeError::IllegalArgument("null graph".into()));
+    }
+    // SAFETY: the graph is the live trace graph Java holds open for this call.
+    Ok(unsafe { polyfn_tf::may_have_effects(rt, graph as *mut TF_Graph) })
+}

@@ -138,3 +138,58 @@ pub(crate) unsafe fn described(rt: &Runtime, opers: &[*const TF_Operation]) -> V
         .map(|&oper| unsafe { (text((api.TF_OperationOpType)(oper.cast_mut())), text((api.TF_OperationName)(oper.cast_mut()))) })
         .collect()
 }
+
+/// `TF_OpIsStateful`, resolved once (None when the loaded TensorFlow lacks it).
+type OpIsStateful = unsafe extern "C" fn(*const c_char, *mut crate::c_api::TF_Status) -> std::ffi::c_int;
+
+fn op_is_stateful_fn(rt: &Runtime) -> Option<OpIsStateful> {
+    static F: std::sync::OnceLock<Option<OpIsStateful>> = std::sync::OnceLock::new();
+    *F.get_or_init(|| {
+        // SAFETY: the symbol is `int TF_OpIsStateful(const char*, TF_Status*)` of c_api_experimental.h.
+        rt.optional_symbol(c"TF_OpIsStateful").map(|p| unsafe { std::mem::transmute::<*mut libc::c_void, OpIsStateful>(p) })
+    })
+}
+
+/// Whether TensorFlow registers ops of type `ty` (NUL-terminated) as stateful; an unknown type,
+/// or a runtime without the query, counts as stateful. Known answers are kept: an op type's
+/// registration does not change.
+fn is_stateful(rt: &Runtime, ty: &CStr) -> bool {
+    static KNOWN: std::sync::Mutex<Option<std::collections::HashMap<Vec<u8>, bool>>> = std::sync::Mutex::new(None);
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&s) = known.as_ref().and_then(|k| k.get(ty.to_bytes())) {
+        return s;
+    }
+    let Some(f) = op_is_stateful_fn(rt) else { return true };
+    let status = Status::new(rt.api());
+    // SAFETY: a NUL-terminated op type and a live status.
+    let stateful = unsafe { f(ty.as_ptr(), status.raw()) } != 0;
+    if status.check("").is_err() {
+        return true;
+    }
+    known.get_or_insert_with(Default::default).insert(ty.to_bytes().to_vec(), stateful);
+    stateful
+}
+
+/// Whether any operation of `graph` may have to run for its effect: one without outputs (a
+/// variable assignment, a `NoOp`), or of a type TensorFlow registers as stateful (or does not
+/// know). When none does, a trace has no effects to order or keep, and Java skips the walk over
+/// every operation that would find that out (see `TraceOutputs.effects`).
+///
+/// # Safety
+/// `graph` must be live and not mutated concurrently.
+pub unsafe fn may_have_effects(rt: &Runtime, graph: *mut TF_Graph) -> bool {
+    let api = rt.api();
+    let mut pos = 0usize;
+    loop {
+        // SAFETY: live graph; pos is the iteration cursor TensorFlow expects.
+        let oper = unsafe { (api.TF_GraphNextOperation)(graph, &mut pos) };
+        if oper.is_null() {
+            return false;
+        }
+        // SAFETY: an operation of the live graph; its type string lives as long as the graph.
+        let (outputs, ty) = unsafe { ((api.TF_OperationNumOutputs)(oper), CStr::from_ptr((api.TF_OperationOpType)(oper))) };
+        if outputs == 0 || is_stateful(rt, ty) {
+            return true;
+        }
+    }
+}

@@ -27,7 +27,7 @@ pub mod tensor;
 pub use call_options::{CallOptions, PROMOTE_AFTER};
 pub use context::EagerContext;
 pub use function::{fast_path_supported, EagerFunction, GraphSignature};
-pub use graph_ops::{graph_operation, graph_output};
+pub use graph_ops::{graph_operation, graph_output, may_have_effects};
 pub use handle_data::set_handle_shape;
 pub use runtime::{Runtime, RuntimeError};
 pub use status::{Code, TfError};

@@ -60,7 +60,18 @@ public final class DataTypes {
    * handed to the caller (not for complex numbers, quantized types, resources or variants).
    */
   public static boolean hasTensorClass(org.tensorflow.proto.DataType dtype) {
-    return CONCRETE.stream().anyMatch(c -> code(c) == dtype.getNumber());
+    int n = dtype.getNumber();
+    for (int c : Codes.CONCRETE) {
+      if (c == n) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The codes of the concrete classes, looked up once: every trace checks each output's dtype. */
+  private static final class Codes {
+    static final int[] CONCRETE = DataTypes.CONCRETE.stream().mapToInt(DataTypes::code).toArray();
   }
 
   /** The TF_DataType code of a concrete tensor class. */

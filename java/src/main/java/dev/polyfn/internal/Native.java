@@ -168,6 +168,13 @@ public final class Native {
   public static native void setHandleShape(long graph, String opName, int dtype, long[] dims);
 
   /**
+   * Whether any operation of {@code graph} may run for its effect: one without outputs, or of a
+   * type TensorFlow registers as stateful (or does not know). When none does, a trace has no
+   * effects to order or keep.
+   */
+  public static native boolean mayHaveEffects(long graph);
+
+  /**
    * Makes function {@code name} of {@code graph}'s operations {@code bodyOps} (inputs and outputs
    * named by operation and output index, control outputs by operation, named {@code effect_<i>}),
    * adds it to the graph's library and returns it as a serialized {@code FunctionDef}: control

@@ -76,9 +76,18 @@ final class Placeholders {
 
   /** The placeholder operation names in the order calls feed the function's inputs. */
   String[] names() {
-    return slots.stream()
-        .sorted(Comparator.comparingInt(Slot::group).thenComparingInt(Slot::index).thenComparingInt(Slot::order))
-        .map(Slot::name)
-        .toArray(String[]::new);
+    // Plain arrays: every trace runs this, often before the JIT has compiled anything.
+    Slot[] sorted = slots.toArray(new Slot[0]);
+    Arrays.sort(sorted, FEED_ORDER);
+    String[] names = new String[sorted.length];
+    for (int i = 0; i < sorted.length; i++) {
+      names[i] = sorted[i].name();
+    }
+    return names;
   }
+
+  /** Parameters, then captures; each group by declaration index, then creation order. */
+  private static final Comparator<Slot> FEED_ORDER = (a, b) -> a.group() != b.group()
+      ? Integer.compare(a.group(), b.group())
+      : a.index() != b.index() ? Integer.compare(a.index(), b.index()) : Integer.compare(a.order(), b.order());
 }

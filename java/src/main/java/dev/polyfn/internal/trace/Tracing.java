@@ -62,7 +62,7 @@ public final class Tracing {
    */
   public static Reentry enter(FunctionCore f, CallBuffer call, Arguments.Lookup args) {
     long[] facts = call == null ? null : Arrays.copyOf(call.facts(), call.factCount());
-    Object signature = Signatures.of(args);
+    Reentry entered = new Reentry(f, facts, args);
     List<Reentry> active = TRACING.get();
     int depth = 0;
     for (Reentry r : active) {
@@ -70,7 +70,9 @@ public final class Tracing {
         continue;
       }
       depth++;
-      boolean same = r.facts != null && facts != null ? Arrays.equals(r.facts, facts) : r.signature.equals(signature);
+      boolean same = r.facts != null && facts != null
+          ? Arrays.equals(r.facts, facts)
+          : r.signature().equals(entered.signature());
       if (same) {
         throw new IllegalStateException("function '" + f.name() + "' is already being traced on this thread for "
             + describe(args) + ": its body calls the function itself with the signature being traced, which "
@@ -89,9 +91,8 @@ public final class Tracing {
           + ": this thread's stack is nearly used up (" + active.size() + " traces are nested on it). Run the "
           + "call on a thread with a larger stack (new Thread(group, task, name, stackSize), or -Xss), or nest less.");
     }
-    Reentry r = new Reentry(f, facts, signature);
-    active.add(r);
-    return r;
+    active.add(entered);
+    return entered;
   }
 
   /** Traces in progress on this thread, of any function (0 outside every trace). */
@@ -103,12 +104,26 @@ public final class Tracing {
   public static final class Reentry {
     private final FunctionCore function;
     private final long[] facts;
-    private final Object signature;
+    private final Arguments.Lookup args;
+    /** {@link Signatures#of} the arguments, made when a nested trace of the function first compares. */
+    private Object signature;
 
-    private Reentry(FunctionCore function, long[] facts, Object signature) {
+    private Reentry(FunctionCore function, long[] facts, Arguments.Lookup args) {
       this.function = function;
       this.facts = facts;
-      this.signature = signature;
+      this.args = args;
+    }
+
+    /**
+     * The arguments' stand-in, computed on first use: only a nested trace of the same function
+     * on this thread compares it, and most traces have none (their tensors' dtypes and shapes
+     * are kept by the tensors, so a later read gives what the call passed).
+     */
+    private Object signature() {
+      if (signature == null) {
+        signature = Signatures.of(args);
+      }
+      return signature;
     }
 
     public void exit() {

@@ -1,0 +1,99 @@
+"""bench/run.sh's "first call and large bodies" block, assembled: the first call of a new signature
+against the Rust floor in pairs of processes run back to back (first-call-pairs.jsonl), and a
+large body's trace and first call in Polyfn and Python (large-body.jsonl). Adds workload entries,
+summary keys and targets; returns the BENCHMARKS.md section's lines."""
+import json
+import os
+import statistics
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "out")
+
+
+def _lines(name):
+    path = os.path.join(OUT, name)
+    if not os.path.exists(path):
+        return []
+    out = []
+    for line in open(path):
+        line = line.strip()
+        if line:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass  # a run that printed nothing (its log says why)
+    return out
+
+
+def _median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def _target(summary, name, val, bound):
+    summary["targets"][name] = {"value": None if val is None else round(val, 3), "bound": "≤ %s" % bound,
+                                "met": None if val is None else val <= bound}
+
+
+def add(res, summary):
+    L = []
+    pairs = [p for p in _lines("first-call-pairs.jsonl") if "floor" in p and "polyfn" in p]
+    ratios = [p["polyfn"]["first_call_ms"] / p["floor"]["first_call_ms"] for p in pairs]
+    inproc = [p["polyfn"]["ratio"] for p in pairs if "ratio" in p["polyfn"]]
+    paired, same = _median(ratios), _median(inproc)
+    summary["polyfn_first_call_over_floor_paired"] = None if paired is None else round(paired, 3)
+    summary["polyfn_first_call_over_capi_same_process"] = None if same is None else round(same, 3)
+    summary["polyfn_first_call_ms_paired"] = _median([p["polyfn"]["first_call_ms"] for p in pairs])
+    summary["floor_first_call_ms_paired"] = _median([p["floor"]["first_call_ms"] for p in pairs])
+    summary["capi_first_call_ms_same_process"] = _median([p["polyfn"]["capi_first_call_ms"] for p in pairs
+                                                          if "capi_first_call_ms" in p["polyfn"]])
+    _target(summary, "first call of a new signature: Polyfn within 1.2× of the C API floor in the same process",
+            same, 1.2)
+    if pairs:
+        res.setdefault("first_call", {})["polyfn_paired"] = {
+            "ms": summary["polyfn_first_call_ms_paired"], "floor_ms": summary["floor_first_call_ms_paired"],
+            "capi_same_process_ms": summary["capi_first_call_ms_same_process"],
+            "ratios_to_rust_floor": [round(r, 3) for r in ratios], "ratios_same_process": [round(r, 3) for r in inproc],
+            "source": "bench FirstCallMain (+ CApiFirstCall) and native/tf/examples/first_call.rs"}
+        L.append("## First call against its floor, measured together\n")
+        L.append("`FirstCallMain` (`FirstCallBench.polyfnFirstCall` without JMH) alternates, in one JVM, a fresh "
+                 "function's first call of `add2` with the same work done through TensorFlow's C API "
+                 "(`CApiFirstCall`: the graph, the function, its registration and first run with Grappler as "
+                 "Python's, as `native/tf/examples/first_call.rs` does in Rust), %d rounds after %d; each process "
+                 "runs right after the Rust floor. Over %d such pairs: Polyfn %.2f ms, the C API from the JVM "
+                 "%.2f ms, **%.2f×** (median of the processes' medians of per-round ratios; they ranged "
+                 "%.2f–%.2f×); the Rust floor in the process before %.2f ms (%.2f× by the pairs' ratios).\n" % (
+                     pairs[0]["polyfn"]["measured"], pairs[0]["polyfn"]["warmup"], len(pairs),
+                     summary["polyfn_first_call_ms_paired"], summary["capi_first_call_ms_same_process"] or float("nan"),
+                     same or float("nan"), min(inproc or [float("nan")]), max(inproc or [float("nan")]),
+                     summary["floor_first_call_ms_paired"], paired))
+
+    runs = _lines("large-body.jsonl")
+    kinds = sorted({r["kind"] for r in runs})
+    if runs:
+        L.append("## Large bodies: time to trace and to first result (ms, median of fresh processes)\n")
+        L.append("| body | ops | contender | trace | first call | first result |\n|---|---|---|---|---|---|")
+    for kind in kinds:
+        row = {}
+        for who in ("polyfn", "python"):
+            rs = [r for r in runs if r["kind"] == kind and r["contender"] == who]
+            if not rs:
+                continue
+            row[who] = {k: _median([r[k] for r in rs]) for k in ("trace_ms", "first_call_ms", "first_result_ms")}
+            row[who].update(ops=rs[0]["ops"], rounds=len(rs), source="bench LargeBodyMain" if who == "polyfn"
+                            else "bench/python/bench_large.py")
+            L.append("| `%s` | %s | %s | %.0f | %.0f | %.0f |" % (
+                kind, "{:,}".format(rs[0]["ops"]), "Polyfn" if who == "polyfn" else "Python tf.function",
+                row[who]["trace_ms"], row[who]["first_call_ms"], row[who]["first_result_ms"]))
+            for k in ("trace_ms", "first_call_ms", "first_result_ms"):
+                summary["%s_large_%s_%s" % (who, kind, k)] = row[who][k]
+        res["large_body_" + kind] = row
+        p, q = row.get("polyfn"), row.get("python")
+        val = None if not (p and q) else p["first_result_ms"] / q["first_result_ms"]
+        _target(summary, "large body (%s): Polyfn's time to first result within 1.2× of Python's" % kind, val, 1.2)
+    if runs:
+        L.append("\n`ew`: a chain of element-wise ops on x of shape [4] (multiply, add, tanh, subtract in turn); "
+                 "`matmul`: x·W, add, tanh in turn on x of shape [8, 8]; each op with a constant operand has its "
+                 "own constant, as Python's `x * 0.999` makes. Each process first traces and calls a 10-op "
+                 "function (start-up not counted); trace = `getConcreteFunction` / `get_concrete_function`, first "
+                 "call = the call after it (TensorFlow's instantiation, Grappler, kernels, the run). Python and "
+                 "Polyfn processes alternate.\n")
+    return L
