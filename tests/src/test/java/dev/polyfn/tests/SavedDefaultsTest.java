@@ -76,6 +76,67 @@ class SavedDefaultsTest {
   }
 
   /**
+   * A default that claims far more than it carries (one float for a shape of 4e9, one 1 MiB
+   * string for 1e8 elements) is refused before TensorFlow parses it: TensorFlow fills the whole
+   * shape, which killed the loading JVM. Loaded in a child JVM, whose memory is bounded.
+   */
+  @Test
+  void aDefaultClaimingGigabytesIsRefusedBeforeTensorFlowReadsIt(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("scaled");
+    try (TFloat32 two = TFloat32.scalarOf(2f); TFloat32 x = TFloat32.vectorOf(1f); MapFunction f = scaled(two)) {
+      f.call(Map.of("x", x)).close();
+      f.save(saved);
+    }
+    String json = Files.readString(saved.resolve("assets.extra/polyfn.json"), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("\"default\":\"([^\"]+)\"").matcher(json);
+    assertTrue(m.find(), json);
+    List<TensorProto> hostile = List.of(
+        TensorProto.newBuilder().setDtype(DataType.DT_FLOAT).setTensorShape(dims(4_000_000_000L)).addFloatVal(1f).build(),
+        TensorProto.newBuilder().setDtype(DataType.DT_STRING).setTensorShape(dims(100_000_000L))
+            .addStringVal(com.google.protobuf.ByteString.copyFrom(new byte[1 << 20])).build(),
+        TensorProto.newBuilder().setDtype(DataType.DT_FLOAT).setTensorShape(dims(-5)).addFloatVal(1f).build(),
+        TensorProto.newBuilder().setDtype(DataType.DT_FLOAT).setTensorShape(dims(2))
+            .setTensorContent(com.google.protobuf.ByteString.copyFrom(new byte[3])).build());
+    List<String> dirs = new java.util.ArrayList<>();
+    for (int i = 0; i < hostile.size(); i++) {
+      Path copy = dir.resolve("hostile-" + i);
+      FileFuzzer.copy(saved, copy);
+      Files.writeString(copy.resolve("assets.extra/polyfn.json"), json.replace(m.group(1),
+          Base64.getEncoder().encodeToString(hostile.get(i).toByteArray())), StandardCharsets.UTF_8);
+      dirs.add(copy.toString());
+    }
+    dirs.add(saved.toString());
+    ChildJvm.Outcome out = ChildJvm.outcome(120, 8L << 30, List.of(), LoadEach.class, dirs.toArray(new String[0]));
+    assertEquals(0, out.exit(), out.output());
+    for (int i = 0; i < hostile.size(); i++) {
+      assertTrue(out.output().contains("hostile-" + i + ": refused: ") , out.output());
+    }
+    assertTrue(out.output().contains("scaled: loaded"), "a good load after the refusals: " + out.output());
+  }
+
+  private static TensorShapeProto dims(long... sizes) {
+    TensorShapeProto.Builder b = TensorShapeProto.newBuilder();
+    for (long n : sizes) {
+      b.addDim(TensorShapeProto.Dim.newBuilder().setSize(n));
+    }
+    return b.build();
+  }
+
+  /** Child JVM: loads each SavedModel given, printing "<folder>: loaded" or "<folder>: refused: <why>". */
+  static final class LoadEach {
+    public static void main(String[] dirs) {
+      for (String d : dirs) {
+        Path p = Path.of(d);
+        try (var f = Function.load(p)) {
+          System.out.println(p.getFileName() + ": loaded");
+        } catch (IllegalArgumentException e) {
+          System.out.println(p.getFileName() + ": refused: " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  /**
    * A defaulted parameter before one without a default: Python has no such signature, so Python's
    * FunctionSpec keeps no default (a misaligned one would make {@code x} optional there) and Python
    * passes both; Java may still omit it.

@@ -18,7 +18,9 @@ import org.tensorflow.op.Ops;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.Struct.StructuredValue;
 import org.tensorflow.proto.Struct.TupleValue;
+import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.TensorProto;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
@@ -84,6 +86,7 @@ public final class TensorDefaults {
    * IllegalArgumentException naming {@code at}.
    */
   static TType tensor(String at, TensorProto proto, Class<? extends TType> type, Shape shape) {
+    checkSize(at, proto, shape);
     Class<? extends TType> cls;
     try {
       cls = DataTypes.tensorClass(proto.getDtype());
@@ -109,6 +112,85 @@ public final class TensorDefaults {
       throw new IllegalArgumentException(at + ": a default of shape " + s + " for a parameter of shape " + shape);
     }
     return t;
+  }
+
+  /**
+   * Checks what TensorFlow would allocate for {@code proto} before it parses it: TensorFlow makes
+   * a tensor of the declared shape and repeats the last value given to fill it, so a few bytes can
+   * claim gigabytes (a shape of 4e9 floats with one value) and kill the JVM. The shape must be
+   * fully defined, fit the parameter's ({@code declared}, null: any), hold at most {@link
+   * #MAX_BYTES} of data (a string tensor: its strings as filled, plus each element's own header),
+   * and the values given must not outnumber the elements.
+   */
+  private static void checkSize(String at, TensorProto proto, Shape declared) {
+    TensorShapeProto shape = proto.getTensorShape();
+    if (shape.getUnknownRank() || shape.getDimCount() > 254) {
+      throw new IllegalArgumentException(at + ": a default tensor of " + (shape.getUnknownRank() ? "unknown rank"
+          : "rank " + shape.getDimCount() + " (TensorFlow's limit is 254)"));
+    }
+    long count = 1;
+    long[] dims = new long[shape.getDimCount()];
+    for (int i = 0; i < dims.length; i++) {
+      dims[i] = shape.getDim(i).getSize();
+      if (dims[i] < 0) {
+        throw new IllegalArgumentException(at + ": a default tensor with dimension " + i + " of size " + dims[i]);
+      }
+      count = dims[i] == 0 || count == 0 ? 0 : count > MAX_BYTES / dims[i] ? MAX_BYTES + 1L : count * dims[i];
+    }
+    if (declared != null && !declared.isUnknown() && !fits(Shape.of(dims), declared)) {
+      throw new IllegalArgumentException(at + ": a default of shape " + Shape.of(dims) + " for a parameter of shape "
+          + declared);
+    }
+    long values = valueCount(proto);
+    long bytes;
+    if (proto.getDtype() == DataType.DT_STRING) {
+      long given = 0;
+      long last = 0;
+      for (var v : proto.getStringValList()) {
+        given += v.size();
+        last = v.size();
+      }
+      // Each element is a TF_TString (24 bytes) holding its string; missing ones repeat the last.
+      bytes = count > MAX_BYTES ? count : count * 24 + given + Math.max(0, count - values) * last;
+    } else {
+      int size = elementSize(proto.getDtype());
+      if (size == 0) {
+        throw new IllegalArgumentException(at + ": a default of dtype " + proto.getDtype()
+            + ", which a saved default cannot hold");
+      }
+      bytes = count > MAX_BYTES ? count : count * size;
+      if (!proto.getTensorContent().isEmpty() && proto.getTensorContent().size() != bytes) {
+        throw new IllegalArgumentException(at + ": a default tensor of " + count + " elements with "
+            + proto.getTensorContent().size() + " bytes of content, not " + bytes);
+      }
+    }
+    if (bytes > MAX_BYTES) {
+      throw new IllegalArgumentException(at + ": a default tensor of shape " + Arrays.toString(dims) + " would take over "
+          + MAX_BYTES + " bytes, more than a saved default may take");
+    }
+    if (values > Math.max(count, 1)) {
+      throw new IllegalArgumentException(at + ": a default tensor of " + count + " elements with " + values + " values");
+    }
+  }
+
+  /** How many values {@code proto} gives in its typed fields (not its tensor_content). */
+  private static long valueCount(TensorProto p) {
+    return (long) p.getHalfValCount() + p.getFloatValCount() + p.getDoubleValCount() + p.getIntValCount()
+        + p.getStringValCount() + p.getScomplexValCount() + p.getInt64ValCount() + p.getBoolValCount()
+        + p.getDcomplexValCount() + p.getResourceHandleValCount() + p.getVariantValCount() + p.getUint32ValCount()
+        + p.getUint64ValCount() + p.getFloat8Val().size();
+  }
+
+  /** Bytes per element of a fixed-size dtype; 0 for any other (resources, variants, unknown codes). */
+  private static int elementSize(DataType t) {
+    return switch (t) {
+      case DT_BOOL, DT_INT8, DT_UINT8, DT_QINT8, DT_QUINT8, DT_FLOAT8_E5M2, DT_FLOAT8_E4M3FN -> 1;
+      case DT_HALF, DT_BFLOAT16, DT_INT16, DT_UINT16, DT_QINT16, DT_QUINT16 -> 2;
+      case DT_FLOAT, DT_INT32, DT_UINT32, DT_QINT32 -> 4;
+      case DT_DOUBLE, DT_INT64, DT_UINT64, DT_COMPLEX64 -> 8;
+      case DT_COMPLEX128 -> 16;
+      default -> 0;
+    };
   }
 
   private static boolean fits(Shape value, Shape declared) {
