@@ -78,7 +78,8 @@ class SavedDefaultsTest {
   /**
    * A default that claims far more than it carries (one float for a shape of 4e9, one 1 MiB
    * string for 1e8 elements) is refused before TensorFlow parses it: TensorFlow fills the whole
-   * shape, which killed the loading JVM. Loaded in a child JVM, whose memory is bounded.
+   * shape, which can take the loading JVM's process down. Loaded in a child JVM, whose memory is
+   * bounded; each refusal must be Polyfn's check, not TensorFlow's failed allocation.
    */
   @Test
   void aDefaultClaimingGigabytesIsRefusedBeforeTensorFlowReadsIt(@TempDir Path dir) throws Exception {
@@ -108,8 +109,14 @@ class SavedDefaultsTest {
     dirs.add(saved.toString());
     ChildJvm.Outcome out = ChildJvm.outcome(120, 8L << 30, List.of(), LoadEach.class, dirs.toArray(new String[0]));
     assertEquals(0, out.exit(), out.output());
+    // Refused by Polyfn's own check, before any allocation: under the child's memory limit
+    // TensorFlow's failed allocation also refused, but without one it fills 16 GB.
+    List<String> why = List.of("would take over 16777216 bytes", "would take over 16777216 bytes",
+        "with dimension 0 of size -5", "elements with 3 bytes of content, not 8");
     for (int i = 0; i < hostile.size(); i++) {
-      assertTrue(out.output().contains("hostile-" + i + ": refused: ") , out.output());
+      String line = out.output().lines().filter(l -> l.startsWith("hostile-")).toList().get(i);
+      assertTrue(line.startsWith("hostile-" + i + ": refused: ") && line.contains("parameters[1].default")
+          && line.contains(why.get(i)), out.output());
     }
     assertTrue(out.output().contains("scaled: loaded"), "a good load after the refusals: " + out.output());
   }
