@@ -176,27 +176,30 @@ abstract class BodyInputs implements Inputs {
   }
 
   @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
   public <T extends TType> SparseOperand<T> sparse(String name, Class<T> type) {
-    Objects.requireNonNull(type, "type");
-    SparseOperand<?> s = composite(name, (CompositeType<?, SparseOperand>) CompositeRegistry.forValue(SparseTensor.class));
-    if (!type.isAssignableFrom(s.values().type())) {
-      throw new IllegalArgumentException("argument '" + name + "': expected a SparseTensor of " + type.getSimpleName()
-          + " values, got " + s.values().type().getSimpleName() + " values");
-    }
-    return (SparseOperand<T>) s;
+    return builtIn(name, SparseTensor.class, "SparseTensor", type, s -> ((SparseOperand<?>) s).values());
   }
 
   @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
   public <T extends TType> RaggedOperand<T> ragged(String name, Class<T> type) {
+    return builtIn(name, RaggedTensor.class, "RaggedTensor", type, r -> ((RaggedOperand<?>) r).flatValues());
+  }
+
+  /**
+   * A parameter of a built-in composite ({@code valueClass}: a SparseTensor or RaggedTensor),
+   * whose {@code values} must be of tensor type {@code type}.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private <V> V builtIn(String name, Class<?> valueClass, String what, Class<? extends TType> type,
+      java.util.function.Function<Object, Operand<?>> values) {
     Objects.requireNonNull(type, "type");
-    RaggedOperand<?> r = composite(name, (CompositeType<?, RaggedOperand>) CompositeRegistry.forValue(RaggedTensor.class));
-    if (!type.isAssignableFrom(r.flatValues().type())) {
-      throw new IllegalArgumentException("argument '" + name + "': expected a RaggedTensor of " + type.getSimpleName()
-          + " values, got " + r.flatValues().type().getSimpleName() + " values");
+    Object view = composite(name, (CompositeType) CompositeRegistry.forValue(valueClass));
+    Class<?> got = values.apply(view).type();
+    if (!type.isAssignableFrom(got)) {
+      throw new IllegalArgumentException("argument '" + name + "': expected a " + what + " of " + type.getSimpleName()
+          + " values, got " + got.getSimpleName() + " values");
     }
-    return (RaggedOperand<T>) r;
+    return (V) view;
   }
 
   /** The body's view of nested argument {@code value}, its tensors the parameter's operands. */
