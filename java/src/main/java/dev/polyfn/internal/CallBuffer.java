@@ -203,6 +203,11 @@ public final class CallBuffer {
     facts[factCount++] = id;
   }
 
+  /** Keeps a tensor Polyfn made for this call, appended later; it is closed by {@link #closeTemporaries}. */
+  public void keep(Tensor t) {
+    temporaries.add(t);
+  }
+
   /** Appends a tensor Polyfn made for this call; it is closed by {@link #closeTemporaries}. */
   public void temporary(Tensor t) {
     temporaries.add(t);

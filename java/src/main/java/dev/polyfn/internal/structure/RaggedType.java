@@ -8,6 +8,7 @@ import dev.polyfn.TensorSpec;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.Shape;
@@ -26,9 +27,9 @@ import org.tensorflow.types.family.TType;
  * the flat values, {@code [rows + 1]} for the outer row splits, {@code [-1]} for inner ones, in
  * the row splits' dtype).
  *
- * <p>{@link #spec} also checks the value (dtypes, ranks, and every split), before TensorFlow's
- * ragged kernels see row splits they would trust; a failure is a {@link Nests.PathError}, so the
- * caller's message names the argument's path.
+ * <p>{@link #spec} checks the value's dtypes and ranks; {@link #checkedCopy}, on every call, its
+ * row splits, before TensorFlow's ragged kernels see splits they would trust. A failure is a
+ * {@link Nests.PathError}, so the caller's message names the argument's path.
  */
 @SuppressWarnings({"rawtypes", "unchecked"})
 public final class RaggedType implements CompositeType<RaggedTensor, RaggedOperand> {
@@ -80,12 +81,6 @@ public final class RaggedType implements CompositeType<RaggedTensor, RaggedOpera
         throw bad("row_splits_" + i + " must be a vector of at least one split (0), got shape " + s.shape());
       }
     }
-    for (int i = 0; i < splits.size(); i++) {
-      boolean last = i == splits.size() - 1;
-      long end = last ? values.shape().get(0) : splits.get(i + 1).shape().get(0) - 1;
-      check(i, read(i, splits.get(i)), end, last ? "the number of values in flat_values" : "the number of rows row_splits_"
-          + (i + 1) + " splits");
-    }
     long[] inner = values.shape().asArray();
     long[] dims = new long[splits.size() + inner.length];
     dims[0] = splits.get(0).shape().get(0) - 1;
@@ -100,6 +95,45 @@ public final class RaggedType implements CompositeType<RaggedTensor, RaggedOpera
       components.add(TensorSpec.of(splitsType, Shape.of(-1)));
     }
     return new CompositeSpec(values.type(), Shape.of(dims), null, names(splits.size()), components);
+  }
+
+  /**
+   * {@code value} as TensorFlow will see it: every row splits tensor read once, checked (from 0,
+   * never decreasing, ending at the rows or values of the level below) and copied into a tensor
+   * handed to {@code owner}, which closes it after the call. The caller's splits never reach
+   * TensorFlow: another thread could rewrite them between the check and the run, and ragged
+   * kernels trust their splits. The copy costs O(rows); the flat values are passed as they are.
+   * Call after {@link #spec}, which checks the dtypes and ranks.
+   *
+   * @throws Nests.PathError naming what is wrong (or closed)
+   */
+  public static RaggedTensor<?> checkedCopy(RaggedTensor<?> value, Consumer<Tensor> owner) {
+    List<? extends TIntegral> splits = value.nestedRowSplits();
+    long[][] read = new long[splits.size()][];
+    for (int i = 0; i < splits.size(); i++) {
+      read[i] = read(i, splits.get(i));
+    }
+    for (int i = 0; i < splits.size(); i++) {
+      boolean last = i == splits.size() - 1;
+      long end = last ? value.flatValues().shape().get(0) : read[i + 1].length - 1;
+      check(i, read[i], end, last ? "the number of values in flat_values" : "the number of rows row_splits_"
+          + (i + 1) + " splits");
+    }
+    List<TIntegral> copies = new ArrayList<>(splits.size());
+    for (int i = 0; i < splits.size(); i++) {
+      TIntegral copy = splits.get(i) instanceof TInt64 ? TInt64.vectorOf(read[i]) : TInt32.vectorOf(ints(read[i]));
+      owner.accept(copy);
+      copies.add(copy);
+    }
+    return new RaggedTensor<>(value.flatValues(), copies);
+  }
+
+  private static int[] ints(long[] longs) {
+    int[] out = new int[longs.length];
+    for (int k = 0; k < longs.length; k++) {
+      out[k] = (int) longs[k]; // read from an int32 tensor: exact
+    }
+    return out;
   }
 
   /** Checks row splits {@code s} of level {@code i}: from 0, never decreasing, to {@code end}. */
