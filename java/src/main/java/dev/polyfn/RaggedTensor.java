@@ -27,7 +27,9 @@ import org.tensorflow.types.family.TType;
  * (inner dims are uniform, as in Python), every row splits tensor is an int64 or int32 vector (one
  * dtype for all), starts at 0, never decreases and ends at the number of rows of the level below
  * (of values, for the last); otherwise the call fails with {@link IllegalArgumentException}
- * naming the argument's path. As Python's {@code RaggedTensorSpec}, the values' dtype, the ragged
+ * naming the argument's path. TensorFlow gets a copy of the row splits that were checked (O(rows);
+ * the flat values are not copied), so another thread writing into them cannot slip unchecked
+ * splits past the check. As Python's {@code RaggedTensorSpec}, the values' dtype, the ragged
  * rank, the row splits' dtype, the number of rows and the flat values' inner dims are the
  * signature; the numbers of values and of inner rows are not.
  *
