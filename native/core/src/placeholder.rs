@@ -74,6 +74,28 @@ pub fn encode_placeholder_specs(specs: &[PlaceholderSpec]) -> Vec<i64> {
     flat
 }
 
+/// The placeholder encoded at `at` of `flat` (as [`encode_placeholder_specs`] writes them): its
+/// dtype code and dims (`None`: unknown rank); `None` when `flat` holds no whole entry there.
+///
+/// ```
+/// use polyfn_core::placeholder::spec_at;
+/// let flat = [2, 1, 2, 2, -1, 1, -1];
+/// assert_eq!(spec_at(&flat, 1), Some((1, Some(&[2, -1][..]))));
+/// assert_eq!(spec_at(&flat, 5), Some((1, None)));
+/// assert_eq!(spec_at(&flat, 6), None);
+/// ```
+pub fn spec_at(flat: &[i64], at: i64) -> Option<(i32, Option<&[i64]>)> {
+    let at = usize::try_from(at).ok()?;
+    let dtype = i32::try_from(*flat.get(at)?).ok()?;
+    let rank = *flat.get(at.checked_add(1)?)?;
+    if rank == RANK_UNKNOWN {
+        return Some((dtype, None));
+    }
+    let start = at + 2;
+    let end = start.checked_add(usize::try_from(rank).ok()?)?;
+    Some((dtype, Some(flat.get(start..end)?)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

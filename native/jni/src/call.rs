@@ -83,7 +83,7 @@ fn cached_call<'l>(
         let f = handles::function_in(env, handle)?;
         // Taken out for the call so that the scratch buffers stay borrowable; put back after.
         let facts = std::mem::take(&mut s.facts);
-        let found = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, f, concrete, tensors, tensor_count, s, result));
+        let found = f.lookup_with::<TfError, _>(&facts, |concrete| execute(env, f, concrete, tensors, tensor_count, s, result, None));
         s.facts = facts;
         found?.unwrap_or_else(|| Ok(JLongArray::default()))
     })
@@ -106,11 +106,15 @@ pub fn call_traced<'l>(
         .ok_or_else(|| NativeError::IllegalState("the trace has not produced a concrete function".into()))?;
     // SAFETY: this native call's env; jni-rs leaves no exception pending between its calls.
     let raw = unsafe { RawEnv::new(env.get_raw()) };
-    with_scratch(|s| execute(&raw, f, &concrete, &tensors, tensor_count, s, JLongArray::default()))
+    let slow = Some(trace.slow_nanos);
+    with_scratch(|s| execute(&raw, f, &concrete, &tensors, tensor_count, s, JLongArray::default(), slow))
 }
 
 /// Executes `concrete` (of `f`) on the first `tensor_count` addresses of `tensors` and packs the
-/// result into `into` (or a new array: see `RawEnv::write_longs`). The first run is timed.
+/// result into `into` (or a new array: see `RawEnv::write_longs`). The first run is timed, and
+/// logged if slower than `slow` (the threshold its trace read; `None` asks Java, see
+/// `logging::slow_work`).
+#[allow(clippy::too_many_arguments)]
 fn execute<'l>(
     env: &RawEnv,
     f: &Function,
@@ -119,6 +123,7 @@ fn execute<'l>(
     tensor_count: jint,
     s: &mut Scratch,
     into: JLongArray<'l>,
+    slow: Option<i64>,
 ) -> Result<JLongArray<'l>> {
     env.longs_into(tensors, tensor_count, "tensors", &mut s.tensors)?;
     // SAFETY: i64 and *mut TF_Tensor have the same size; Java passed live TF_Tensor addresses and
@@ -131,7 +136,7 @@ fn execute<'l>(
     // SAFETY: as above; the concrete function is alive (we hold an Arc to it).
     let ran = unsafe { concrete.inner.function.call(inputs, &mut s.outputs) };
     if let Some(started) = first_run {
-        first_run_finished(f, concrete, started.elapsed().as_nanos() as u64, ran.is_ok());
+        first_run_finished(f, concrete, started.elapsed().as_nanos() as u64, ran.is_ok(), slow);
     }
     ran?;
     s.result.clear();
@@ -156,11 +161,11 @@ fn execute<'l>(
 /// Records the first run of `concrete` and logs it when it took longer than the threshold, with
 /// what Polyfn's preparation took before it. No lock is held: the logger is user code.
 #[cold]
-fn first_run_finished(f: &Function, concrete: &ConcreteFn, nanos: u64, succeeded: bool) {
+fn first_run_finished(f: &Function, concrete: &ConcreteFn, nanos: u64, succeeded: bool, slow: Option<i64>) {
     if !f.first_run_finished(concrete, nanos, succeeded) {
         return;
     }
-    logging::slow_work(nanos, || {
+    logging::slow_work(nanos, slow, || {
         let p = &concrete.preparation;
         format!(
             "function '{}': first run of {} {} took {} (TensorFlow's preparation: instantiation, Grappler, XLA if \

@@ -92,6 +92,11 @@ pub struct Trace {
     pub traced: Option<Arc<ConcreteFn>>,
     /// A trace of example inputs at definition: arguments are narrowed to the declarations.
     pub examples: bool,
+    /// The slow-work threshold in nanoseconds when the trace began (negative: never slow); see
+    /// `logging::slow_work`.
+    pub slow_nanos: i64,
+    /// The most verbose log level Java wanted when the trace began (see `logging::with_level`).
+    pub log_level: i32,
 }
 
 /// Moves `value` to the heap and returns its address for Java to hold.

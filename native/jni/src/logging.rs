@@ -11,11 +11,17 @@
 //! one call into Java (`isLoggable`, a field read in java.util.logging) and formats the message
 //! only if the record is wanted. Log statements belong on rare paths (traces, evictions,
 //! warnings), never on the per-call path.
+//!
+//! A trace is such a path, but a first call pays for every call into Java (one took more time
+//! than the rest of Polyfn's bookkeeping of the trace): Java reads the most verbose level its
+//! logger wants when the trace begins, and while the trace's native steps run ([`with_level`])
+//! records more verbose than that are dropped, and not even formatted, without asking again.
 
 use jni::objects::{JClass, JValue};
 use jni::refs::Global;
 use jni::vm::JavaVM;
 use jni::{jni_sig, jni_str, Env};
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 struct Bridge {
@@ -33,8 +39,11 @@ impl log::Log for JavaLogger {
     fn enabled(&self, metadata: &log::Metadata) -> bool {
         // Only Polyfn's own records: the jni crate logs its JNI calls at trace level, and
         // forwarding those (made while forwarding a record) would recurse without end. Whether
-        // the level is wanted is asked per record in `log`, where the Java logger answers.
-        BRIDGE.get().is_some() && metadata.target().starts_with("polyfn")
+        // the level is wanted is asked per record in `log`, where the Java logger answers,
+        // unless Java said moments ago that it wants none this verbose (see `with_level`).
+        BRIDGE.get().is_some()
+            && metadata.target().starts_with("polyfn")
+            && WANTED.with(|w| w.get().is_none_or(|most| metadata.level() <= most))
     }
 
     fn log(&self, record: &log::Record) {
@@ -84,10 +93,49 @@ impl log::Log for JavaLogger {
     fn flush(&self) {}
 }
 
+thread_local! {
+    /// The most verbose level Java's logger wanted when this thread's current trace began
+    /// (`None`: not known, ask per record).
+    static WANTED: Cell<Option<log::Level>> = const { Cell::new(None) };
+}
+
+/// Runs `work` with records more verbose than `level` (Rust's levels: 1 error … 5 trace)
+/// dropped on this thread without a call into Java; the records `level` admits are still asked
+/// for one by one, and so is every record when `level` is 0 or less (nothing wanted, or not
+/// known). `level` is what Java's logger wanted a moment ago (`NativeLog.wantedLevel`): a
+/// trace's native steps read it once, not once per record.
+pub fn with_level<T>(level: i32, work: impl FnOnce() -> T) -> T {
+    let wanted = match level {
+        1 => Some(log::Level::Error),
+        2 => Some(log::Level::Warn),
+        3 => Some(log::Level::Info),
+        4 => Some(log::Level::Debug),
+        5.. => Some(log::Level::Trace),
+        _ => None,
+    };
+    struct Restore(Option<log::Level>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WANTED.with(|w| w.set(self.0));
+        }
+    }
+    let _restore = Restore(WANTED.with(|w| w.replace(wanted)));
+    work()
+}
+
 /// Logs `message` at INFO when `nanos` is longer than the slow-work threshold (Java's
-/// `dev.polyfn.slowWorkMillis`, asked each time so that it may change while the program runs)
-/// and the logger wants INFO records. Rare paths only: a trace, a first run.
-pub fn slow_work(nanos: u64, message: impl FnOnce() -> String) {
+/// `dev.polyfn.slowWorkMillis`, read anew for each piece of work so that it may change while the
+/// program runs) and the logger wants INFO records. Rare paths only: a trace, a first run.
+/// `threshold` is the threshold in nanoseconds Java read when the trace began (negative: never
+/// slow), which spares a call into Java when the work was quick (a first call's usual case);
+/// `None` asks Java.
+pub fn slow_work(nanos: u64, threshold: Option<i64>, message: impl FnOnce() -> String) {
+    if let Some(threshold) = threshold {
+        if threshold >= 0 && nanos > threshold as u64 {
+            log::info!("{}", message()); // the Java logger is asked whether it wants INFO
+        }
+        return;
+    }
     let Some(bridge) = BRIDGE.get() else { return };
     let slow = bridge.vm.attach_current_thread(|env: &mut Env| -> jni::errors::Result<bool> {
         if env.exception_check() {

@@ -28,12 +28,15 @@ pub fn begin_trace<'l>(
     facts: JLongArray<'l>,
     fact_count: jint,
     for_call: jboolean,
+    slow_nanos: jlong,
+    log_level: jint,
 ) -> Result<jlong> {
     let f = handles::function(env, handle)?;
     let names = convert::strings(env, &arg_names, "argument names")?;
     let call_facts = if facts.is_null() { None } else { Some(convert::longs_prefix(env, &facts, fact_count)?) };
-    let session = f.begin_trace::<TfError>(names, call_facts.as_deref(), for_call)?;
-    Ok(handles::into_handle(Trace { function: handle, session, calls: Vec::new(), traced: None, examples: false }))
+    let session = logging::with_level(log_level, || f.begin_trace::<TfError>(names, call_facts.as_deref(), for_call))?;
+    let calls = Vec::new();
+    Ok(handles::into_handle(Trace { function: handle, session, calls, traced: None, examples: false, slow_nanos, log_level }))
 }
 
 /// `Native.declareParameter`: declares a parameter with its constraint and the call's argument;
@@ -154,7 +157,7 @@ pub fn finish_trace<'l>(
     let tf_name = unused_function_name(rt, ctx, f.name());
     let calls = std::mem::take(&mut trace.calls);
     let options = f.call_options();
-    let concrete = f.finish_trace(&trace.session, names, |_ty, _id| {
+    let concrete = logging::with_level(trace.log_level, || f.finish_trace(&trace.session, names, |_ty, _id| {
         let sig = GraphSignature { inputs: &inputs, outputs: &outputs, output_names: &arg_names, control_outputs: &control };
         // SAFETY: the graph is the live trace graph Java holds open for this call.
         let mut function = unsafe { EagerFunction::from_graph_excluding(rt, ctx, graph, &tf_name, &sig, options, &absorbed) }?;
@@ -162,10 +165,10 @@ pub fn finish_trace<'l>(
             function.keep_alive(dependency);
         }
         Ok(Traced { function, outputs_key })
-    })?;
+    }))?;
     let p = concrete.preparation;
     // After the function's lock is released (the logger is user code), before the first run.
-    logging::slow_work(p.total_nanos(), || {
+    logging::slow_work(p.total_nanos(), Some(trace.slow_nanos), || {
         format!(
             "function '{}' took {} to trace {}: {}; TensorFlow prepares it in its first run",
             f.name(),
@@ -250,4 +253,20 @@ pub fn may_have_effects<'l>(_env: &mut Env<'l>, _class: JClass<'l>, graph: jlong
     }
     // SAFETY: the graph is the live trace graph Java holds open for this call.
     Ok(unsafe { polyfn_tf::may_have_effects(rt, graph as *mut TF_Graph) })
+}
+
+/// `Native.addPlaceholder`: adds placeholder `name` to `graph` as described at `spec[at..]`
+/// (dtype, rank, then the dims; rank -1 unknown) in the specs `declareParameter` or
+/// `declareCapture` returned; returns the operation's address (see `polyfn_tf::placeholder`).
+pub fn add_placeholder<'l>(env: &mut Env<'l>, _class: JClass<'l>, graph: jlong, name: JString<'l>, spec: JLongArray<'l>, at: jint) -> Result<jlong> {
+    let (rt, _) = runtime()?;
+    if graph == 0 {
+        return Err(NativeError::IllegalArgument("null graph".into()));
+    }
+    let name = convert::string(env, &name, "placeholder name")?;
+    let spec = convert::longs(env, &spec)?;
+    let (dtype, dims) = polyfn_core::placeholder::spec_at(&spec, at as i64)
+        .ok_or_else(|| NativeError::IllegalArgument(format!("no placeholder spec at {at} of {spec:?}")))?;
+    // SAFETY: the graph is the live trace graph Java holds open for this call.
+    Ok(unsafe { polyfn_tf::placeholder::add_placeholder(rt, graph as *mut TF_Graph, &name, dtype, dims) }? as jlong)
 }

@@ -72,10 +72,14 @@ public final class Native {
   /**
    * Starts a trace for a call with these argument names; binds them against known parameters.
    * {@code facts} (null when unknown) describe the call, to explain the retrace and generalize it.
-   * {@code forCall} counts the call as a miss in the statistics.
+   * {@code forCall} counts the call as a miss in the statistics. {@code slowNanos} is the
+   * slow-work threshold ({@link SlowWork#thresholdNanos}, read now): the trace and its first run
+   * are logged at INFO when they take longer, with no call back into Java to ask. {@code logLevel}
+   * is {@link NativeLog#wantedLevel}, read now: the trace's more verbose records are dropped
+   * without asking the logger again.
    */
-  public static native long beginTrace(
-      long function, String[] argumentNames, long[] facts, int factCount, boolean forCall);
+  public static native long beginTrace(long function, String[] argumentNames, long[] facts, int factCount,
+      boolean forCall, long slowNanos, int logLevel);
 
   /**
    * Declares a parameter in a trace and returns its placeholder specs in flatten order (list
@@ -173,6 +177,13 @@ public final class Native {
    * effects to order or keep.
    */
   public static native boolean mayHaveEffects(long graph);
+
+  /**
+   * Adds placeholder {@code name} to {@code graph} as described at {@code spec[at]} (dtype, rank,
+   * dims) of specs {@link #declareParameter} or {@link #declareCapture} returned; returns the
+   * operation's address. Cheaper than TensorFlow Java's operation builder before the JIT warms up.
+   */
+  public static native long addPlaceholder(long graph, String name, long[] spec, int at);
 
   /**
    * Makes function {@code name} of {@code graph}'s operations {@code bodyOps} (inputs and outputs

@@ -9,7 +9,7 @@ import java.lang.System.Logger.Level;
  * longer than {@link SlowWork}'s threshold is {@code INFO}; every trace and eviction with its
  * reason is {@code DEBUG}.
  */
-final class NativeLog {
+public final class NativeLog {
   static final Logger LOGGER = System.getLogger("dev.polyfn");
 
   private NativeLog() {}
@@ -33,6 +33,16 @@ final class NativeLog {
    */
   static boolean isSlow(long nanos) {
     return SlowWork.exceeds(nanos) && LOGGER.isLoggable(Level.INFO);
+  }
+
+  /**
+   * The most verbose Rust level worth asking about now, read when a trace begins and handed to
+   * Rust, which then drops more verbose records of the trace without calling back into Java (a
+   * call that costs a first call more than the rest of the trace's bookkeeping): 3 (INFO) when
+   * the logger does not want DEBUG records, as by default; 5 (every record asked for) when it does.
+   */
+  public static int wantedLevel() {
+    return LOGGER.isLoggable(Level.DEBUG) ? 5 : 3;
   }
 
   /** The most verbose Rust level the Java logger enables when Polyfn loads (0: none). */

@@ -23,8 +23,17 @@ public final class SlowWork {
 
   /** Whether work that took {@code nanos} is over the threshold. */
   static boolean exceeds(long nanos) {
+    long threshold = thresholdNanos();
+    return threshold >= 0 && nanos > threshold;
+  }
+
+  /**
+   * The threshold now, in nanoseconds (-1: never slow). A trace reads it once when it begins and
+   * hands it to Rust, which then needs no call back into Java to tell whether its work was slow.
+   */
+  public static long thresholdNanos() {
     long millis = Long.getLong(PROPERTY, DEFAULT_MILLIS);
-    return millis >= 0 && nanos > millis * 1_000_000L;
+    return millis < 0 ? -1 : millis > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : millis * 1_000_000L;
   }
 
   /** Starts timing a piece of work made of phases. */

@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import org.bytedeco.javacpp.PointerScope;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Operation;
 import org.tensorflow.Output;
@@ -20,6 +21,7 @@ import org.tensorflow.internal.c_api.TF_Status;
 import org.tensorflow.internal.c_api.global.tensorflow;
 import org.tensorflow.internal.c_api.TFE_TensorHandle;
 import org.tensorflow.internal.c_api.TF_Graph;
+import org.tensorflow.internal.c_api.TF_Operation;
 import org.tensorflow.internal.c_api.TF_Tensor;
 import org.tensorflow.types.family.TType;
 
@@ -39,6 +41,8 @@ public final class TensorFlowInternals {
   private static final VarHandle TENSOR_SCOPE;
   private static final MethodHandle CONTEXT_HANDLE;
   private static final MethodHandle GRAPH_HANDLE;
+  /** {@code GraphOperation(graph, operation)}, package-private. */
+  private static final MethodHandle NEW_GRAPH_OPERATION;
   private static final MethodHandle EAGER_OUTPUT_HANDLE;
   /** Package-private in TensorFlow Java. */
   private static final Class<?> EAGER_OPERATION;
@@ -59,6 +63,8 @@ public final class TensorFlowInternals {
       CONTEXT_HANDLE = eager.findVirtual(EagerSession.class, "nativeHandle", MethodType.methodType(TFE_Context.class));
       MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
       GRAPH_HANDLE = graph.findGetter(Graph.class, "nativeHandle", TF_Graph.class);
+      NEW_GRAPH_OPERATION = graph.findConstructor(GraphOperation.class,
+          MethodType.methodType(void.class, Graph.class, TF_Operation.class));
       EAGER_OPERATION = Class.forName("org.tensorflow.EagerOperation");
       EAGER_OUTPUT_HANDLE = eager.findVirtual(EAGER_OPERATION, "getUnsafeNativeHandle",
               MethodType.methodType(TFE_TensorHandle.class, int.class))
@@ -189,6 +195,28 @@ public final class TensorFlowInternals {
    */
   public static TType copyOut(Operand<?> eagerOutput) {
     return adoptTensor(Native.resolveHandle(eagerOutputHandle(eagerOutput)));
+  }
+
+  /**
+   * Operation {@code address} of {@code graph}, added to it natively (see {@link
+   * Native#addPlaceholder}), as TensorFlow Java's {@code GraphOperation}.
+   */
+  public static GraphOperation graphOperation(Graph graph, long address) {
+    if (address == 0) {
+      throw new IllegalStateException("no operation at address 0");
+    }
+    try {
+      return (GraphOperation) NEW_GRAPH_OPERATION.invokeExact(graph, new TF_Operation(new OperationAt(address)));
+    } catch (Throwable t) {
+      throw new IllegalStateException("wrapping a graph operation", t);
+    }
+  }
+
+  /** A raw address for a {@code TF_Operation}: the graph owns the operation, nothing is freed. */
+  private static final class OperationAt extends Pointer {
+    OperationAt(long address) {
+      this.address = address;
+    }
   }
 
   /** The address of the {@code TFE_Context} of TensorFlow Java's default eager session. */

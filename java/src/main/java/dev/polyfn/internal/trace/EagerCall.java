@@ -101,7 +101,7 @@ public final class EagerCall {
   private static Result runLocked(FunctionCore f, Arguments.Lookup args) {
     Ops tf = Ops.create(EagerSession.getDefault());
     // A native trace session, never finished, checks the arguments exactly as a trace would.
-    long session = Native.beginTrace(f.address(), args.names(), null, 0, false);
+    long session = Native.beginTrace(f.address(), args.names(), null, 0, false, -1, 0); // never finished: nothing to log
     EagerInputs inputs = null;
     try {
       inputs = new EagerInputs(f, session, tf, args);

@@ -1,17 +1,15 @@
 package dev.polyfn.internal.trace;
 
-import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import org.tensorflow.GraphOperation;
+import org.tensorflow.Graph;
 import org.tensorflow.Operand;
-import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
-import org.tensorflow.op.core.Placeholder;
-import org.tensorflow.proto.DataType;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -26,13 +24,18 @@ final class Placeholders {
   /** A placeholder's place among the function's inputs: group, declaration index, creation order. */
   record Slot(int group, int index, int order, String name) {}
 
+  /** The spec of a resource placeholder: dtype, rank 0. */
+  private static final long[] RESOURCE = {Wire.DT_RESOURCE, 0};
+
+  private final Graph graph;
   private final Ops tf;
   private final List<Slot> slots = new ArrayList<>();
   /** Where the next placeholder goes: group (parameters, captures), declaration index. */
   private int group;
   private int index;
 
-  Placeholders(Ops tf) {
+  Placeholders(Graph graph, Ops tf) {
+    this.graph = graph;
     this.tf = tf;
   }
 
@@ -42,24 +45,20 @@ final class Placeholders {
     this.index = index;
   }
 
-  /** Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. */
-  @SuppressWarnings("unchecked")
+  /**
+   * Builds the placeholder described at {@code spec[at]}: dtype, rank, dims. Made natively in one
+   * call (TensorFlow Java's operation builder costs several times more on a first call, before
+   * the JIT has compiled it), named by the trace's root scope so TensorFlow Java's names stay
+   * unique (the scope of the trace's {@code Ops}: no name prefix, device or control dependency).
+   */
   <T extends TType> Operand<T> build(long[] spec, int at) {
-    if (spec[at] == Wire.DT_RESOURCE) {
-      // TensorFlow Java has no tensor class for resource handles: build the op directly.
-      GraphOperation op = (GraphOperation) tf.scope().opBuilder("Placeholder", tf.scope().makeOpName("Placeholder"))
-          .setAttr("dtype", DataType.DT_RESOURCE)
-          .setAttr("shape", Shape.scalar())
-          .build();
-      slots.add(new Slot(group, index, slots.size(), op.name()));
-      return (Operand<T>) op.output(0);
-    }
-    Class<T> concrete = (Class<T>) DataTypes.tensorClass(DataType.forNumber((int) spec[at]));
-    int rank = (int) spec[at + 1];
-    Shape shape = rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, at + 2, at + 2 + rank));
-    Placeholder<T> p = tf.placeholder(concrete, Placeholder.shape(shape));
-    slots.add(new Slot(group, index, slots.size(), p.op().name()));
-    return p;
+    String name = tf.scope().makeUnique("Placeholder");
+    // A resource handle (a variable's) is a scalar, whatever the shape of the variable's value.
+    long op = spec[at] == Wire.DT_RESOURCE
+        ? Native.addPlaceholder(TensorFlowInternals.graphAddress(graph), name, RESOURCE, 0)
+        : Native.addPlaceholder(TensorFlowInternals.graphAddress(graph), name, spec, at);
+    slots.add(new Slot(group, index, slots.size(), name));
+    return TensorFlowInternals.graphOperation(graph, op).output(0);
   }
 
   /** The slot of the placeholder built last. */

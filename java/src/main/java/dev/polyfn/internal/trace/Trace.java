@@ -2,6 +2,8 @@ package dev.polyfn.internal.trace;
 
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.NativeLog;
+import dev.polyfn.internal.SlowWork;
 import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.flow.Regions;
 import org.tensorflow.Graph;
@@ -18,9 +20,12 @@ final class Trace {
   /** Runs under {@code f}'s trace lock, with its reentry recorded (see {@link FunctionCore#traceLocked}). */
   static Result run(FunctionCore f, long fn, Arguments.Lookup lookup, CallBuffer call, boolean forCall, boolean run,
       Inference inference) {
+    // Read once here, so that Rust need not call back into Java to ask (see Native.beginTrace).
+    long slow = SlowWork.thresholdNanos();
+    int level = NativeLog.wantedLevel();
     long trace = call == null
-        ? Native.beginTrace(fn, lookup.names(), null, 0, forCall)
-        : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall);
+        ? Native.beginTrace(fn, lookup.names(), null, 0, forCall, slow, level)
+        : Native.beginTrace(fn, lookup.names(), call.facts(), call.factCount(), forCall, slow, level);
     if (inference != null) {
       Native.traceExamples(trace);
     }

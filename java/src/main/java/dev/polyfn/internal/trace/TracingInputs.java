@@ -45,7 +45,7 @@ public final class TracingInputs extends BodyInputs {
     super(function, trace, args, "its trace", "tracing it");
     this.graph = graph;
     this.tf = tf;
-    this.placeholders = new Placeholders(tf);
+    this.placeholders = new Placeholders(graph, tf);
     this.interner = interner;
     this.firstTrace = firstTrace;
   }
