@@ -4,6 +4,11 @@
 #   bash bench/run.sh            full run (about 20 minutes on 2 cores)
 #   bash bench/run.sh --quick    quick run (under 5 minutes on 2 cores; fewer iterations,
 #                                1,000 instead of 10,000 cached signatures, 200,000 calls for RSS)
+#   bash bench/run.sh --only startup,firstcall
+#                                re-runs only those blocks (with either mode) and assembles again
+#                                with the other blocks' results of the last run, saying so in
+#                                BENCHMARKS.md. Blocks: core, tracecost, controlflow, startup,
+#                                callpaths, structured, models, firstcall.
 #
 # Environment: PY_TF_VERSION (default 2.21.0), the tensorflow-cpu version for the Python contenders.
 #
@@ -14,13 +19,22 @@
 set -euo pipefail
 
 MODE=full
-for arg in "$@"; do
-  case "$arg" in
+ONLY=""
+BLOCKS=",core,tracecost,controlflow,startup,callpaths,structured,models,firstcall,"
+while [ $# -gt 0 ]; do
+  case "$1" in
     --quick) MODE=quick ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "unknown argument: $arg (use --quick)" >&2; exit 2 ;;
+    --only) ONLY="${2:-}"; shift
+      for b in ${ONLY//,/ }; do
+        [[ "$BLOCKS" == *",$b,"* ]] || { echo "unknown block: $b (blocks: ${BLOCKS:1:-1})" >&2; exit 2; }
+      done ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1 (use --quick or --only BLOCKS)" >&2; exit 2 ;;
   esac
+  shift
 done
+# Whether block $1 runs (all of them without --only).
+want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
@@ -52,8 +66,15 @@ else
   # trial run, so Python's hit workload caches 1,000 signatures in both modes (BENCHMARKS.md says so).
   PY_HIT_N=1000
 fi
-git -C "$ROOT" rev-parse --short HEAD > "$OUT/git.txt" 2>/dev/null || echo unknown > "$OUT/git.txt"
-[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo "+uncommitted changes" >> "$OUT/git.txt" || true
+HEAD_SHA=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && HEAD_SHA="$HEAD_SHA +uncommitted changes" || true
+if [ -n "$ONLY" ]; then
+  # The other rows stay those of the last run: BENCHMARKS.md names both builds.
+  PREVIOUS=$(head -1 "$OUT/git.txt" 2>/dev/null | sed 's/;.*//' || true)
+  echo "${PREVIOUS:-unknown}; the blocks $ONLY re-run at $HEAD_SHA" > "$OUT/git.txt"
+else
+  echo "$HEAD_SHA" > "$OUT/git.txt"
+fi
 
 # 1. Build Polyfn and the JMH benchmarks.
 step "building polyfn and bench (maven)"
@@ -75,9 +96,11 @@ if [ ! -f "$TF_DIR/libtensorflow_cc.so.2" ]; then
   mkdir -p "$TF_DIR"
   unzip -o -j -q "$NATIVE_JAR" 'org/tensorflow/internal/c_api/linux-x86_64/libtensorflow_*' -d "$TF_DIR"
 fi
+FLOOR_ARGS=(); [ "$MODE" = quick ] && FLOOR_ARGS=(--quick)
+JMH=(java -cp "$CP" org.openjdk.jmh.Main)
+if want core; then
 step "building and running the C API floor (cargo example polyfn-tf/floor)"
 cargo build -q --release -p polyfn-tf --example floor
-FLOOR_ARGS=(); [ "$MODE" = quick ] && FLOOR_ARGS=(--quick)
 POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 \
   "$ROOT/target/release/examples/floor" "${FLOOR_ARGS[@]}" > "$OUT/floor.json" 2> "$OUT/floor.log"
 
@@ -87,7 +110,6 @@ PY_ARGS=(--hit-signatures "$PY_HIT_N"); [ "$MODE" = quick ] && PY_ARGS+=(--quick
 "$PY" "$BENCH/python/bench_tf.py" "${PY_ARGS[@]}" > "$OUT/python.json" 2> "$OUT/python.log"
 
 # 5. JVM contenders with JMH.
-JMH=(java -cp "$CP" org.openjdk.jmh.Main)
 step "JMH: cached calls (Polyfn, TF Java ConcreteFunction, TF Java Session)"
 "${JMH[@]}" '^dev.polyfn.bench.CallBench\.' "${JMH_CALL[@]}" -rf json -rff "$OUT/jmh-call.json" > "$OUT/jmh-call.log" 2>&1
 step "JMH: cache hits with 1 vs N signatures"
@@ -108,8 +130,10 @@ java -Xms256m -Xmx256m -XX:+AlwaysPreTouch -cp "$CP" dev.polyfn.bench.RssMain "$
 step "assembling results"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 step "done: bench/results.json bench/summary.json BENCHMARKS.md bench/plot.png"
+fi
 
 ### BEGIN trace cost and signature inference (issue 12 part 4, issue 15) #########################
+if want tracecost; then
 # Trace cost per tenth of 10,000 new signatures (1,000 in quick mode), and the signature-inference
 # workload (1,000 calls, 50 batch sizes) in Polyfn and Python; then assemble again with these rows.
 if [ "$MODE" = quick ]; then TC_ARGS=(1000 500); INF_ROUNDS=1; else TC_ARGS=(10000 2000); INF_ROUNDS=3; fi
@@ -120,9 +144,11 @@ java -cp "$CP" dev.polyfn.bench.InferenceBench "$INF_ROUNDS" 2> "$OUT/inference.
 "$PY" "$BENCH/python/bench_infer.py" "$INF_ROUNDS" 2> "$OUT/python-inference.log" | grep '^{' > "$OUT/python-inference.json"
 step "assembling results again with the trace cost and inference rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+fi
 ### END trace cost and signature inference #######################################################
 
 # ---- Control flow: a 1,000-iteration while loop in one call vs 1,000 calls vs Python ----
+if want controlflow; then
 # Keys polyfn_while1000_us, polyfn_calls1000_us, python_while1000_us (assemble.py's
 # control_flow_summary); results are re-assembled to include them.
 step "JMH: while loop of 1,000 iterations in one call vs 1,000 calls"
@@ -131,9 +157,11 @@ step "Python tf.function with tf.while_loop of 1,000 iterations"
 PYW_ARGS=(); [ "$MODE" = quick ] && PYW_ARGS=(--quick)
 "$PY" "$BENCH/python/bench_while.py" "${PYW_ARGS[@]}" > "$OUT/python-while.json" 2> "$OUT/python-while.log"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+fi
 # ---- end of control flow ----
 
 # ---- Issue 11 (save, load, warm start): time to first result in a fresh process ----------------
+if want startup; then
 # A 10-signature function: cold (traces), warm start (trace cache), Function.load (SavedModel) and
 # Python's tf.saved_model.load of the same SavedModel; fresh processes, interleaved. Then the
 # results are assembled again with these rows.
@@ -150,9 +178,11 @@ for _ in $(seq "$STARTUP_RUNS"); do
     | grep '^{' >> "$OUT/startup-runs.jsonl"
 done
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+fi
 # ---- end of the issue 11 block -------------------------------------------------------------------
 
 # ---- Call paths (caller-thread floors, Grappler, XLA, two threads) ----------------------------
+if want callpaths; then
 # Appends bench/out/fast-floor.json (Rust, polyfn-tf/examples/floors_inline.rs), jmh-fast.json
 # (FastPathBench) and python-fast.json (bench_fast.py), then re-runs the assembly so that
 # assemble.py's fast_paths() adds their rows and keys.
@@ -187,7 +217,9 @@ done
 step "call paths: assembling results again with the call-path rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
 
+fi
 # ---- Structured values: a record of 3 tensors and a nest of 100 leaves, Polyfn vs Python ----
+if want structured; then
 step "JMH: structured arguments (record of 3 tensors, nest of 100 leaves)"
 "${JMH[@]}" '^dev.polyfn.bench.StructBench\.' "${JMH_CALL[@]}" -rf json -rff "$OUT/jmh-struct.json" > "$OUT/jmh-struct.log" 2>&1
 step "Python tf.function on the same structures"
@@ -195,9 +227,11 @@ PYS_ARGS=(); [ "$MODE" = quick ] && PYS_ARGS+=(--quick)
 (cd "$BENCH/python" && "$PY" bench_struct.py "${PYS_ARGS[@]}") > "$OUT/python-struct.json" 2> "$OUT/python-struct.log"
 step "assembling results again, with the structured rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+fi
 # ---- end of structured values ----
 
 # ---- Real models (issue 24, issue 27 item 1) ----
+if want models; then
 # Keras 3 models written by Python (make_bench_models.py): MobileNetV2 (weights=None) on
 # MODEL_IMAGE x MODEL_IMAGE images at batch 1 and 32, an LSTM, a Transformer encoder block. Per
 # call: Polyfn's Function.load and SavedModelBundle alternating in one JVM (ModelBench), then
@@ -231,9 +265,11 @@ for _ in $(seq "$MS_RUNS"); do
 done
 step "real models: assembling results again with the model rows"
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+fi
 # ---- end of real models ----
 
 # ---- first call and large bodies ----
+if want firstcall; then
 # A new signature's first call, Polyfn (FirstCallMain, as FirstCallBench without JMH) against the
 # Rust floor (first_call), in pairs of short processes run back to back; then a large body (a chain
 # of element-wise ops, and one with matmuls) traced and called first in Polyfn (LargeBodyMain) and
@@ -259,4 +295,5 @@ for _ in $(seq "$LB_ROUNDS"); do
   done
 done
 "$PY" "$BENCH/python/assemble.py" --mode "$MODE" --tfjava-version "$TFJ_VERSION" --seconds $(( $(date +%s) - T0 ))
+fi
 # ---- end of first call and large bodies ----

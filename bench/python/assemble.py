@@ -376,7 +376,9 @@ def write_markdown(results, summary, a, fast_md=()):
              "(under 5 minutes). It builds Polyfn and the JMH module (`mvn -Pbench`), creates `bench/.venv` "
              "with `tensorflow-cpu==2.21.0` + matplotlib on first use, runs every contender on the same workloads "
              "and regenerates `bench/results.json`, `bench/summary.json`, this file and `bench/plot.png` "
-             "(raw outputs and logs: `bench/out/`).\n")
+             "(raw outputs and logs: `bench/out/`). `--only startup,firstcall` (blocks: core, tracecost, controlflow, "
+             "startup, callpaths, structured, models, firstcall) re-runs some blocks and keeps the other rows of the "
+             "last run; the Polyfn row below then names both builds.\n")
     L.append("This run: **%s** mode, %s%s.\n" % (meta["mode"], meta["date"],
              ", %d s" % meta["run_seconds"] if meta["run_seconds"] else ""))
     L.append("## Machine and versions\n")
