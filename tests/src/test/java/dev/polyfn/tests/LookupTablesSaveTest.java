@@ -22,6 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.tensorflow.Result;
+import org.tensorflow.SavedModelBundle;
+import org.tensorflow.Signature;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.NdArrays;
 import org.tensorflow.ndarray.Shape;
@@ -84,7 +87,22 @@ class LookupTablesSaveTest {
   private static float[] call(MapFunction f, Model m) {
     try (Tensor x = m.input(); Outputs o = f.call(Map.of(m.param(), x))) {
       assertEquals(1, o.size(), "one output: " + o.names());
-      Tensor t = o.get(o.names().get(0));
+      return floats(o.get(o.names().get(0)));
+    }
+  }
+
+  /** What TensorFlow Java's SavedModelBundle (the graph, its init op and saver) returns from the one signature. */
+  private static float[] bundled(Path saved, Model m) {
+    try (SavedModelBundle b = SavedModelBundle.load(saved.toString(), "serve"); Tensor x = m.input()) {
+      Signature sig = b.signatures().stream().filter(s -> !s.key().startsWith("__")).findFirst().orElseThrow();
+      try (Result r = b.function(sig.key()).call(Map.of(sig.inputNames().iterator().next(), x))) {
+        return floats(r.get(0));
+      }
+    }
+  }
+
+  private static float[] floats(Tensor t) {
+    {
       float[] out = new float[(int) t.shape().size()];
       if (t instanceof TInt64 ids) {
         long[] i = {0};
@@ -129,6 +147,7 @@ class LookupTablesSaveTest {
     Map<String, float[]> py = python(resaved, m);
     assertTrue(py.size() >= 2, "m." + m.function() + " and a signature: " + py.keySet());
     py.forEach((k, v) -> assertArrayEquals(before, v, 1e-6f, name + ": Python's " + k));
+    assertArrayEquals(before, bundled(resaved, m), 1e-6f, name + ": SavedModelBundle");
   }
 
   /**
@@ -148,6 +167,7 @@ class LookupTablesSaveTest {
       assertArrayEquals(lengths, call(g, m), "the contents at the save, not at the load");
     }
     python(resaved, m).forEach((k, v) -> assertArrayEquals(lengths, v, "Python's " + k));
+    assertArrayEquals(lengths, bundled(resaved, m), "SavedModelBundle");
   }
 
   /**

@@ -207,7 +207,8 @@ public final class SavedModelWriter {
       shapes.add(SavedGraph.shape(v.dims()));
     }
     MetaGraphDef.Builder meta = MetaGraphDef.newBuilder();
-    if (!varNodes.isEmpty()) {
+    SavedTableWriter tables = new SavedTableWriter(resources);
+    if (!varNodes.isEmpty() || tables.hasContents()) {
       meta.setSaverDef(g.saver(varNodes, keys, varTypes));
     }
     // What Python's tf.saved_model.load calls: each concrete function's definition with its
@@ -234,7 +235,6 @@ public final class SavedModelWriter {
         g.graph().getLibraryBuilder().addFunction(d);
       }
     }
-    SavedTableWriter tables = new SavedTableWriter(resources);
     List<String> tableNodes;
     try {
       tableNodes = tables.graph(g, meta, library);

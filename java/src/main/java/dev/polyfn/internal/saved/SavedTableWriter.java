@@ -63,6 +63,11 @@ final class SavedTableWriter {
         + " write: " + s.unsavable();
   }
 
+  /** Whether a table has contents in the checkpoint (the saver must restore them). */
+  boolean hasContents() {
+    return sources.stream().anyMatch(s -> !s.states().isEmpty());
+  }
+
   SavedTableWriter(List<EagerResource> resources) {
     this.resources = resources;
     for (EagerResource r : resources) {
@@ -121,12 +126,24 @@ final class SavedTableWriter {
       g.call(scope, create, List.of(), List.of(), List.of(DataType.DT_RESOURCE));
       handles.add(scope);
       String init = SavedTables.child(s, "_initialize");
-      List<String> inputs = init == null ? null : graphInputs(s, init, scope);
+      List<String> inputs = init == null ? null : graphInputs(s, init, scope, 0);
       if (inputs != null) {
-        var sig = added.get(init).getSignature();
-        g.call(scope + "/initialize", init, inputs, sig.getInputArgList().stream().map(a -> a.getType()).toList(),
-            sig.getOutputArgList().stream().map(a -> a.getType()).toList());
+        call(g, scope + "/initialize", added.get(init), inputs);
         inits.add(scope + "/initialize");
+      }
+      for (var e : s.nodes().get(0).getSaveableObjectsMap().entrySet()) {
+        // The saver restores the contents: RestoreV2 of the keys and values, fed to the restore function.
+        SavedTables.State st = s.states().stream().filter(x -> x.name().equals(e.getKey())).findFirst().orElseThrow();
+        String fn = SavedTables.concreteName(s.nodes().get(e.getValue().getRestoreFunction()));
+        String read = scope + "/restore_" + st.name();
+        g.restore(read, List.of(stateKey(t, st) + "-keys", stateKey(t, st) + "-values"), List.of(st.keys(), st.values()));
+        List<String> bound = graphInputs(s, fn, scope, 2);
+        if (bound != null) {
+          List<String> in = new ArrayList<>(List.of(read + ":0", read + ":1"));
+          in.addAll(bound);
+          call(g, read + "/call", added.get(fn), in);
+          g.restoresAlso(read + "/call");
+        }
       }
     }
     if (!inits.isEmpty()) {
@@ -138,14 +155,20 @@ final class SavedTableWriter {
     return handles;
   }
 
+  private static void call(SavedGraph g, String node, FunctionDef fn, List<String> inputs) {
+    g.call(node, fn.getSignature().getName(), inputs, fn.getSignature().getInputArgList().stream().map(a -> a.getType())
+        .toList(), fn.getSignature().getOutputArgList().stream().map(a -> a.getType()).toList());
+  }
+
   /**
-   * The graph nodes feeding concrete function {@code fn}'s inputs, all bound to the table, its
-   * constants or assets; null if another input (the function then runs in the object graph only).
+   * The graph nodes feeding concrete function {@code fn}'s bound inputs (after {@code explicit}
+   * others), all bound to the table, its constants or assets; null if another is (the function
+   * then runs in the object graph only).
    */
-  private static List<String> graphInputs(SavedTables.Source s, String fn, String scope) {
+  private static List<String> graphInputs(SavedTables.Source s, String fn, String scope, int explicit) {
     SavedConcreteFunction c = s.concrete().get(fn);
     FunctionDef def = s.functions().stream().filter(d -> d.getSignature().getName().equals(fn)).findFirst().orElseThrow();
-    if (def.getSignature().getInputArgCount() != c.getBoundInputsCount()) {
+    if (def.getSignature().getInputArgCount() != explicit + c.getBoundInputsCount()) {
       return null;
     }
     List<String> inputs = new ArrayList<>();
