@@ -47,8 +47,9 @@ import org.tensorflow.proto.VersionDef;
  * a generic user object whose children are the variables ({@code v0}, {@code v1}...), the
  * function and {@code signatures}; one {@code variable} node per captured variable; one {@code
  * function} node naming the concrete functions; a signature map with one bare concrete function
- * per signature. Each concrete function records its captured variables ({@code bound_inputs},
- * the variable nodes in capture order, which are its last inputs), its structured input
+ * per signature; then the captured lookup tables' nodes ({@link SavedTableWriter}). Each concrete
+ * function records its captures ({@code bound_inputs}, the variable and table nodes in capture
+ * order, which are its last inputs), its structured input
  * signature ({@code ((args...), {})}: a tensor as a {@code TensorSpec}, a list as a list, a map
  * as a dict, a record as a named tuple of its components, a {@code SparseTensor} as a {@code
  * SparseTensorSpec}, a {@code RaggedTensor} as a {@code RaggedTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code

@@ -54,7 +54,10 @@ import org.tensorflow.types.TString;
  *       per captured variable, a V2 saver), one signature per concrete function, whose inputs
  *       are placeholders feeding a call of that function, and the TF2 object graph Python's
  *       loader reads ({@code PythonObjectGraph});
- *   <li>{@code variables/}: a checkpoint of the variables' current values;
+ *   <li>{@code variables/}: a checkpoint of the variables' current values (and of the captured
+ *       mutable tables' contents);
+ *   <li>{@code assets/}: the files of the captured lookup tables ({@link SavedTableWriter}, which
+ *       writes those tables, restored from a SavedModel, into the graph and object graph too);
  *   <li>{@code assets.extra/polyfn.json}: Polyfn's own metadata, which TensorFlow ignores (see
  *       {@link SavedFunctionMetadata}).
  * </ul>
