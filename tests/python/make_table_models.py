@@ -16,6 +16,7 @@ OUT_DIR/counter: a MutableHashTable that its function changes: add(words) return
     values, then sets each word's value to its length (so a second call sees the lengths).
 OUT_DIR/keras: a Keras StringLookup (a table) and an Embedding (a variable), exported by Keras
     (model.export: a `serve` function); "keras" prints its flattened result.
+OUT_DIR/keras_text: a Keras TextVectorization (adapted: its vocabulary is a table), exported.
 """
 import os
 import sys
@@ -99,6 +100,13 @@ def keras_model(out):
     restored = tf.saved_model.load(out)  # held: its variables live as long as it
     y = restored.serve(tf.constant([["dog", "fish"], ["bird", "cat"]]))
     print("keras", " ".join(repr(float(v)) for v in np.asarray(y).reshape(-1)))
+    text = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4)
+    text.adapt(["the cat sat", "the dog ran far", "a cat ran"])
+    keras.Sequential([keras.Input((), dtype="string"), text]).export(out + "_text", format="tf_saved_model",
+                                                                    verbose=False)
+    restored = tf.saved_model.load(out + "_text")
+    y = restored.serve(tf.constant(["the cat ran", "a dog flew"]))
+    print("keras_text", " ".join(repr(float(v)) for v in np.asarray(y).reshape(-1)))
 
 
 def show(name, t):

@@ -37,7 +37,8 @@ import org.tensorflow.types.TString;
  * Saving again a function that captures lookup tables restored from Python's SavedModels ({@code
  * tests/python/make_table_models.py}: a {@code StaticHashTable}, a {@code StaticVocabularyTable}
  * with its vocabulary file, a {@code MutableHashTable}, a {@code DenseHashTable}, and a Keras
- * model whose {@code StringLookup} table and {@code Embedding} variable are both captured). The
+ * model whose {@code StringLookup} table and {@code Embedding} variable are both captured, a Keras
+ * {@code TextVectorization}, two tables). The
  * saved SavedModel must give the same results to {@code Function.load} (saved again too) and to
  * Python's {@code tf.saved_model.load} ({@code m.<name>(x)} and every signature, {@code
  * tests/python/check_tables.py}); a mutable table is saved with its contents at the save.
@@ -55,6 +56,7 @@ class LookupTablesSaveTest {
         case "dense" -> TInt64.vectorOf(3, 4, 9);
         case "keras" -> TString.tensorOf(NdArrays.ofObjects(String.class, Shape.of(2, 2))
             .setObject("dog", 0, 0).setObject("fish", 0, 1).setObject("bird", 1, 0).setObject("cat", 1, 1));
+        case "keras_text" -> TString.vectorOf("the cat ran", "a dog flew");
         default -> TString.vectorOf(WORDS);
       };
     }
@@ -64,6 +66,7 @@ class LookupTablesSaveTest {
       return switch (name) {
         case "dense" -> List.of("int64", "3", "3|4|9");
         case "keras" -> List.of("string", "2,2", "dog|fish|bird|cat");
+        case "keras_text" -> List.of("string", "2", "the cat ran|a dog flew");
         default -> List.of("string", "5", String.join("|", WORDS));
       };
     }
@@ -72,7 +75,7 @@ class LookupTablesSaveTest {
   private static Model model(String name) {
     return switch (name) {
       case "dense" -> new Model(name, "lookup", "keys");
-      case "keras" -> new Model(name, "serve", "args_0");
+      case "keras", "keras_text" -> new Model(name, "serve", "args_0");
       case "counter" -> new Model(name, "add", "words");
       default -> new Model(name, "lookup", "words");
     };
@@ -123,7 +126,7 @@ class LookupTablesSaveTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"static", "vocab", "mutable", "dense", "keras"})
+  @ValueSource(strings = {"static", "vocab", "mutable", "dense", "keras", "keras_text"})
   void aFunctionWithATableSavesAndLoadsInPolyfnAndPython(String name) throws Exception {
     Model m = model(name);
     Path resaved = dir.resolve("resaved-" + name);
