@@ -77,7 +77,8 @@ final class SavedTables {
   static Source of(Path root, MetaGraphDef meta, Map<String, FunctionDef> library, PythonCaptures captures, int id) {
     try {
       return read(root, meta, library, captures, id);
-    } catch (IllegalArgumentException | IndexOutOfBoundsException | IOException e) {
+    } catch (RuntimeException | IOException e) {
+      // The load goes on: only a later save of this table fails, giving this reason.
       return Source.refused(e.getMessage());
     }
   }
