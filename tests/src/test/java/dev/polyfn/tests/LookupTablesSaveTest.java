@@ -236,6 +236,32 @@ class LookupTablesSaveTest {
     }
   }
 
+  /**
+   * polyfn.json names each table's capture and object: one naming another object, or a capture
+   * out of range, is refused naming the file; the good SavedModel still loads after.
+   */
+  @Test
+  void aDamagedTableEntryIsRefusedNamingTheFile() throws Exception {
+    Path good = dir.resolve("entry-good");
+    try (MapFunction f = Function.load(dir.resolve("static"), "lookup")) {
+      f.save(good);
+    }
+    String json = Files.readString(good.resolve("assets.extra").resolve("polyfn.json"));
+    assertTrue(json.matches("(?s).*\"object\": *[0-9]+.*"), json);
+    for (String[] edit : new String[][] {{"\"object\": *[0-9]+", "\"object\": 1", "saved_model.pb", "not a resource"},
+        {"\"capture\": *[0-9]+", "\"capture\": 3", "polyfn.json", "resources[0].capture"}}) {
+      Path bad = dir.resolve("entry-bad-" + edit[2]);
+      copy(good, bad);
+      Files.writeString(bad.resolve("assets.extra").resolve("polyfn.json"), json.replaceFirst(edit[0], edit[1]));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(bad));
+      assertTrue(e.getMessage().contains(bad.toString()) && e.getMessage().contains(edit[2])
+          && e.getMessage().contains(edit[3]), e.getMessage());
+    }
+    try (MapFunction f = (MapFunction) Function.load(good)) {
+      assertArrayEquals(expected.get("static"), call(f, model("static")), "a good load after the refusals");
+    }
+  }
+
   private static void copy(Path from, Path to) throws IOException {
     try (Stream<Path> all = Files.walk(from)) {
       for (Path p : (Iterable<Path>) all::iterator) {
