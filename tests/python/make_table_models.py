@@ -12,6 +12,11 @@ OUT_DIR/vocab: a tf.lookup.StaticVocabularyTable from a TextFileInitializer (an 
 OUT_DIR/mutable: a tf.lookup.experimental.MutableHashTable filled before saving (its contents
     live in the checkpoint).
 OUT_DIR/dense: a tf.lookup.experimental.DenseHashTable filled before saving.
+OUT_DIR/counter: a MutableHashTable that its function changes: add(words) returns the words'
+    values, then sets each word's value to its length (so a second call sees the lengths).
+OUT_DIR/keras: a Keras StringLookup (a table) and an Embedding (a variable), exported by Keras
+    (model.export: a `serve` function); "keras" prints its flattened result.
+OUT_DIR/keras_text: a Keras TextVectorization (adapted: its vocabulary is a table), exported.
 """
 import os
 import sys
@@ -71,6 +76,39 @@ class Dense(tf.Module):
         return {"ids": self.table.lookup(keys)}
 
 
+class Counter(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1)
+        self.table.insert(tf.constant(["cat"]), tf.constant([11], tf.int64))
+
+    @tf.function(input_signature=[STRING])
+    def add(self, words):
+        old = self.table.lookup(words)
+        with tf.control_dependencies([old]):
+            self.table.insert(words, tf.cast(tf.strings.length(words), tf.int64))
+        return {"ids": old}
+
+
+def keras_model(out):
+    import keras
+    keras.utils.set_random_seed(7)
+    model = keras.Sequential([keras.Input((2,), dtype="string"),
+                              keras.layers.StringLookup(vocabulary=["cat", "dog", "bird"]),
+                              keras.layers.Embedding(5, 3), keras.layers.Flatten()])
+    model.export(out, format="tf_saved_model", verbose=False)
+    restored = tf.saved_model.load(out)  # held: its variables live as long as it
+    y = restored.serve(tf.constant([["dog", "fish"], ["bird", "cat"]]))
+    print("keras", " ".join(repr(float(v)) for v in np.asarray(y).reshape(-1)))
+    text = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4)
+    text.adapt(["the cat sat", "the dog ran far", "a cat ran"])
+    keras.Sequential([keras.Input((), dtype="string"), text]).export(out + "_text", format="tf_saved_model",
+                                                                    verbose=False)
+    restored = tf.saved_model.load(out + "_text")
+    y = restored.serve(tf.constant(["the cat ran", "a dog flew"]))
+    print("keras_text", " ".join(repr(float(v)) for v in np.asarray(y).reshape(-1)))
+
+
 def show(name, t):
     print(name, " ".join(str(int(v)) for v in np.asarray(t).reshape(-1)))
 
@@ -92,6 +130,11 @@ def main(out):
 
     tf.saved_model.save(Dense(), out + "/dense")
     show("dense", tf.saved_model.load(out + "/dense").lookup(tf.constant([3, 4, 9], tf.int64))["ids"])
+
+    tf.saved_model.save(Counter(), out + "/counter")
+    show("counter", tf.saved_model.load(out + "/counter").add(words)["ids"])
+
+    keras_model(out + "/keras")
 
 
 if __name__ == "__main__":

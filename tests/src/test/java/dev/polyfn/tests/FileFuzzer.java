@@ -36,7 +36,8 @@ import org.tensorflow.types.TString;
  * A seeded fuzzer over every file Polyfn reads: SavedModels Polyfn wrote (with a variable, and
  * with nested control flow), their {@code polyfn.json} and variables, SavedModels Python wrote
  * (a function's object graph and variables; lookup tables' object graph, vocabulary asset and
- * checkpointed contents), trace cache entries and signature profiles. Each case
+ * checkpointed contents; a mutable table's function saved again by Polyfn), trace cache entries
+ * and signature profiles. Each case
  * mutates one file of a pristine copy ({@link FileMutations}) and loads it in a child JVM, which
  * runs cases one after another and prints each case before running it, so a crash or hang is
  * pinned to its case; the driver then starts a new child after it.
@@ -70,7 +71,12 @@ final class FileFuzzer {
     VOCAB_PB("vocab/saved_model.pb", "table"),
     VOCAB_ASSET("vocab/assets/vocab.txt", "table"),
     MUTABLE_PB("mutable/saved_model.pb", "table"),
-    MUTABLE_DATA("mutable/variables/variables.data-00000-of-00001", "table");
+    MUTABLE_DATA("mutable/variables/variables.data-00000-of-00001", "table"),
+    // The mutable table's function saved again by Polyfn: its polyfn.json names the table's
+    // object, which Function.load makes from the object graph and checkpoint as Python's.
+    RESAVED_PB("resaved/saved_model.pb", "resaved"),
+    RESAVED_JSON("resaved/assets.extra/polyfn.json", "resaved"),
+    RESAVED_DATA("resaved/variables/variables.data-00000-of-00001", "resaved");
 
     final String path;
     final String how;
@@ -115,6 +121,9 @@ final class FileFuzzer {
       if (t.waitFor(300, TimeUnit.SECONDS) && t.exitValue() == 0) {
         Files.move(tables.resolve("vocab"), dir.resolve("vocab"));
         Files.move(tables.resolve("mutable"), dir.resolve("mutable"));
+        try (MapFunction f = Function.load(dir.resolve("mutable"), "lookup")) {
+          f.save(dir.resolve("resaved"));
+        }
       }
     }
   }
@@ -192,11 +201,11 @@ final class FileFuzzer {
     if (t == Target.CACHE_ENTRY) {
       return FileMutations.entry(file, r);
     }
-    if (t == Target.POLYFN_JSON || t == Target.NESTED_JSON || t == Target.PROFILE) {
+    if (t == Target.POLYFN_JSON || t == Target.NESTED_JSON || t == Target.PROFILE || t == Target.RESAVED_JSON) {
       return FileMutations.jsonFile(file, r);
     }
     if (t == Target.POLYFN_PB || t == Target.NESTED_PB || t == Target.PYTHON_PB || t == Target.VOCAB_PB
-        || t == Target.MUTABLE_PB) {
+        || t == Target.MUTABLE_PB || t == Target.RESAVED_PB) {
       SavedModel model = SavedModel.parseFrom(Files.readAllBytes(file));
       MetaGraphDef meta = model.getMetaGraphs(0);
       String[] what = new String[1];
@@ -218,8 +227,8 @@ final class FileFuzzer {
               + (f.traceCount() > 0 && f.concreteFunctions().size() > f.traceCount() ? " (restored)" : "");
         }
       }
-      case "table" -> {
-        try (MapFunction f = Function.load(root, "lookup")) {
+      case "table", "resaved" -> {
+        try (MapFunction f = t.how.equals("table") ? Function.load(root, "lookup") : (MapFunction) Function.load(root)) {
           try (TString words = TString.vectorOf("cat", "dog", "zebra", "owl");
                Outputs out = f.call(Map.of("words", words))) {
             TInt64 ids = (TInt64) out.get("ids");

@@ -145,7 +145,7 @@ final class PythonCaptures {
   }
 
   /** The file of asset {@code index}: under {@code assets/} of the SavedModel as it is now. */
-  private Path asset(int index) {
+  Path asset(int index) {
     if (index < 0 || index >= meta.getAssetFileDefCount()) {
       throw new IllegalArgumentException("an asset refers to asset file " + index + " of " + meta.getAssetFileDefCount());
     }
@@ -171,6 +171,11 @@ final class PythonCaptures {
           + " bytes; the limit for an asset file is " + BoundedFiles.ASSET + " bytes)");
     }
     return p;
+  }
+
+  /** The graph's {@code Const} node {@code name}, or null. */
+  NodeDef constant(String name) {
+    return constants().get(name);
   }
 
   private Map<String, NodeDef> constants() {

@@ -47,8 +47,9 @@ import org.tensorflow.proto.VersionDef;
  * a generic user object whose children are the variables ({@code v0}, {@code v1}...), the
  * function and {@code signatures}; one {@code variable} node per captured variable; one {@code
  * function} node naming the concrete functions; a signature map with one bare concrete function
- * per signature. Each concrete function records its captured variables ({@code bound_inputs},
- * the variable nodes in capture order, which are its last inputs), its structured input
+ * per signature; then the captured lookup tables' nodes ({@link SavedTableWriter}). Each concrete
+ * function records its captures ({@code bound_inputs}, the variable and table nodes in capture
+ * order, which are its last inputs), its structured input
  * signature ({@code ((args...), {})}: a tensor as a {@code TensorSpec}, a list as a list, a map
  * as a dict, a record as a named tuple of its components, a {@code SparseTensor} as a {@code
  * SparseTensorSpec}, a {@code RaggedTensor} as a {@code RaggedTensorSpec}, which Python flattens in the order Polyfn does; a signature takes {@code
@@ -80,7 +81,10 @@ final class PythonObjectGraph {
   record Concrete(List<FunctionDef> defs, String functionName, SavedConcreteFunction function, String signatureName,
       SavedConcreteFunction signature) {}
 
-  /** Python's view of concrete function {@code s} of a function with {@code variables} captured variables. */
+  /**
+   * Python's view of concrete function {@code s} of a function with {@code variables} captures
+   * (variables and tables; {@link #objectGraph} binds them).
+   */
   @SuppressWarnings("unchecked")
   static Concrete concrete(SavedModelWriter.Saved s, int variables) {
     AttrValue.ListValue.Builder shapes = AttrValue.ListValue.newBuilder();
@@ -125,7 +129,7 @@ final class PythonObjectGraph {
     }
     StructuredValue noArgs = StructuredValue.newBuilder().setTupleValue(TupleValue.getDefaultInstance()).build();
     SavedConcreteFunction signature = saved(tuple(noArgs, StructuredValue.newBuilder().setDictValue(flat).build()),
-        outputSignature, variables);
+        outputSignature);
 
     // The tf.function's concrete function: its parameters as Python structures.
     Map<String, Object> doc = (Map<String, Object>) Json.parse(s.traced());
@@ -145,17 +149,12 @@ final class PythonObjectGraph {
       defs.add(wrapper(functionName, callee, same, order, inputShapes));
     }
     SavedConcreteFunction function = saved(tuple(StructuredValue.newBuilder().setTupleValue(args).build(),
-        StructuredValue.newBuilder().setDictValue(DictValue.getDefaultInstance()).build()), outputSignature, variables);
+        StructuredValue.newBuilder().setDictValue(DictValue.getDefaultInstance()).build()), outputSignature);
     return new Concrete(defs, functionName, function, signatureName, signature);
   }
 
-  private static SavedConcreteFunction saved(StructuredValue input, StructuredValue output, int variables) {
-    SavedConcreteFunction.Builder saved = SavedConcreteFunction.newBuilder()
-        .setCanonicalizedInputSignature(input).setOutputSignature(output);
-    for (int v = 0; v < variables; v++) {
-      saved.addBoundInputs(1 + v);
-    }
-    return saved.build();
+  private static SavedConcreteFunction saved(StructuredValue input, StructuredValue output) {
+    return SavedConcreteFunction.newBuilder().setCanonicalizedInputSignature(input).setOutputSignature(output).build();
   }
 
   /**
@@ -296,13 +295,21 @@ final class PythonObjectGraph {
     return StructuredValue.newBuilder().setTupleValue(TupleValue.newBuilder().addAllValues(List.of(values))).build();
   }
 
+  /** The number of nodes {@link #objectGraph} writes before the tables': where they start. */
+  static int tablesBase(int variables, List<Concrete> concrete) {
+    return 1 + variables + (concrete.stream().anyMatch(c -> c.functionName() != null) ? 1 : 0) + 1 + concrete.size();
+  }
+
   /**
    * The object graph: the root; one node per variable ({@code dtypes}, {@code shapes}); the
-   * function {@code name} with its concrete functions, if any can take Python structures; and
-   * {@code signatures}, a signature map with one concrete function per signature.
+   * function {@code name} with its concrete functions, if any can take Python structures;
+   * {@code signatures}, a signature map with one concrete function per signature; then the
+   * tables' nodes ({@code tables}, from node {@link #tablesBase} on). Every concrete function
+   * captures the nodes {@code bound}, in capture order.
    */
   static SavedObjectGraph objectGraph(String name, List<String> paramNames, List<TensorProto> defaults,
-      List<DataType> dtypes, List<TensorShapeProto> shapes, List<Concrete> concrete, List<String> signatureNames) {
+      List<DataType> dtypes, List<TensorShapeProto> shapes, List<Concrete> concrete, List<String> signatureNames,
+      List<Integer> bound, SavedTableWriter.Placed tables) {
     VersionDef version = VersionDef.newBuilder().setProducer(1).setMinConsumer(1).build();
     SavedObject.Builder root = SavedObject.newBuilder()
         .setUserObject(SavedUserObject.newBuilder().setIdentifier("_generic_user_object").setVersion(version)
@@ -334,11 +341,17 @@ final class PythonObjectGraph {
       c.signature().getCanonicalizedInputSignature().getTupleValue().getValues(1).getDictValue().getFieldsMap().keySet()
           .stream().sorted().forEach(bare::addArgumentKeywords);
       nodes.add(SavedObject.newBuilder().setBareConcreteFunction(bare).build());
-      graph.putConcreteFunctions(c.signatureName(), c.signature());
+      graph.putConcreteFunctions(c.signatureName(), c.signature().toBuilder().addAllBoundInputs(bound).build());
       if (c.functionName() != null) {
-        graph.putConcreteFunctions(c.functionName(), c.function());
+        graph.putConcreteFunctions(c.functionName(), c.function().toBuilder().addAllBoundInputs(bound).build());
       }
     }
+    if (1 + nodes.size() != tablesBase(dtypes.size(), concrete)) {
+      throw new IllegalStateException("the tables' nodes are not where they were placed");
+    }
+    root.addAllChildren(tables.roots());
+    nodes.addAll(tables.nodes());
+    graph.putAllConcreteFunctions(tables.concrete());
     return graph.addNodes(root).addAllNodes(nodes).build();
   }
 
@@ -373,9 +386,9 @@ final class PythonObjectGraph {
 
   /**
    * The checkpoint's object graph: the nodes of {@code objects} with their children, the
-   * variables' values under {@code keys}.
+   * variables' values under {@code keys}, the tables' contents as {@code tables} says.
    */
-  static byte[] trackableGraph(SavedObjectGraph objects, List<String> keys) {
+  static byte[] trackableGraph(SavedObjectGraph objects, List<String> keys, Map<Integer, List<SerializedTensor>> tables) {
     TrackableObjectGraph.Builder g = TrackableObjectGraph.newBuilder();
     for (int i = 0; i < objects.getNodesCount(); i++) {
       TrackableObject.Builder node = TrackableObject.newBuilder().addAllChildren(objects.getNodes(i).getChildrenList());
@@ -383,6 +396,7 @@ final class PythonObjectGraph {
         node.addAttributes(SerializedTensor.newBuilder().setName("VARIABLE_VALUE").setFullName("v" + (i - 1))
             .setCheckpointKey(keys.get(i - 1)));
       }
+      node.addAllAttributes(tables.getOrDefault(i, List.of()));
       g.addNodes(node);
     }
     return g.build().toByteArray();

@@ -50,6 +50,7 @@ final class PythonObjects {
   private static final AtomicLong LOADS = new AtomicLong();
 
   private final Path root;
+  private final MetaGraphDef meta;
   private final SavedObjectGraph graph;
   private final Map<String, FunctionDef> library;
   private final PythonCaptures captures;
@@ -66,6 +67,7 @@ final class PythonObjects {
   PythonObjects(Path root, MetaGraphDef meta, Map<String, FunctionDef> library, PythonCaptures captures,
       Consumer<EagerResource> owner) {
     this.root = root;
+    this.meta = meta;
     this.graph = meta.getObjectGraphDef();
     this.library = library;
     this.captures = captures;
@@ -119,6 +121,8 @@ final class PythonObjects {
       for (var saveable : o.getSaveableObjectsMap().entrySet()) {
         restoreSaved(id, saveable.getKey(), saveable.getValue().getRestoreFunction());
       }
+      // What save needs to write the table again (the asset files read now: the SavedModel may go).
+      SavedTables.remember(r, SavedTables.of(root, meta, library, captures, id));
       return r;
     } catch (TensorFlowException e) {
       // TensorFlow's message names the op, not the file: a table initialized from a bad asset

@@ -1,6 +1,5 @@
 package dev.polyfn.internal.saved;
 
-import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Param;
 import java.util.ArrayList;
@@ -23,6 +22,8 @@ import org.tensorflow.types.family.TType;
  *                  "record_class": null,     // kind TENSOR, LIST, MAP or NEST; a record: its class
  *                  "default": null}],        // an optional tensor's default: a base64 TensorProto
  *  "variables": [{"checkpoint_key": "v0/.ATTRIBUTES/VARIABLE_VALUE"}], // captured variables, in capture order
+ *  "resources": [{"capture": 1, "object": 7}],  // optional: captured tables, by capture index and
+ *                                              // object graph node (restored as Python's are)
  *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
  *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>}]}
  * }</pre>
@@ -49,6 +50,9 @@ public final class SavedFunctionMetadata {
 
   public record Concrete(String signature, String function, String[] outputs, String declared, String traced) {}
 
+  /** A captured resource (a lookup table): its index among the captures and its node in Python's object graph. */
+  public record Resource(int capture, int object) {}
+
   public final String name;
   public final String kind;
   public final Class<? extends TType> unaryInput;
@@ -57,16 +61,19 @@ public final class SavedFunctionMetadata {
   /** Each parameter's default tensor, null for none. */
   public final List<TensorProto> defaults;
   public final List<String> variableKeys;
+  /** The captured resources; the variables take the other capture indices, in order. */
+  public final List<Resource> resources;
   public final List<Concrete> concrete;
 
   private SavedFunctionMetadata(String name, String kind, Class<? extends TType> unaryInput, Param[] params,
-      List<TensorProto> defaults, List<String> variableKeys, List<Concrete> concrete) {
+      List<TensorProto> defaults, List<String> variableKeys, List<Resource> resources, List<Concrete> concrete) {
     this.name = name;
     this.kind = kind;
     this.unaryInput = unaryInput;
     this.params = params;
     this.defaults = defaults;
     this.variableKeys = variableKeys;
+    this.resources = resources;
     this.concrete = concrete;
   }
 
@@ -75,8 +82,12 @@ public final class SavedFunctionMetadata {
     return List.of("map", "list", "single", "nest").contains(kind) ? kind : "unary";
   }
 
-  public static String write(FunctionCore f, Param[] params, List<TensorProto> defaults, Capture[] captures,
-      List<SavedModelWriter.Saved> saved) {
+  /**
+   * The metadata of {@code f}, whose captures are {@code slots}: variable {@code j} as {@code j},
+   * table {@code t} as {@code -1 - t}, at object graph node {@code tables.get(t)}.
+   */
+  public static String write(FunctionCore f, Param[] params, List<TensorProto> defaults, List<Integer> slots,
+      List<Integer> tables, List<SavedModelWriter.Saved> saved) {
     Map<String, Object> doc = SavedModelWriter.object();
     doc.put("format", FORMAT);
     doc.put("version", VERSION);
@@ -98,10 +109,22 @@ public final class SavedFunctionMetadata {
     }
     doc.put("parameters", ps);
     List<Object> vs = new ArrayList<>();
-    for (int i = 0; i < captures.length; i++) {
-      vs.add(Map.of("checkpoint_key", variableKey(i)));
+    List<Object> rs = new ArrayList<>();
+    for (int i = 0; i < slots.size(); i++) {
+      int j = slots.get(i);
+      if (j >= 0) {
+        vs.add(Map.of("checkpoint_key", variableKey(j)));
+      } else {
+        Map<String, Object> m = SavedModelWriter.object();
+        m.put("capture", (long) i);
+        m.put("object", (long) tables.get(-1 - j));
+        rs.add(m);
+      }
     }
     doc.put("variables", vs);
+    if (!rs.isEmpty()) {
+      doc.put("resources", rs);
+    }
     List<Object> cs = new ArrayList<>();
     for (SavedModelWriter.Saved s : saved) {
       Map<String, Object> m = SavedModelWriter.object();
@@ -177,6 +200,23 @@ public final class SavedFunctionMetadata {
       }
       vars.add(key);
     }
+    List<Resource> resources = new ArrayList<>();
+    List<Object> rs = doc.get("resources") == null ? List.of() : r.list("resources", doc.get("resources"));
+    java.util.Set<Long> taken = new java.util.HashSet<>();
+    for (int i = 0; i < rs.size(); i++) {
+      String at = "resources[" + i + "]";
+      Map<String, Object> m = r.object(at, rs.get(i));
+      Long capture = Json.integer(m.get("capture"));
+      Long object = Json.integer(m.get("object"));
+      if (capture == null || capture < 0 || capture >= vars.size() + rs.size() || !taken.add(capture)) {
+        throw new IllegalArgumentException(at + ".capture: expected a capture index below " + (vars.size() + rs.size())
+            + " that no other resource has, got " + m.get("capture"));
+      }
+      if (object == null || object < 1 || object > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(at + ".object: expected an object graph node, got " + m.get("object"));
+      }
+      resources.add(new Resource(capture.intValue(), object.intValue()));
+    }
     List<Concrete> concrete = new ArrayList<>();
     List<Object> cs = r.list("concrete_functions", doc.get("concrete_functions"));
     if (cs.isEmpty()) {
@@ -193,7 +233,7 @@ public final class SavedFunctionMetadata {
       concrete.add(new Concrete(r.string(at + ".signature", c.get("signature")), r.string(at + ".function", c.get("function")),
           names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced")))));
     }
-    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, concrete);
+    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, resources, concrete);
   }
 
   /**

@@ -43,6 +43,8 @@ public final class SavedGraph {
   /**
    * The saver of {@code variables} (node names) stored under {@code keys} in the checkpoint: a
    * restore op that assigns each from a RestoreV2, and a save op, as a V1 {@code Saver} writes them.
+   * Without variables (a saver for the tables' contents only, which add their own restores to
+   * {@link #RESTORE_ALL}): no RestoreV2 and SaveV2, which take at least one tensor.
    */
   public SaverDef saver(List<String> variables, List<String> keys, List<DataType> dtypes) {
     node(FILENAME + "/input", "Const").putAttr("dtype", type(DataType.DT_STRING))
@@ -50,6 +52,11 @@ public final class SavedGraph {
     node(FILENAME, "PlaceholderWithDefault").addInput(FILENAME + "/input")
         .putAttr("dtype", type(DataType.DT_STRING))
         .putAttr("shape", AttrValue.newBuilder().setShape(TensorShapeProto.getDefaultInstance()).build());
+    if (variables.isEmpty()) {
+      node(RESTORE_ALL, "NoOp");
+      node(SAVE_TENSOR, "Identity").addInput(FILENAME).putAttr("T", type(DataType.DT_STRING));
+      return saverDef();
+    }
     List<String> empty = keys.stream().map(k -> "").toList();
     AttrValue.ListValue.Builder types = AttrValue.ListValue.newBuilder();
     dtypes.forEach(types::addType);
@@ -70,6 +77,10 @@ public final class SavedGraph {
       save.addInput("save/Read_" + i);
     }
     node(SAVE_TENSOR, "Identity").addInput(FILENAME).addInput("^save/SaveV2").putAttr("T", type(DataType.DT_STRING));
+    return saverDef();
+  }
+
+  private static SaverDef saverDef() {
     return SaverDef.newBuilder()
         .setFilenameTensorName(FILENAME + ":0")
         .setSaveTensorName(SAVE_TENSOR + ":0")
@@ -105,6 +116,25 @@ public final class SavedGraph {
   /** An identity of {@code input}: a named output of a signature. */
   public void identity(String name, String input, DataType dtype) {
     node(name, "Identity").addInput(input).putAttr("T", type(dtype));
+  }
+
+  /**
+   * A RestoreV2 {@code name} of the checkpoint tensors {@code keys} ({@code dtypes}), read when
+   * the saver restores (its filename), run by {@link #RESTORE_ALL} before {@code after}.
+   */
+  public void restore(String name, List<String> keys, List<DataType> dtypes) {
+    stringConst(name + "/tensor_names", keys);
+    stringConst(name + "/shape_and_slices", keys.stream().map(k -> "").toList());
+    AttrValue.ListValue.Builder types = AttrValue.ListValue.newBuilder();
+    dtypes.forEach(types::addType);
+    node(name, "RestoreV2").addInput(FILENAME).addInput(name + "/tensor_names").addInput(name + "/shape_and_slices")
+        .putAttr("dtypes", AttrValue.newBuilder().setList(types).build());
+  }
+
+  /** Makes {@link #RESTORE_ALL} run node {@code op} too. */
+  public void restoresAlso(String op) {
+    graph.getNodeBuilderList().stream().filter(n -> n.getName().equals(RESTORE_ALL)).findFirst().orElseThrow()
+        .addInput("^" + op);
   }
 
   private void stringConst(String name, List<String> values) {

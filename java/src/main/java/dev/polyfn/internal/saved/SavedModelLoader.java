@@ -131,7 +131,7 @@ public final class SavedModelLoader {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(metaFile + ": signature " + c.signature() + ": " + e.getMessage(), e);
       }
-      checkArity(root, c, def, meta.variableKeys.size());
+      checkArity(root, c, def, meta.variableKeys.size() + meta.resources.size());
       defs.add(restorable(root, c, def, library));
     }
     time.end("reading");
@@ -148,7 +148,7 @@ public final class SavedModelLoader {
     try {
       variables.forEach(f::adopt);
       Param[] params = withDefaults(meta, f);
-      Capture[] captures = variables.stream().map(Capture::of).toArray(Capture[]::new);
+      Capture[] captures = captures(root, meta, variables, f);
       for (int i = 0; i < defs.size(); i++) {
         SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
         try {
@@ -234,7 +234,44 @@ public final class SavedModelLoader {
     }
   }
 
-  /** The FunctionDef must take the flat inputs of the saved type, then one handle per variable. */
+  /**
+   * The function's captures: the variables, and the tables at the capture indices {@code
+   * meta.resources} names, made from the object graph as Python's are ({@link PythonObjects},
+   * owned by {@code f}).
+   */
+  private static Capture[] captures(Path root, SavedFunctionMetadata meta, List<Variable<?>> variables, FunctionCore f) {
+    Capture[] out = new Capture[variables.size() + meta.resources.size()];
+    if (!meta.resources.isEmpty()) {
+      Path pb = root.resolve("saved_model.pb");
+      var model = readModel(pb, SavedModel::parseFrom, SavedModel::getMetaGraphsCount).getMetaGraphs(0);
+      Map<String, FunctionDef> library = new HashMap<>();
+      model.getGraphDef().getLibrary().getFunctionList().forEach(d -> library.put(d.getSignature().getName(), d));
+      PythonCaptures inliner = new PythonCaptures(root, model);
+      PythonObjects objects = new PythonObjects(root, model, library, inliner, f::adopt);
+      for (SavedFunctionMetadata.Resource r : meta.resources) {
+        if (r.object() >= model.getObjectGraphDef().getNodesCount()) {
+          throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": resource object " + r.object()
+              + " is not in the object graph of " + pb);
+        }
+        try {
+          out[r.capture()] = Capture.of("resource_" + r.capture(), objects.resource(r.object()));
+        } catch (IndexOutOfBoundsException e) {
+          throw new IllegalArgumentException(pb + ": a malformed object graph (" + e.getMessage() + ")", e);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(pb + ": " + e.getMessage(), e);
+        }
+      }
+    }
+    int v = 0;
+    for (int i = 0; i < out.length; i++) {
+      if (out[i] == null) {
+        out[i] = Capture.of(variables.get(v++));
+      }
+    }
+    return out;
+  }
+
+  /** The FunctionDef must take the flat inputs of the saved type, then one handle per capture. */
   private static void checkArity(Path root, SavedFunctionMetadata.Concrete c, SavedModelParts.Fn def, int variables) {
     int flat;
     try {
@@ -246,7 +283,7 @@ public final class SavedModelLoader {
     if (def.inputs() != flat + variables || def.resourceInputs() != variables || def.outputs() != c.outputs().length) {
       throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": function " + c.function() + " takes "
           + def.inputs() + " inputs and returns " + def.outputs() + ", but its saved type in "
-          + root.resolve(SavedModelWriter.METADATA) + " has " + flat + " inputs, " + variables + " variables and "
+          + root.resolve(SavedModelWriter.METADATA) + " has " + flat + " inputs, " + variables + " captures and "
           + c.outputs().length + " outputs");
     }
   }

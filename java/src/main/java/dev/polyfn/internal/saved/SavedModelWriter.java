@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.SaveOptions;
 import dev.polyfn.Variable;
+import dev.polyfn.internal.EagerResource;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.SlowWork;
 import dev.polyfn.internal.trace.Capture;
@@ -53,7 +54,10 @@ import org.tensorflow.types.TString;
  *       per captured variable, a V2 saver), one signature per concrete function, whose inputs
  *       are placeholders feeding a call of that function, and the TF2 object graph Python's
  *       loader reads ({@code PythonObjectGraph});
- *   <li>{@code variables/}: a checkpoint of the variables' current values;
+ *   <li>{@code variables/}: a checkpoint of the variables' current values (and of the captured
+ *       mutable tables' contents);
+ *   <li>{@code assets/}: the files of the captured lookup tables ({@link SavedTableWriter}, which
+ *       writes those tables, restored from a SavedModel, into the graph and object graph too);
  *   <li>{@code assets.extra/polyfn.json}: Polyfn's own metadata, which TensorFlow ignores (see
  *       {@link SavedFunctionMetadata}).
  * </ul>
@@ -112,9 +116,13 @@ public final class SavedModelWriter {
       }
     }
     for (Capture c : captures) {
+      String refused = c.resource() == null ? null : SavedTableWriter.refusal(c.resource());
+      if (refused != null) {
+        throw new IllegalStateException("cannot save '" + f.name() + "': it captures " + c.resource().name() + ", "
+            + refused);
+      }
       if (c.resource() != null) {
-        throw new IllegalStateException("cannot save '" + f.name() + "': it captures " + c.resource().name()
-            + ", a resource restored from a SavedModel (a lookup table), which save cannot write");
+        continue;
       }
       if (c.variable() == null) {
         throw new IllegalStateException("cannot save '" + f.name() + "': it captures '" + c.name()
@@ -176,17 +184,34 @@ public final class SavedModelWriter {
     List<String> varNodes = new ArrayList<>();
     List<String> keys = new ArrayList<>();
     List<DataType> varTypes = new ArrayList<>();
-    for (int i = 0; i < captures.length; i++) {
-      Variable<?> v = captures[i].variable();
-      String node = "variables/" + i;
+    List<TensorShapeProto> shapes = new ArrayList<>();
+    // Each capture's handle in the graph (a variable's node, a table's), and its slot: variable j
+    // is j, table t is -1 - t.
+    List<String> captureNodes = new ArrayList<>();
+    List<Integer> slots = new ArrayList<>();
+    List<EagerResource> resources = new ArrayList<>();
+    for (Capture c : captures) {
+      if (c.resource() != null) {
+        slots.add(-1 - resources.size());
+        resources.add(c.resource());
+        captureNodes.add(null);
+        continue;
+      }
+      Variable<?> v = c.variable();
+      int j = varNodes.size();
+      String node = "variables/" + j;
       DataType dt = DataType.forNumber(v.dtypeCode());
       g.variable(node, dt, SavedGraph.shape(v.dims()));
+      slots.add(j);
+      captureNodes.add(node);
       varNodes.add(node);
-      keys.add(SavedFunctionMetadata.variableKey(i));
+      keys.add(SavedFunctionMetadata.variableKey(j));
       varTypes.add(dt);
+      shapes.add(SavedGraph.shape(v.dims()));
     }
     MetaGraphDef.Builder meta = MetaGraphDef.newBuilder();
-    if (!varNodes.isEmpty()) {
+    SavedTableWriter tables = new SavedTableWriter(resources);
+    if (!varNodes.isEmpty() || tables.hasContents()) {
       meta.setSaverDef(g.saver(varNodes, keys, varTypes));
     }
     // What Python's tf.saved_model.load calls: each concrete function's definition with its
@@ -207,20 +232,31 @@ public final class SavedModelWriter {
           g.graph().getLibraryBuilder().addFunction(d);
         }
       }
-      meta.putSignatureDef(s.signature(), signature(g, s, varNodes, f.name()));
     }
     for (FunctionDef d : pythonDefs.values()) {
       if (library.add(d.getSignature().getName())) {
         g.graph().getLibraryBuilder().addFunction(d);
       }
     }
-    List<TensorShapeProto> shapes = new ArrayList<>();
-    for (Capture c : captures) {
-      shapes.add(SavedGraph.shape(c.variable().dims()));
+    List<String> tableNodes;
+    try {
+      tableNodes = tables.graph(g, meta, library);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException("cannot save '" + f.name() + "': its tables: " + e.getMessage(), e);
     }
+    for (int i = 0; i < captureNodes.size(); i++) {
+      if (slots.get(i) < 0) {
+        captureNodes.set(i, tableNodes.get(-1 - slots.get(i)));
+      }
+    }
+    for (Saved s : saved) {
+      meta.putSignatureDef(s.signature(), signature(g, s, captureNodes, f.name()));
+    }
+    SavedTableWriter.Placed placed = tables.place(PythonObjectGraph.tablesBase(varNodes.size(), python));
+    List<Integer> bound = slots.stream().map(j -> j >= 0 ? 1 + j : placed.tables().get(-1 - j)).toList();
     SavedObjectGraph objects = PythonObjectGraph.objectGraph(f.name(),
         java.util.Arrays.stream(params).map(Param::name).toList(), defaults, varTypes, shapes, python,
-        saved.stream().map(Saved::signature).toList());
+        saved.stream().map(Saved::signature).toList(), bound, placed);
     meta.setObjectGraphDef(objects);
     meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version());
     meta.setGraphDef(g.graph());
@@ -229,24 +265,26 @@ public final class SavedModelWriter {
 
     Files.createDirectories(target.resolve("variables"));
     Files.createDirectories(target.resolve("assets.extra"));
+    tables.writeAssets(target);
     // Always a checkpoint: Python's loader restores one, if only its object graph.
-    writeCheckpoint(target.resolve(CHECKPOINT), captures, keys, PythonObjectGraph.trackableGraph(objects, keys));
+    writeCheckpoint(target.resolve(CHECKPOINT), captures, keys, tables,
+        PythonObjectGraph.trackableGraph(objects, keys, placed.attributes()));
     time.end("variables");
-    Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, defaults, captures, saved),
-        StandardCharsets.UTF_8);
+    Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, defaults, slots, placed.tables(),
+        saved), StandardCharsets.UTF_8);
     // Last: a directory with saved_model.pb is complete.
     Files.write(target.resolve("saved_model.pb"), model.toByteArray());
     time.end("files");
   }
 
   /** The signature of one concrete function: placeholders → call → one identity per output. */
-  private static SignatureDef signature(SavedGraph g, Saved s, List<String> varNodes, String function) {
+  private static SignatureDef signature(SavedGraph g, Saved s, List<String> captureNodes, String function) {
     OpDef sig = s.def().getSignature();
     int flat = s.inputs().size();
-    if (sig.getInputArgCount() != flat + varNodes.size() || sig.getOutputArgCount() != s.info().outputNames().size()) {
+    if (sig.getInputArgCount() != flat + captureNodes.size() || sig.getOutputArgCount() != s.info().outputNames().size()) {
       throw new IllegalStateException("cannot save '" + function + "': concrete function " + s.info().functionType()
           + " has " + sig.getInputArgCount() + " inputs and " + sig.getOutputArgCount() + " outputs, expected "
-          + (flat + varNodes.size()) + " and " + s.info().outputNames().size());
+          + (flat + captureNodes.size()) + " and " + s.info().outputNames().size());
     }
     String scope = "signatures/" + s.signature();
     SignatureDef.Builder def = SignatureDef.newBuilder().setMethodName("tensorflow/serving/predict");
@@ -266,8 +304,8 @@ public final class SavedModelWriter {
       callInputs.add(node);
       in.add(dt);
     }
-    for (int i = 0; i < varNodes.size(); i++) {
-      callInputs.add(varNodes.get(i));
+    for (String handle : captureNodes) {
+      callInputs.add(handle);
       in.add(DataType.DT_RESOURCE);
     }
     List<DataType> out = sig.getOutputArgList().stream().map(a -> a.getType()).toList();
@@ -283,16 +321,20 @@ public final class SavedModelWriter {
   }
 
   /**
-   * Writes the variables' current values as a V2 checkpoint, with an eager SaveV2, and Python's
-   * object graph ({@code objectGraph}, if not null) under its key.
+   * Writes the variables' current values and the tables' contents as a V2 checkpoint, with an
+   * eager SaveV2, and Python's object graph ({@code objectGraph}, if not null) under its key.
    */
-  private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys, byte[] objectGraph) {
+  private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys, SavedTableWriter tables,
+      byte[] objectGraph) {
     Ops tf = Ops.create(EagerSession.getDefault());
     List<Operand<?>> values = new ArrayList<>();
     for (Capture c : captures) {
-      values.add(c.variable().read(tf));
+      if (c.variable() != null) {
+        values.add(c.variable().read(tf));
+      }
     }
     List<String> allKeys = new ArrayList<>(keys);
+    tables.contents(tf, allKeys, values);
     if (objectGraph != null) {
       allKeys.add(PythonObjectGraph.CHECKPOINT_KEY);
     }
