@@ -20,10 +20,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.tensorflow.Graph;
 import org.tensorflow.Result;
 import org.tensorflow.SavedModelBundle;
 import org.tensorflow.SessionFunction;
 import org.tensorflow.Tensor;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.Placeholder;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.types.TInt64;
 import org.tensorflow.types.TString;
@@ -184,17 +188,22 @@ class LookupTablesLoadTest {
   }
 
   /**
-   * A function that captures a table can be called (and saved again: LookupTablesSaveTest), not
-   * called inside another body.
+   * A function that captures a table can be called inside another Polyfn body, which captures
+   * the table in turn (saved too: LookupTablesSaveTest); inside the caller's own Graph, which
+   * cannot feed it, it is refused saying so, and stays usable.
    */
   @Test
   void aFunctionWithATableIsRefusedWhereItCannotGo() {
     try (MapFunction f = Function.load(dir.resolve("static"), "lookup");
-         MapFunction outer = Function.define((tf, in) -> f.apply(tf, Map.of("words", in.input("w", TString.class))))) {
-      try (TString w = TString.vectorOf(WORDS)) {
-        RuntimeException nested = assertThrows(RuntimeException.class, () -> outer.call(Map.of("w", w)).close());
-        assertTrue(nested.getMessage().contains("not inside another function's body"), nested.getMessage());
+         MapFunction outer = Function.define((tf, in) -> f.apply(tf, Map.of("words", in.input("w", TString.class))));
+         Graph g = new Graph()) {
+      try (TString w = TString.vectorOf(WORDS); Outputs o = outer.call(Map.of("w", w))) {
+        assertArrayEquals(expected.get("static"), longs(o.get("ids")), "inside another body");
       }
+      Ops tf = Ops.create(g);
+      RuntimeException own = assertThrows(RuntimeException.class,
+          () -> f.apply(tf, Map.of("words", tf.placeholder(TString.class, Placeholder.shape(Shape.of(-1))))));
+      assertTrue(own.getMessage().contains("not from your own Graph"), own.getMessage());
       assertArrayEquals(expected.get("static"), call(f, "static"), "still usable");
     }
   }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.PolymorphicFunction;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.tensorflow.Operand;
 import org.tensorflow.Result;
 import org.tensorflow.SavedModelBundle;
 import org.tensorflow.Signature;
@@ -171,6 +173,34 @@ class LookupTablesSaveTest {
     }
     python(resaved, m).forEach((k, v) -> assertArrayEquals(lengths, v, "Python's " + k));
     assertArrayEquals(lengths, bundled(resaved, m), "SavedModelBundle");
+  }
+
+  /**
+   * A Polyfn function whose body calls a loaded function with a table captures the table in turn
+   * and runs (refused before: "not inside another function's body"). The loaded function owns the
+   * table: once it is closed, the caller says so. Saving a function that calls another Polyfn
+   * function is refused, saying so, and the caller stays usable.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void aFunctionCallingALoadedTableFunctionRuns() throws Exception {
+    Model m = model("static");
+    float[] want = expected.get("static").clone();
+    for (int i = 0; i < want.length; i++) {
+      want[i] += 100;
+    }
+    MapFunction f = Function.load(dir.resolve("static"), "lookup");
+    try (MapFunction outer = Function.define((tf, in) -> Map.of("ids", tf.math.add(
+            (Operand<TInt64>) f.apply(tf, Map.of("words", in.input("words", TString.class))).get("ids"), tf.constant(100L))),
+        FunctionOptions.defaults().withName("lookup"))) {
+      assertArrayEquals(want, call(outer, m), "the caller's result");
+      IllegalStateException refused = assertThrows(IllegalStateException.class, () -> outer.save(dir.resolve("outer-static")));
+      assertTrue(refused.getMessage().contains("calls other Polyfn functions"), refused.getMessage());
+      assertArrayEquals(want, call(outer, m), "still usable after the refusal");
+      f.close();
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> call(outer, m));
+      assertTrue(e.getMessage().contains("is closed"), e.getMessage());
+    }
   }
 
   /**

@@ -102,9 +102,14 @@ public final class GraphCall {
         if (seen.aliasOf(c.variable()) < 0) {
           flat.add(Tracing.captureVariable(tf, c.variable()));
         }
+      } else if (c.resource() != null && outer != null) {
+        // The caller captures the table in turn, fed by handle and held by each call as a variable
+        // is; the loaded function owns it, and once that is closed the caller's calls say so.
+        flat.add(outer.captureResource(f.name() + "." + c.name(), c.resource()));
       } else if (c.resource() != null) {
         throw new IllegalStateException("function '" + f.name() + "' captures " + c.resource().name() + ", a resource"
-            + " restored from a SavedModel (a lookup table); it can be called, but not inside another function's body");
+            + " restored from a SavedModel (a lookup table); it can be called inside another Polyfn function's body, "
+            + "but not from your own Graph");
       } else if (outer == null) {
         throw new IllegalStateException("function '" + f.name() + "' captures values by reference; it can be called "
             + "inside another Polyfn function's body, but not from your own Graph");

@@ -4,9 +4,11 @@ import dev.polyfn.Inputs;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.EagerResource;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -39,6 +41,7 @@ public final class TracingInputs extends BodyInputs {
   private final Map<Integer, Operand<? extends TType>> variableHandles = new HashMap<>();
   /** Variables this trace captured, by identity. */
   private final Map<Variable<?>, Operand<? extends TType>> capturedVariables = new IdentityHashMap<>();
+  private final Map<EagerResource, Operand<? extends TType>> capturedResources = new IdentityHashMap<>();
 
   public TracingInputs(FunctionCore function, long trace, Graph graph, Ops tf, Arguments.Lookup args,
       Interner interner, boolean firstTrace) {
@@ -129,6 +132,28 @@ public final class TracingInputs extends BodyInputs {
     Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v, alias);
     variableHandles.put(alias, handle);
     capturedVariables.put(v, handle);
+    return handle;
+  }
+
+  /**
+   * The graph handle of resource {@code r} (a lookup table restored from a SavedModel, captured by
+   * a loaded function this body calls), captured by handle once per trace, as a variable is: typed
+   * as a variable of resources, which is how calls feed it ({@link Arguments#writeCapture}).
+   */
+  public Operand<? extends TType> captureResource(String name, EagerResource r) {
+    checkActive();
+    Operand<? extends TType> known = capturedResources.get(r);
+    if (known != null) {
+      return known;
+    }
+    int alias = Aliases.index(aliases.aliasOf(r));
+    CallBuffer facts = CallBuffer.fresh();
+    facts.variable(Wire.DT_RESOURCE, new long[0], alias, 0);
+    long[] spec = Native.declareCapture(trace, name, true, facts.facts(), facts.factCount());
+    placeholders.at(Placeholders.CAPTURES, captures.size());
+    captures.add(Capture.of(name, r));
+    Operand<? extends TType> handle = placeholders.build(spec, 1);
+    capturedResources.put(r, handle);
     return handle;
   }
 
