@@ -86,6 +86,9 @@ class RestoreStartupTest {
       // Nor is Polyfn's native library read from the jar: a later start finds its file in the
       // cache by the fingerprint the jar ships.
       assertFalse(out.contains("dev.polyfn.internal.NativeLibraryCopy "), mode + " read the library from the jar");
+      // A warm start that restores every signature writes no entry: the cache's writer (its
+      // thread pool's queue, shutdown hook, lambdas) is never made.
+      assertFalse(out.contains("java.util.concurrent.LinkedBlockingQueue "), mode + " made the cache's writer");
     }
     try (var entries = java.nio.file.Files.list(dir.resolve("cache"))) {
       assertEquals(SIGNATURES, entries.count());

@@ -61,7 +61,13 @@ public final class TraceCache {
   /** 2: entries hold the function library (control-flow branches) after the FunctionDef. */
   private static final int FORMAT = 2;
   public static final String SUFFIX = ".polyfn-trace";
-  private static final ExecutorService WRITER = writer();
+  /**
+   * Made on the first write: a warm start that finds every signature restores without it, and
+   * need not pay for its thread pool, queue, shutdown hook and lambdas (a few ms of a fresh JVM).
+   */
+  private static final class Writer {
+    static final ExecutorService WRITER = writer();
+  }
 
   /**
    * The writer: a daemon thread, so an idle writer never holds the JVM open after {@code main}
@@ -88,7 +94,7 @@ public final class TraceCache {
   /** Hands a task to the writer; once the JVM is exiting, a new entry is not written. */
   private static void submit(Runnable task) {
     try {
-      WRITER.execute(task);
+      Writer.WRITER.execute(task);
     } catch (RejectedExecutionException e) {
       // the JVM is shutting down: the trace itself succeeded, only its entry is lost
     }
