@@ -28,6 +28,7 @@ pub mod placeholder;
 pub mod profile;
 pub mod polymorphic;
 pub mod serial;
+pub mod sha256;
 pub mod shape;
 pub mod trace_type;
 pub mod types;

@@ -39,6 +39,16 @@ pub fn export_concrete_types<'l>(
     convert::new_strings(env, &[traced, declared])
 }
 
+/// `Native.sha256`: the SHA-256 digest of `data` (the cache's keys and entry checksums; Java's
+/// own costs tens of milliseconds on its first use in a process).
+pub fn sha256<'l>(env: &mut Env<'l>, _class: JClass<'l>, data: JByteArray<'l>) -> Result<JByteArray<'l>> {
+    if data.is_null() {
+        return Err(NativeError::IllegalArgument("data is null".into()));
+    }
+    let bytes = env.convert_byte_array(&data)?;
+    Ok(env.byte_array_from_slice(&polyfn_core::sha256::sha256(&bytes))?)
+}
+
 /// `Native.exportFunctionDef`: the serialized TensorFlow FunctionDef of concrete function
 /// `concrete_id`. A function that calls another Polyfn function cannot be exported (TensorFlowException).
 pub fn export_function_def<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, concrete_id: jint) -> Result<JByteArray<'l>> {

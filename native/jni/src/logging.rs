@@ -154,9 +154,10 @@ pub fn slow_work(nanos: u64, threshold: Option<i64>, message: impl FnOnce() -> S
     }
 }
 
-/// Installs the bridge (once per process). `_level_at_load` (the Java logger's level when Polyfn
-/// loaded: 1 error … 5 trace, 0 off) is no longer used: the level is asked per record.
-pub fn install(env: &mut Env<'_>, _level_at_load: i32) -> jni::errors::Result<()> {
+/// Installs the bridge (once per process). The Java logger is not asked anything here: the level
+/// is asked per record, and making the logger starts java.util.logging, which a process that
+/// logs nothing need not pay for.
+pub fn install(env: &mut Env<'_>) -> jni::errors::Result<()> {
     if BRIDGE.get().is_none() {
         let class = env.find_class(jni_str!("dev/polyfn/internal/NativeLog"))?;
         let class = env.new_global_ref(class)?;

@@ -12,7 +12,7 @@ use jni::{native_method, Env, NativeMethod};
 const NATIVE_CLASS: &str = "dev/polyfn/internal/Native";
 
 const METHODS: &[NativeMethod] = &[
-    native_method! { static fn init(context: jlong, log_level: jint) -> JString, fn = runtime::init, error_policy = ThrowJava },
+    native_method! { static fn init(context: jlong) -> JString, fn = runtime::init, error_policy = ThrowJava },
     native_method! { static fn wire_names() -> java.lang.String[], fn = runtime::wire_names, error_policy = ThrowJava },
     native_method! { static fn wire_values() -> jlong[], fn = runtime::wire_values, error_policy = ThrowJava },
     native_method! { static fn live_concrete_functions() -> jlong, fn = runtime::live_concrete_functions, error_policy = ThrowJava },
@@ -51,6 +51,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn inference_notes(handle: jlong) -> java.lang.String[], fn = infer::inference_notes, error_policy = ThrowJava },
     native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
     native_method! { static fn export_concrete_types(handle: jlong, concrete_id: jint) -> java.lang.String[], fn = cache::export_concrete_types, error_policy = ThrowJava },
+    native_method! { static fn sha256(data: jbyte[]) -> jbyte[], fn = cache::sha256, error_policy = ThrowJava },
     native_method! { static fn export_function_def(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_function_def, error_policy = ThrowJava },
     native_method! { static fn export_library(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_library, error_policy = ThrowJava },
     native_method! { static fn restore_concrete(handle: jlong, declared: JString, traced: JString, def: jbyte[], library: jbyte[], output_names: java.lang.String[], outputs_key: jint) -> jint, fn = cache::restore_concrete, error_policy = ThrowJava },

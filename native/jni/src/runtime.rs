@@ -4,7 +4,7 @@
 use crate::convert;
 use crate::errors::{NativeError, Result};
 use jni::objects::{JClass, JObjectArray, JString};
-use jni::sys::{jboolean, jint, jlong};
+use jni::sys::{jboolean, jlong};
 use jni::Env;
 use polyfn_tf::c_api::TF_Tensor;
 use polyfn_tf::{EagerContext, EagerFunction, Runtime};
@@ -23,8 +23,8 @@ pub fn runtime() -> Result<(&'static Runtime, EagerContext)> {
 
 /// `Native.init`: binds to the TensorFlow library TensorFlow Java loaded and to its eager context;
 /// returns TensorFlow's version.
-pub fn init<'l>(env: &mut Env<'l>, _class: JClass<'l>, context: jlong, log_level: jint) -> Result<JString<'l>> {
-    crate::logging::install(env, log_level)?;
+pub fn init<'l>(env: &mut Env<'l>, _class: JClass<'l>, context: jlong) -> Result<JString<'l>> {
+    crate::logging::install(env)?;
     let rt = Runtime::attach_loaded().map_err(|e| NativeError::IllegalState(e.to_string()))?;
     if context == 0 {
         return Err(NativeError::IllegalState("TensorFlow Java's eager context is null".into()));

@@ -30,7 +30,7 @@ public final class Native {
   static native void registerNatives();
 
   /** Binds to TensorFlow's runtime and its eager context; returns TensorFlow's version. */
-  static native String init(long eagerContext, int logLevel);
+  static native String init(long eagerContext);
 
   /** The names of the Rust side's wire constants, in the order of {@link #wireValues}. */
   static native String[] wireNames();
@@ -245,6 +245,12 @@ public final class Native {
    * IllegalStateException when the types hold a literal (its id is this process's own).
    */
   public static native String[] exportConcreteTypes(long function, int concreteId);
+
+  /**
+   * The SHA-256 digest of {@code data}, the same bytes as {@code MessageDigest}'s, whose first use
+   * in a process costs tens of milliseconds (the trace cache's keys and checksums).
+   */
+  public static native byte[] sha256(byte[] data);
 
   /** The serialized TensorFlow FunctionDef of concrete function {@code concreteId}. */
   public static native byte[] exportFunctionDef(long function, int concreteId);

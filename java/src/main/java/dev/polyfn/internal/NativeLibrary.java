@@ -2,17 +2,11 @@ package dev.polyfn.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
+import java.net.URL;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.zip.Adler32;
-import java.util.zip.CRC32;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.TensorFlow;
@@ -27,17 +21,13 @@ import org.tensorflow.TensorFlow;
  * another platform's directory works too.
  *
  * <p>It is kept in JavaCPP's persistent cache ({@code Loader.getCacheDir()}, where TensorFlow
- * Java's runtime is extracted too), under {@code polyfn/<checksums and length of the library>/}:
- * the first start writes it (to a temporary file renamed into place, so a reader sees a whole file
- * or none), later starts load it without writing anything once its content is read back equal.
- * The name is the content's fingerprint, so two builds of one jar name do not share a file, and a
- * file is never rewritten while another JVM maps it (the reason for not using {@code
- * Loader.cacheResource}, which rewrites a cached file in place when the jar's entry changes). {@code -Dpolyfn.native.cache=DIR} moves that cache. When it is not
- * usable, the library is copied to a fresh, uniquely named file, loaded, and the file deleted;
- * candidate directories are tried in order: {@code -Dpolyfn.native.dir}, {@code java.io.tmpdir},
- * {@code ~/.cache/polyfn}, the working directory. Set {@code
- * -Dpolyfn.library.path=/path/libpolyfn_jni.so} to load a library from disk instead. A failure
- * names every place tried and why.
+ * Java's runtime is extracted too), under {@code polyfn/<checksums and length of the library>/}
+ * ({@link NativeCache}; {@code -Dpolyfn.native.cache=DIR} moves it): a later start finds the file
+ * by the fingerprint the jar ships and loads it once its owner, modes and checksums show that
+ * nobody else wrote it and it is whole, without reading the jar's copy. The first start, or one
+ * that finds no usable file, copies the library from the jar ({@link NativeLibraryCopy}): into the
+ * cache, else to fresh temporary files. Set {@code
+ * -Dpolyfn.library.path=/path/libpolyfn_jni.so} to load a library from disk instead.
  */
 public final class NativeLibrary {
   private static volatile String tensorFlowVersion;
@@ -75,7 +65,8 @@ public final class NativeLibrary {
           loadTensorFlow();
           load();
           Native.registerNatives();
-          tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress(), NativeLog.maxRustLevel());
+          tensorFlowVersion = Native.init(TensorFlowInternals.defaultContextAddress());
+          NativeLog.makeInBackground();
         } finally {
           loading = false;
         }
@@ -138,53 +129,18 @@ public final class NativeLibrary {
     String platform = platform();
     String library = System.mapLibraryName("polyfn_jni");
     String resource = "dev/polyfn/native/" + platform + "/" + library;
-    byte[] bytes;
-    try (InputStream in = open(resource)) {
-      if (in == null) {
-        throw new UnsatisfiedLinkError("Polyfn's native library for this platform (" + platform
-            + ") is not in the jar (" + resource + "). Polyfn's jar ships linux-x86_64; for "
-            + "another platform, build the library (the guide's \"Platforms and TensorFlow builds\", "
-            + "docs/platforms.md) and set -Dpolyfn.library.path=/path/to/" + library);
-      }
-      bytes = in.readAllBytes();
-    } catch (IOException e) {
-      UnsatisfiedLinkError error = new UnsatisfiedLinkError("could not read " + resource + ": " + e);
-      error.initCause(e);
-      throw error;
-    }
-    List<String> failures = new ArrayList<>();
     Path cache = cacheDirectory();
-    try {
-      System.load(cached(cache, library, bytes).toString());
-      return;
-    } catch (IOException | SecurityException | UnsatisfiedLinkError e) {
-      failures.add(cache + " (the cache): " + e);
-    }
-    for (Path dir : candidateDirectories()) {
-      Path file = null;
+    // A later start finds its file by the fingerprint the jar ships, without reading the jar's copy.
+    Path found = NativeCache.find(cache, resource, library);
+    if (found != null) {
       try {
-        Files.createDirectories(dir);
-        int dot = library.lastIndexOf('.');
-        file = Files.createTempFile(dir, library.substring(0, dot) + "-", library.substring(dot));
-        Files.write(file, bytes);
-        System.load(file.toAbsolutePath().toString());
+        System.load(found.toString());
         return;
-      } catch (IOException | SecurityException | UnsatisfiedLinkError e) {
-        failures.add(dir + ": " + e);
-      } finally {
-        if (file != null) {
-          try {
-            // Linux keeps a loaded library mapped after its file is gone.
-            Files.deleteIfExists(file);
-          } catch (IOException ignored) {
-            file.toFile().deleteOnExit();
-          }
-        }
+      } catch (UnsatisfiedLinkError | SecurityException e) {
+        // The copy below tries the cache again, then fresh files, and names every failure.
       }
     }
-    throw new UnsatisfiedLinkError(
-        "could not load Polyfn's native library for " + platform + "; tried " + String.join("; ", failures)
-            + ". Set -Dpolyfn.native.dir to a writable directory that allows executable mappings.");
+    NativeLibraryCopy.load(platform, library, resource, cache);
   }
 
   /** {@code -Dpolyfn.native.cache}, else {@code polyfn/} in JavaCPP's cache directory. */
@@ -200,77 +156,18 @@ public final class NativeLibrary {
     }
   }
 
-  /**
-   * The library's file in the cache, {@code <cache>/<fingerprint>/<library>}, written once, by a rename
-   * into place, so that no JVM ever maps a half-written file or one another JVM rewrites.
-   */
-  static Path cached(Path cache, String library, byte[] bytes) throws IOException {
-    Path dir = cache.resolve(fingerprint(bytes));
-    Path file = dir.resolve(library);
-    if (sameContent(file, bytes)) {
-      return file;
-    }
-    Files.createDirectories(dir);
-    Path tmp = Files.createTempFile(dir, library + "-", ".tmp");
-    try {
-      Files.write(tmp, bytes);
-      try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } catch (IOException e) {
-      // Another JVM may have put the same file in place meanwhile (Windows refuses to replace
-      // a loaded one): use it.
-      if (!sameContent(file, bytes)) {
-        throw e;
-      }
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
-    return file;
-  }
-
-  /** Read back (a few milliseconds): a damaged or truncated file in the cache is replaced. */
-  private static boolean sameContent(Path file, byte[] bytes) throws IOException {
-    return Files.isRegularFile(file) && Files.size(file) == bytes.length
-        && Arrays.equals(Files.readAllBytes(file), bytes);
-  }
-
-  /**
-   * The library's CRC-32 and Adler-32 (8 hex digits each) and its length: the name of its
-   * directory in the cache. Not a cryptographic digest: the content found there is compared
-   * byte for byte before it is loaded ({@link #sameContent}), so a name two builds happened to
-   * share would only cost a rewrite by rename. SHA-256, which named it before, took 150 to 450 ms
-   * of every start on this library (2.5 MB hashed by the interpreter); these two are native.
-   */
-  static String fingerprint(byte[] bytes) {
-    CRC32 crc = new CRC32();
-    crc.update(bytes);
-    Adler32 adler = new Adler32();
-    adler.update(bytes);
-    HexFormat hex = HexFormat.of();
-    return hex.toHexDigits((int) crc.getValue()) + hex.toHexDigits((int) adler.getValue()) + "-"
-        + Integer.toHexString(bytes.length);
-  }
-
   /** Through the class loader: the platform directory need not be in Polyfn's own jar or module. */
-  private static InputStream open(String resource) {
+  static InputStream open(String resource) {
     ClassLoader loader = NativeLibrary.class.getClassLoader();
     InputStream in = loader == null ? null : loader.getResourceAsStream(resource);
     return in != null ? in : NativeLibrary.class.getResourceAsStream("/" + resource);
   }
 
-  private static List<Path> candidateDirectories() {
-    List<Path> dirs = new ArrayList<>();
-    String configured = System.getProperty("polyfn.native.dir");
-    if (configured != null) {
-      dirs.add(Paths.get(configured));
-    }
-    dirs.add(Paths.get(System.getProperty("java.io.tmpdir")));
-    dirs.add(Paths.get(System.getProperty("user.home"), ".cache", "polyfn"));
-    dirs.add(Paths.get("").toAbsolutePath());
-    return dirs;
+  /** The resource's URL, found as {@link #open} finds it, or null. */
+  static URL url(String resource) {
+    ClassLoader loader = NativeLibrary.class.getClassLoader();
+    URL url = loader == null ? null : loader.getResource(resource);
+    return url != null ? url : NativeLibrary.class.getResource("/" + resource);
   }
 
   /**

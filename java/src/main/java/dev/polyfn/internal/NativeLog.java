@@ -10,21 +10,51 @@ import java.lang.System.Logger.Level;
  * reason is {@code DEBUG}.
  */
 public final class NativeLog {
-  static final Logger LOGGER = System.getLogger("dev.polyfn");
-
   private NativeLog() {}
+
+  /**
+   * The {@code dev.polyfn} logger, made on first use: making it starts java.util.logging (its
+   * LogManager and configuration, 15 to 30 ms in a fresh JVM), which a start that logs nothing
+   * need not pay. Rust asks {@link #isLoggable} per record, so nothing reads the level earlier.
+   */
+  public static Logger logger() {
+    return Holder.LOGGER;
+  }
+
+  private static final class Holder {
+    static final Logger LOGGER = System.getLogger("dev.polyfn");
+  }
+
+  /**
+   * Makes the logger on a thread of its own, so that the first record (the first trace's or
+   * restore's debug record, asked for whatever the level) finds it made, or waits only for the
+   * rest, instead of making it on the caller's thread. Called once, when Polyfn has loaded.
+   */
+  static void makeInBackground() {
+    Thread t = new Thread(new Maker(), "polyfn-logger-start");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** A class, not a lambda: a lambda's first bootstrap would cost the caller's thread more than the thread does. */
+  private static final class Maker implements Runnable {
+    @Override
+    public void run() {
+      logger();
+    }
+  }
 
   /**
    * Called from Rust before each record is formatted, so that a level set at run time takes
    * effect at once; {@code level} is Rust's: 1 error, 2 warn, 3 info, 4 debug, 5 trace.
    */
   static boolean isLoggable(int level) {
-    return LOGGER.isLoggable(javaLevel(level));
+    return logger().isLoggable(javaLevel(level));
   }
 
   /** Called from Rust for a record {@link #isLoggable} accepted. */
   static void log(int level, String message) {
-    LOGGER.log(javaLevel(level), message);
+    logger().log(javaLevel(level), message);
   }
 
   /**
@@ -32,7 +62,7 @@ public final class NativeLog {
    * an {@code INFO} record (over {@link SlowWork}'s threshold, and the logger wants INFO).
    */
   static boolean isSlow(long nanos) {
-    return SlowWork.exceeds(nanos) && LOGGER.isLoggable(Level.INFO);
+    return SlowWork.exceeds(nanos) && logger().isLoggable(Level.INFO);
   }
 
   /**
@@ -42,17 +72,7 @@ public final class NativeLog {
    * the logger does not want DEBUG records, as by default; 5 (every record asked for) when it does.
    */
   public static int wantedLevel() {
-    return LOGGER.isLoggable(Level.DEBUG) ? 5 : 3;
-  }
-
-  /** The most verbose Rust level the Java logger enables when Polyfn loads (0: none). */
-  static int maxRustLevel() {
-    for (int level = 5; level >= 1; level--) {
-      if (LOGGER.isLoggable(javaLevel(level))) {
-        return level;
-      }
-    }
-    return 0;
+    return logger().isLoggable(Level.DEBUG) ? 5 : 3;
   }
 
   private static Level javaLevel(int rustLevel) {

@@ -72,14 +72,14 @@ public final class SlowWork {
      */
     public void report(Supplier<String> what) {
       long total = System.nanoTime() - started;
-      if (!exceeds(total) || !NativeLog.LOGGER.isLoggable(Level.INFO)) {
+      if (!exceeds(total) || !NativeLog.logger().isLoggable(Level.INFO)) {
         return;
       }
       StringBuilder b = new StringBuilder(what.get()).append(" in ").append(text(total)).append(':');
       for (int i = 0; i < names.size(); i++) {
         b.append(i == 0 ? " " : ", ").append(names.get(i)).append(' ').append(text(times.get(i)));
       }
-      NativeLog.LOGGER.log(Level.INFO, b.toString());
+      NativeLog.logger().log(Level.INFO, b.toString());
     }
   }
 }

@@ -24,18 +24,31 @@ import org.tensorflow.types.TFloat32;
  */
 class NativeLoaderTest {
 
-  /** Run in a child JVM: loads Polyfn and calls a function. */
-  public static void main(String[] args) {
+  /** Run in a child JVM: loads Polyfn and calls a function; prints the library's file as mapped. */
+  public static void main(String[] args) throws Exception {
     try (MapFunction f = Function.define((tf, in) -> Map.of("y", tf.math.neg(in.input("x", TFloat32.class))));
         TFloat32 x = TFloat32.scalarOf(2f);
         Outputs out = f.call(Map.of("x", x))) {
       System.out.println("result " + out.get("y", TFloat32.class).getFloat());
     }
+    // The file the kernel mapped: a link's target, or a deleted temporary file's "(deleted)" name.
+    for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
+      int at = line.indexOf('/');
+      if (line.contains("libpolyfn_jni") && at >= 0) {
+        System.out.println("mapped " + line.substring(at));
+        break;
+      }
+    }
   }
 
-  private static Process child(File workDir, String... properties) throws Exception {
+  static Process child(File workDir, String... properties) throws Exception {
+    return child(workDir, List.of(), properties);
+  }
+
+  static Process child(File workDir, List<String> jvm, String... properties) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvm);
     // TensorFlow Java's own loader (JavaCPP) keeps its extracted runtime under user.home unless
     // told otherwise: reuse this JVM's, so only Polyfn's loader meets the unwritable directories.
     String javacppCache = System.getProperty("org.bytedeco.javacpp.cachedir",
@@ -50,7 +63,7 @@ class NativeLoaderTest {
     return new ProcessBuilder(cmd).directory(workDir).redirectErrorStream(true).start();
   }
 
-  private static String output(Process p) throws Exception {
+  static String output(Process p) throws Exception {
     String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
     return text;
@@ -98,7 +111,7 @@ class NativeLoaderTest {
   }
 
   /** The files under a cache directory (relative paths), left-over temporary files included. */
-  private static List<String> files(Path dir) throws Exception {
+  static List<String> files(Path dir) throws Exception {
     try (var s = Files.walk(dir)) {
       return s.filter(Files::isRegularFile).map(f -> dir.relativize(f).toString()).sorted().toList();
     }

@@ -24,7 +24,9 @@ import org.tensorflow.types.TFloat32;
  * and a {@code Function.load} of a function whose definitions call no other function never load
  * protobuf's generated message classes (their first use cost more than the whole restore) nor
  * bootstrap a record's generated {@code equals} (a second restored signature's parameters are
- * compared with the first's); and starting Polyfn hashes nothing with SHA-256. Eleven signatures, so that one concrete function's name ({@code
+ * compared with the first's); starting Polyfn hashes nothing with Java's SHA-256 nor reads its
+ * native library from the jar (the children share one cache directory: the first start fills it).
+ * Eleven signatures, so that one concrete function's name ({@code
  * _1}) is a prefix of two others' ({@code _10}, {@code _11}).
  */
 class RestoreStartupTest {
@@ -71,15 +73,22 @@ class RestoreStartupTest {
       assertTrue(out.contains("concrete " + SIGNATURES), mode + ": " + out);
       // Warm start restores without tracing; a loaded function counts its saved traces.
       assertTrue(out.contains("traceCount " + (mode.equals("warm") ? 0 : SIGNATURES)), mode + ": " + out);
+      // Nor protobuf's CodedInputStream (the wire walk is Polyfn's own, WireReader), nor a stream
+      // of longs (a saved signature's dimensions), whose first use costs more than what they do.
       for (String cls : List.of("org.tensorflow.proto.FunctionDef ", "org.tensorflow.proto.NodeDef ",
-          "java.lang.runtime.ObjectMethods ")) {
+          "java.lang.runtime.ObjectMethods ", "com.google.protobuf.CodedInputStream ", "java.util.stream.LongPipeline ")) {
         assertFalse(out.contains(cls), mode + " loaded " + cls);
       }
-      if (mode.equals("load")) {
-        // No trace cache here, so nothing hashes with SHA-256: the native library's place in the
-        // cache is named by native checksums (hashing its 2.5 MB took 150-450 ms of each start).
-        assertFalse(out.contains("sun.security.provider.SHA2 "), "load hashed with SHA-256");
-      }
+      // Nothing hashes with Java's SHA-256: the native library's place in the cache is named by
+      // native checksums (hashing its 2.5 MB took 150-450 ms of each start), and the trace cache
+      // hashes its key and entries natively (MessageDigest's first use costs 30-40 ms).
+      assertFalse(out.contains("sun.security.provider.SHA2 "), mode + " hashed with Java's SHA-256");
+      // Nor is Polyfn's native library read from the jar: a later start finds its file in the
+      // cache by the fingerprint the jar ships.
+      assertFalse(out.contains("dev.polyfn.internal.NativeLibraryCopy "), mode + " read the library from the jar");
+      // A warm start that restores every signature writes no entry: the cache's writer (its
+      // thread pool's queue, shutdown hook, lambdas) is never made.
+      assertFalse(out.contains("java.util.concurrent.LinkedBlockingQueue "), mode + " made the cache's writer");
     }
     try (var entries = java.nio.file.Files.list(dir.resolve("cache"))) {
       assertEquals(SIGNATURES, entries.count());

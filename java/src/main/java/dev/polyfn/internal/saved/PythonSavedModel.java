@@ -4,6 +4,7 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
 import dev.polyfn.NestBody;
 import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.NativeLog;
 import dev.polyfn.internal.structure.OutputStructure;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
@@ -45,7 +46,6 @@ import org.tensorflow.types.family.TType;
  * Keras RNN loops) are restored with it under fresh names; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
  */
 public final class PythonSavedModel {
-  private static final System.Logger LOG = System.getLogger("dev.polyfn");
 
   private PythonSavedModel() {}
 
@@ -129,7 +129,7 @@ public final class PythonSavedModel {
           converted.add(c);
         } catch (IllegalArgumentException e) {
           reasons.add(concrete + ": " + e.getMessage());
-          LOG.log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
+          NativeLog.logger().log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
         }
       }
       if (converted.isEmpty()) {

@@ -1,9 +1,6 @@
 package dev.polyfn.internal.saved;
 
-import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.WireFormat;
-import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -15,7 +12,8 @@ import java.util.Map;
  * NodeDef, AttrValue, TensorProto...) took about 250 ms of a fresh JVM's load even after
  * TensorFlow's start-up, the walk about 15 ms; the FunctionDefs go to TensorFlow as bytes anyway.
  * Every field walked or skipped is checked for a valid tag and length, so a truncated or corrupt
- * file still fails here.
+ * file still fails here. The walk is {@link WireReader}'s, not protobuf's {@code CodedInputStream},
+ * whose first use costs more than the walk.
  *
  * @param library the FunctionDefs of every MetaGraph's library, by signature name
  * @param nodes the serialized NodeDefs of every MetaGraph's graph, by name
@@ -55,30 +53,24 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
   public record Fn(byte[] bytes, int inputs, int resourceInputs, int outputs) {}
 
   public static SavedModelParts read(byte[] savedModel) throws InvalidProtocolBufferException {
-    try {
-      return walk(savedModel);
-    } catch (InvalidProtocolBufferException e) {
-      throw e;
-    } catch (IOException e) { // declared by CodedInputStream, never thrown for a byte array
-      throw new InvalidProtocolBufferException(e);
-    }
+    return walk(savedModel);
   }
 
-  private static SavedModelParts walk(byte[] savedModel) throws IOException {
+  private static SavedModelParts walk(byte[] savedModel) throws InvalidProtocolBufferException {
     Map<String, Fn> library = new HashMap<>();
     Map<String, byte[]> nodes = new HashMap<>();
     int metaGraphs = 0;
-    CodedInputStream model = CodedInputStream.newInstance(savedModel);
+    WireReader model = WireReader.of(savedModel);
     for (int tag = model.readTag(); tag != 0; tag = model.readTag()) {
       if (!isMessage(tag, SAVED_MODEL_META_GRAPHS)) {
         model.skipField(tag);
         continue;
       }
       metaGraphs++;
-      CodedInputStream meta = CodedInputStream.newInstance(model.readByteArray());
+      WireReader meta = WireReader.of(model.readByteArray());
       for (int t = meta.readTag(); t != 0; t = meta.readTag()) {
         if (isMessage(t, META_GRAPH_GRAPH_DEF)) {
-          graph(CodedInputStream.newInstance(meta.readByteArray()), library, nodes);
+          graph(WireReader.of(meta.readByteArray()), library, nodes);
         } else {
           meta.skipField(t);
         }
@@ -87,14 +79,14 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
     return new SavedModelParts(library, nodes, metaGraphs);
   }
 
-  private static void graph(CodedInputStream graph, Map<String, Fn> library, Map<String, byte[]> nodes)
-      throws IOException {
+  private static void graph(WireReader graph, Map<String, Fn> library, Map<String, byte[]> nodes)
+      throws InvalidProtocolBufferException {
     for (int t = graph.readTag(); t != 0; t = graph.readTag()) {
       if (isMessage(t, GRAPH_NODE)) {
         byte[] node = graph.readByteArray();
         nodes.put(name(node, NODE_NAME), node);
       } else if (isMessage(t, GRAPH_LIBRARY)) {
-        CodedInputStream lib = CodedInputStream.newInstance(graph.readByteArray());
+        WireReader lib = WireReader.of(graph.readByteArray());
         for (int l = lib.readTag(); l != 0; l = lib.readTag()) {
           if (isMessage(l, LIBRARY_FUNCTION)) {
             function(lib.readByteArray(), library);
@@ -114,13 +106,7 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
    */
   public static Map.Entry<String, Fn> describe(byte[] def) throws InvalidProtocolBufferException {
     Map<String, Fn> one = new HashMap<>();
-    try {
-      function(def, one);
-    } catch (InvalidProtocolBufferException e) {
-      throw e;
-    } catch (IOException e) { // declared by CodedInputStream, never thrown for a byte array
-      throw new InvalidProtocolBufferException(e);
-    }
+    function(def, one);
     return one.entrySet().iterator().next();
   }
 
@@ -131,44 +117,38 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
    * needs no parsing (nor renaming of references) before it goes to TensorFlow as bytes.
    */
   public static boolean mayCallFunctions(byte[] def, java.util.Set<String> names) throws InvalidProtocolBufferException {
-    try {
-      CodedInputStream in = CodedInputStream.newInstance(def);
-      for (int t = in.readTag(); t != 0; t = in.readTag()) {
-        if (!isMessage(t, FUNCTION_NODE_DEF)) {
-          in.skipField(t);
-          continue;
-        }
-        CodedInputStream node = CodedInputStream.newInstance(in.readByteArray());
-        for (int n = node.readTag(); n != 0; n = node.readTag()) {
-          if (isMessage(n, NODE_OP)) {
-            if (names.contains(node.readStringRequireUtf8())) {
+    WireReader in = WireReader.of(def);
+    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+      if (!isMessage(t, FUNCTION_NODE_DEF)) {
+        in.skipField(t);
+        continue;
+      }
+      WireReader node = WireReader.of(in.readByteArray());
+      for (int n = node.readTag(); n != 0; n = node.readTag()) {
+        if (isMessage(n, NODE_OP)) {
+          if (names.contains(node.readStringRequireUtf8())) {
+            return true;
+          }
+        } else if (isMessage(n, NODE_ATTR)) {
+          WireReader entry = WireReader.of(node.readByteArray());
+          for (int e = entry.readTag(); e != 0; e = entry.readTag()) {
+            if (!isMessage(e, MAP_VALUE)) {
+              entry.skipField(e);
+            } else if (isFunctionValue(entry.readByteArray())) {
               return true;
             }
-          } else if (isMessage(n, NODE_ATTR)) {
-            CodedInputStream entry = CodedInputStream.newInstance(node.readByteArray());
-            for (int e = entry.readTag(); e != 0; e = entry.readTag()) {
-              if (!isMessage(e, MAP_VALUE)) {
-                entry.skipField(e);
-              } else if (isFunctionValue(entry.readByteArray())) {
-                return true;
-              }
-            }
-          } else {
-            node.skipField(n);
           }
+        } else {
+          node.skipField(n);
         }
       }
-      return false;
-    } catch (InvalidProtocolBufferException e) {
-      throw e;
-    } catch (IOException e) { // declared by CodedInputStream, never thrown for a byte array
-      throw new InvalidProtocolBufferException(e);
     }
+    return false;
   }
 
   /** Whether a serialized AttrValue holds a function, or a list with one. */
-  private static boolean isFunctionValue(byte[] value) throws IOException {
-    CodedInputStream in = CodedInputStream.newInstance(value);
+  private static boolean isFunctionValue(byte[] value) throws InvalidProtocolBufferException {
+    WireReader in = WireReader.of(value);
     for (int t = in.readTag(); t != 0; t = in.readTag()) {
       if (isMessage(t, ATTR_FUNC)) {
         return true;
@@ -177,7 +157,7 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
         in.skipField(t);
         continue;
       }
-      CodedInputStream list = CodedInputStream.newInstance(in.readByteArray());
+      WireReader list = WireReader.of(in.readByteArray());
       for (int l = list.readTag(); l != 0; l = list.readTag()) {
         if (isMessage(l, LIST_FUNC)) {
           return true;
@@ -188,8 +168,8 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
     return false;
   }
 
-  private static void function(byte[] def, Map<String, Fn> library) throws IOException {
-    CodedInputStream in = CodedInputStream.newInstance(def);
+  private static void function(byte[] def, Map<String, Fn> library) throws InvalidProtocolBufferException {
+    WireReader in = WireReader.of(def);
     String name = "";
     int inputs = 0;
     int resources = 0;
@@ -199,7 +179,7 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
         in.skipField(t);
         continue;
       }
-      CodedInputStream sig = CodedInputStream.newInstance(in.readByteArray());
+      WireReader sig = WireReader.of(in.readByteArray());
       for (int s = sig.readTag(); s != 0; s = sig.readTag()) {
         if (isMessage(s, OP_NAME)) {
           name = sig.readStringRequireUtf8();
@@ -218,11 +198,11 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
   }
 
   /** The {@code type} of an ArgDef (0, DT_INVALID, when it has none). */
-  private static int argType(byte[] arg) throws IOException {
-    CodedInputStream in = CodedInputStream.newInstance(arg);
+  private static int argType(byte[] arg) throws InvalidProtocolBufferException {
+    WireReader in = WireReader.of(arg);
     int type = 0;
     for (int t = in.readTag(); t != 0; t = in.readTag()) {
-      if (WireFormat.getTagFieldNumber(t) == ARG_TYPE && WireFormat.getTagWireType(t) == WireFormat.WIRETYPE_VARINT) {
+      if (WireReader.fieldNumber(t) == ARG_TYPE && WireReader.wireType(t) == WireReader.VARINT) {
         type = in.readEnum();
       } else {
         in.skipField(t);
@@ -232,8 +212,8 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
   }
 
   /** String field {@code field} of a message ("" when absent, as protobuf reads it). */
-  private static String name(byte[] message, int field) throws IOException {
-    CodedInputStream in = CodedInputStream.newInstance(message);
+  private static String name(byte[] message, int field) throws InvalidProtocolBufferException {
+    WireReader in = WireReader.of(message);
     String name = "";
     for (int t = in.readTag(); t != 0; t = in.readTag()) {
       if (isMessage(t, field)) {
@@ -246,7 +226,7 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
   }
 
   private static boolean isMessage(int tag, int field) {
-    return WireFormat.getTagFieldNumber(tag) == field
-        && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    return WireReader.fieldNumber(tag) == field
+        && WireReader.wireType(tag) == WireReader.LENGTH_DELIMITED;
   }
 }

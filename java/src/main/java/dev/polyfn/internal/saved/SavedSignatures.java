@@ -105,7 +105,13 @@ public final class SavedSignatures {
     if (!(shape instanceof List<?>)) {
       return null; // "unknown": unknown rank
     }
-    return ((List<Long>) shape).stream().mapToLong(Long::longValue).toArray();
+    // A loop, not a stream: the first stream of a fresh JVM loads some 25 classes, a few ms of a load.
+    List<Long> dims = (List<Long>) shape;
+    long[] out = new long[dims.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = dims.get(i);
+    }
+    return out;
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.polyfn.internal.trace;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.NativeLog;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
 import dev.polyfn.internal.saved.RestoreChecks;
@@ -24,8 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -58,12 +57,17 @@ import org.tensorflow.types.family.TType;
  * outside the function's trace lock. A shutdown hook lets pending writes finish when the JVM exits.
  */
 public final class TraceCache {
-  private static final System.Logger LOG = System.getLogger("dev.polyfn");
   private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
   /** 2: entries hold the function library (control-flow branches) after the FunctionDef. */
   private static final int FORMAT = 2;
   public static final String SUFFIX = ".polyfn-trace";
-  private static final ExecutorService WRITER = writer();
+  /**
+   * Made on the first write: a warm start that finds every signature restores without it, and
+   * need not pay for its thread pool, queue, shutdown hook and lambdas (a few ms of a fresh JVM).
+   */
+  private static final class Writer {
+    static final ExecutorService WRITER = writer();
+  }
 
   /**
    * The writer: a daemon thread, so an idle writer never holds the JVM open after {@code main}
@@ -90,7 +94,7 @@ public final class TraceCache {
   /** Hands a task to the writer; once the JVM is exiting, a new entry is not written. */
   private static void submit(Runnable task) {
     try {
-      WRITER.execute(task);
+      Writer.WRITER.execute(task);
     } catch (RejectedExecutionException e) {
       // the JVM is shutting down: the trace itself succeeded, only its entry is lost
     }
@@ -163,7 +167,7 @@ public final class TraceCache {
     } catch (NoSuchFileException e) {
       return;
     } catch (IOException e) {
-      LOG.log(Level.WARNING, "trace cache " + dir + " cannot be listed: " + e);
+      NativeLog.logger().log(Level.WARNING, "trace cache " + dir + " cannot be listed: " + e);
       return;
     }
     for (Path file : files) {
@@ -173,7 +177,7 @@ public final class TraceCache {
         f.restoreConcrete(e.params, new Capture[0], e.declared, e.traced, restorable(e), e.outputNames);
       } catch (IOException | RuntimeException | OutOfMemoryError | StackOverflowError e) {
         // A damaged entry never fails the definition: its signature traces anew.
-        LOG.log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
+        NativeLog.logger().log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
       }
     }
   }
@@ -248,7 +252,7 @@ public final class TraceCache {
       }
       temp = null;
     } catch (IOException | RuntimeException e) {
-      LOG.log(Level.WARNING, "trace cache entry " + target + " could not be written: " + e);
+      NativeLog.logger().log(Level.WARNING, "trace cache entry " + target + " could not be written: " + e);
     } finally {
       if (temp != null) {
         try {
@@ -414,15 +418,12 @@ public final class TraceCache {
   }
 
   private static void debug(String message) {
-    LOG.log(Level.DEBUG, message);
+    NativeLog.logger().log(Level.DEBUG, message);
   }
 
+  /** Native: Java's MessageDigest costs 30 to 40 ms on its first use in a process, before a warm start's first entry. */
   private static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
+    return Native.sha256(data);
   }
 
   private static String hex(byte[] b) {
