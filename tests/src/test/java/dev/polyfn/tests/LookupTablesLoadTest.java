@@ -107,7 +107,7 @@ class LookupTablesLoadTest {
   @Test
   void aVocabularyFileIsFoundAfterTheSavedModelMoved() throws IOException {
     Path moved = dir.resolve("moved").resolve("vocab");
-    copy(dir.resolve("vocab"), moved);
+    FileFuzzer.copy(dir.resolve("vocab"), moved);
     try (MapFunction f = Function.load(moved, "lookup")) {
       assertArrayEquals(expected.get("vocab"), call(f, "vocab"));
     }
@@ -125,7 +125,7 @@ class LookupTablesLoadTest {
   @Test
   void aBadVocabularyFileIsRefusedNamingIt() throws IOException {
     Path bad = dir.resolve("bad-vocab").resolve("vocab");
-    copy(dir.resolve("vocab"), bad);
+    FileFuzzer.copy(dir.resolve("vocab"), bad);
     Path vocab = bad.resolve("assets").resolve("vocab.txt");
     Files.writeString(vocab, Files.readString(vocab) + Files.readAllLines(vocab).get(0) + "\n");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(bad, "lookup"));
@@ -142,7 +142,7 @@ class LookupTablesLoadTest {
   @Test
   void anOversizedVocabularyFileIsRefusedBeforeTensorFlowReadsIt() throws IOException {
     Path big = dir.resolve("big-vocab").resolve("vocab");
-    copy(dir.resolve("vocab"), big);
+    FileFuzzer.copy(dir.resolve("vocab"), big);
     Path vocab = big.resolve("assets").resolve("vocab.txt");
     try (RandomAccessFile f = new RandomAccessFile(vocab.toFile(), "rw")) {
       f.setLength(3L << 30);
@@ -215,7 +215,7 @@ class LookupTablesLoadTest {
   @Test
   void aResourceThatCannotBeRestoredIsRefusedAtLoadSayingWhy() throws IOException {
     Path broken = dir.resolve("broken").resolve("static");
-    copy(dir.resolve("static"), broken);
+    FileFuzzer.copy(dir.resolve("static"), broken);
     SavedModel model = SavedModel.parseFrom(Files.readAllBytes(broken.resolve("saved_model.pb")));
     SavedModel.Builder b = model.toBuilder();
     var graph = b.getMetaGraphsBuilder(0).getObjectGraphDefBuilder();
@@ -230,18 +230,5 @@ class LookupTablesLoadTest {
     assertTrue(e.getMessage().contains(broken.resolve("saved_model.pb").toString())
         && e.getMessage().contains("the resource 'table'") && e.getMessage().contains("has no _create_resource function"),
         e.getMessage());
-  }
-
-  private static void copy(Path from, Path to) throws IOException {
-    try (Stream<Path> all = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) all::iterator) {
-        Path t = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(t);
-        } else {
-          Files.copy(p, t);
-        }
-      }
-    }
   }
 }

@@ -210,7 +210,7 @@ class LookupTablesSaveTest {
   @Test
   void aVocabularyTableSavesAfterItsSavedModelIsGone() throws Exception {
     Path copy = dir.resolve("gone").resolve("vocab");
-    copy(dir.resolve("vocab"), copy);
+    FileFuzzer.copy(dir.resolve("vocab"), copy);
     Path resaved = dir.resolve("resaved-gone");
     try (MapFunction f = Function.load(copy, "lookup")) {
       try (Stream<Path> all = Files.walk(copy)) {
@@ -233,7 +233,7 @@ class LookupTablesSaveTest {
   @Test
   void aTableSaveCannotWriteIsRefusedSayingWhy() throws Exception {
     Path broken = dir.resolve("broken").resolve("keras");
-    copy(dir.resolve("keras"), broken);
+    FileFuzzer.copy(dir.resolve("keras"), broken);
     SavedModel.Builder b = SavedModel.parseFrom(Files.readAllBytes(broken.resolve("saved_model.pb"))).toBuilder();
     var graph = b.getMetaGraphsBuilder(0).getObjectGraphDefBuilder();
     int variable = -1;
@@ -281,7 +281,7 @@ class LookupTablesSaveTest {
     for (String[] edit : new String[][] {{"\"object\": *[0-9]+", "\"object\": 1", "saved_model.pb", "not a resource"},
         {"\"capture\": *[0-9]+", "\"capture\": 3", "polyfn.json", "resources[0].capture"}}) {
       Path bad = dir.resolve("entry-bad-" + edit[2]);
-      copy(good, bad);
+      FileFuzzer.copy(good, bad);
       Files.writeString(bad.resolve("assets.extra").resolve("polyfn.json"), json.replaceFirst(edit[0], edit[1]));
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(bad));
       assertTrue(e.getMessage().contains(bad.toString()) && e.getMessage().contains(edit[2])
@@ -289,19 +289,6 @@ class LookupTablesSaveTest {
     }
     try (MapFunction f = (MapFunction) Function.load(good)) {
       assertArrayEquals(expected.get("static"), call(f, model("static")), "a good load after the refusals");
-    }
-  }
-
-  private static void copy(Path from, Path to) throws IOException {
-    try (Stream<Path> all = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) all::iterator) {
-        Path t = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(t);
-        } else {
-          Files.copy(p, t);
-        }
-      }
     }
   }
 }
