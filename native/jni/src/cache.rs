@@ -7,7 +7,7 @@ use crate::errors::{NativeError, Result};
 use crate::handles::{self, Traced};
 use crate::runtime::runtime;
 use jni::objects::{JByteArray, JClass, JObjectArray, JString};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
 use polyfn_core::serial::{function_type_from_json, function_type_to_json, TypeRegistry};
 use polyfn_core::PolyError;
@@ -50,10 +50,25 @@ pub fn sha256<'l>(env: &mut Env<'l>, _class: JClass<'l>, data: JByteArray<'l>) -
 }
 
 /// `Native.exportFunctionDef`: the serialized TensorFlow FunctionDef of concrete function
-/// `concrete_id`. A function that calls another Polyfn function cannot be exported (TensorFlowException).
-pub fn export_function_def<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, concrete_id: jint) -> Result<JByteArray<'l>> {
+/// `concrete_id`. For the trace cache (`for_cache`), a function that calls another Polyfn function
+/// is refused (IllegalStateException): the cache key sees the caller's body only, so a changed
+/// callee would be served stale; a SavedModel holds the callees' definitions as they are.
+pub fn export_function_def<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    concrete_id: jint,
+    for_cache: jboolean,
+) -> Result<JByteArray<'l>> {
     let f = handles::function(env, handle)?;
-    let bytes = concrete(f, concrete_id)?.inner.function.to_function_def()?;
+    let function = &concrete(f, concrete_id)?.inner.function;
+    if for_cache && function.calls_other_functions() {
+        return Err(NativeError::IllegalState(format!(
+            "function {} calls other Polyfn functions, whose bodies its cache key cannot see",
+            function.name()
+        )));
+    }
+    let bytes = function.to_function_def()?;
     Ok(env.byte_array_from_slice(&bytes)?)
 }
 

@@ -52,7 +52,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
     native_method! { static fn export_concrete_types(handle: jlong, concrete_id: jint) -> java.lang.String[], fn = cache::export_concrete_types, error_policy = ThrowJava },
     native_method! { static fn sha256(data: jbyte[]) -> jbyte[], fn = cache::sha256, error_policy = ThrowJava },
-    native_method! { static fn export_function_def(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_function_def, error_policy = ThrowJava },
+    native_method! { static fn export_function_def(handle: jlong, concrete_id: jint, for_cache: jboolean) -> jbyte[], fn = cache::export_function_def, error_policy = ThrowJava },
     native_method! { static fn export_library(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_library, error_policy = ThrowJava },
     native_method! { static fn restore_concrete(handle: jlong, declared: JString, traced: JString, def: jbyte[], library: jbyte[], output_names: java.lang.String[], outputs_key: jint) -> jint, fn = cache::restore_concrete, error_policy = ThrowJava },
     native_method! { static fn explain_miss(handle: jlong, facts: jlong[], fact_count: jint) -> JString, fn = saved::explain_miss, error_policy = ThrowJava },

@@ -82,20 +82,14 @@ fn import(rt: &Runtime, api: &DefApi, def: &[u8], what: &str) -> Result<*mut TF_
 
 impl EagerFunction {
     /// The function as a serialized `FunctionDef` (TensorFlow's `function.proto`). The functions
-    /// its operations refer to (control-flow branches) are in [`EagerFunction::library_defs`]. A
-    /// function that calls another Polyfn function is refused: that callee is owned elsewhere.
+    /// its operations refer to (control-flow branches, and the Polyfn functions it calls with
+    /// their own libraries, which were copied into its graph) are in [`EagerFunction::library_defs`].
     pub fn to_function_def(&self) -> Result<Vec<u8>, TfError> {
-        if !self.keep_alive.is_empty() {
-            return Err(TfError::new(
-                Code::FailedPrecondition,
-                format!("function {} calls other Polyfn functions; exporting it is not supported", self.name()),
-            ));
-        }
         def_of(self.rt, def_api(self.rt)?, self.function)
     }
 
     /// Every function of this one's library (the branch functions its `If`/`While` operations
-    /// name, nested ones included) as a serialized `FunctionDefLibrary`; empty when it has none.
+    /// name and the Polyfn functions it calls, nested ones included) as a serialized `FunctionDefLibrary`; empty when it has none.
     pub fn library_defs(&self) -> Result<Vec<u8>, TfError> {
         let api = def_api(self.rt)?;
         let defs = self.library.iter().map(|&f| def_of(self.rt, api, f)).collect::<Result<Vec<_>, _>>()?;

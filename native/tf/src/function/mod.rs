@@ -334,6 +334,12 @@ impl EagerFunction {
         self.keep_alive.push(dependency);
     }
 
+    /// Whether its body calls other Polyfn functions (nested calls), whose bodies another
+    /// function owns.
+    pub fn calls_other_functions(&self) -> bool {
+        !self.keep_alive.is_empty()
+    }
+
     /// The dtype codes of the function's outputs.
     pub fn output_dtypes(&self) -> &[i32] {
         &self.output_dtypes

@@ -252,12 +252,16 @@ public final class Native {
    */
   public static native byte[] sha256(byte[] data);
 
-  /** The serialized TensorFlow FunctionDef of concrete function {@code concreteId}. */
-  public static native byte[] exportFunctionDef(long function, int concreteId);
+  /**
+   * The serialized TensorFlow FunctionDef of concrete function {@code concreteId}. {@code forCache}:
+   * refuses (IllegalStateException) a function that calls other Polyfn functions, whose bodies a
+   * trace cache key cannot see.
+   */
+  public static native byte[] exportFunctionDef(long function, int concreteId, boolean forCache);
 
   /**
    * The functions concrete function {@code concreteId}'s operations may refer to (control-flow
-   * branches, nested ones included), as a serialized {@code FunctionDefLibrary}.
+   * branches and called Polyfn functions, nested ones included), as a serialized {@code FunctionDefLibrary}.
    */
   public static native byte[] exportLibrary(long function, int concreteId);
 

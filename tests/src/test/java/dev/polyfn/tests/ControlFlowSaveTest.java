@@ -270,21 +270,4 @@ class ControlFlowSaveTest {
     assertTrue(refused.getMessage().contains("not a usable function library"), refused.getMessage());
     assertTrue(refused.getMessage().contains("op \"NoSuchPolyfnOp\" is not registered"), refused.getMessage());
   }
-
-  @Test
-  void aNestedPolyfnCallIsStillRefusedBySave(@TempDir Path dir) {
-    // The callee belongs to another function (and its body to another class, which a trace cache
-    // key cannot see): nested calls are neither saved nor cached.
-    try (MapFunction inner = Function.define(BODY, FunctionOptions.defaults().withName("inner"));
-         MapFunction outer = Function.define((tf, in) -> Map.of("z",
-             inner.apply(tf, Map.of("x", in.input("x", TFloat32.class))).get("y")),
-             FunctionOptions.defaults().withName("outer"));
-         TFloat32 x = TFloat32.vectorOf(1f, 2f, 3f);
-         Outputs out = outer.call(Map.of("x", x))) {
-      assertArrayEquals(new float[] {7f, 11f, 15f}, SavedModelTest.floats(out.get("z")));
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> outer.save(dir));
-      assertTrue(e.getMessage().startsWith("cannot save 'outer': concrete function "), e.getMessage());
-      assertTrue(e.getMessage().contains("calls other Polyfn functions"), e.getMessage());
-    }
-  }
 }

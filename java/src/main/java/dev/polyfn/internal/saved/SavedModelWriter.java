@@ -142,7 +142,7 @@ public final class SavedModelWriter {
       List<FunctionDef> library;
       try {
         types = Native.exportConcreteTypes(f.address(), c.id());
-        def = FunctionDef.parseFrom(Native.exportFunctionDef(f.address(), c.id()));
+        def = FunctionDef.parseFrom(Native.exportFunctionDef(f.address(), c.id(), false));
         library = FunctionLibrary.exported(f.address(), c.id(), def);
       } catch (TensorFlowException | InvalidProtocolBufferException e) {
         throw new IllegalStateException("cannot save '" + f.name() + "': concrete function " + c.functionType()

@@ -197,7 +197,7 @@ public final class TraceCache {
     byte[] library;
     try {
       types = Native.exportConcreteTypes(f.address(), id);
-      def = Native.exportFunctionDef(f.address(), id);
+      def = Native.exportFunctionDef(f.address(), id, true);
       FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
           .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
       library = lib.build().toByteArray();
