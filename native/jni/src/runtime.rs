@@ -69,10 +69,15 @@ pub fn delete_tensor<'l>(_env: &mut Env<'l>, _class: JClass<'l>, tensor: jlong) 
 }
 
 /// `Native.releaseVariable`: deletes a variable's resource tensor (made by `resolveHandle`) once
-/// its resource was destroyed. (TensorFlow Java's eager `Const` kernel of its initial value stays
+/// its resource was destroyed, and the wrappers calls kept for it. (TensorFlow Java's eager `Const` kernel of its initial value stays
 /// cached, as for any eager constant; see `polyfn_tf::kernel_cache`.)
-pub fn release_variable<'l>(env: &mut Env<'l>, class: JClass<'l>, resource: jlong) -> Result<()> {
-    delete_tensor(env, class, resource)
+pub fn release_variable<'l>(_env: &mut Env<'l>, _class: JClass<'l>, resource: jlong) -> Result<()> {
+    let (rt, _) = runtime()?;
+    if resource != 0 {
+        // SAFETY: made by resolveHandle and owned by the caller, released once.
+        unsafe { polyfn_tf::function::release_resource(rt, resource as *mut TF_Tensor) };
+    }
+    Ok(())
 }
 
 /// `Native.wireNames` / `Native.wireValues`: the Rust side's wire constants, which a Java test
