@@ -68,15 +68,26 @@ pub fn delete_tensor<'l>(_env: &mut Env<'l>, _class: JClass<'l>, tensor: jlong) 
     Ok(())
 }
 
-/// `Native.releaseVariable`: deletes a variable's resource tensor (made by `resolveHandle`) once
-/// its resource was destroyed, and the wrappers calls kept for it. (TensorFlow Java's eager `Const` kernel of its initial value stays
-/// cached, as for any eager constant; see `polyfn_tf::kernel_cache`.)
-pub fn release_variable<'l>(_env: &mut Env<'l>, _class: JClass<'l>, resource: jlong) -> Result<()> {
-    let (rt, _) = runtime()?;
-    if resource != 0 {
-        // SAFETY: made by resolveHandle and owned by the caller, released once.
-        unsafe { polyfn_tf::function::release_resource(rt, resource as *mut TF_Tensor) };
+/// `Native.releaseVariable`: gives a released variable's memory back and deletes its resource
+/// tensor (made by `resolveHandle`), with the wrappers calls kept for it. `dtype` is the
+/// variable's dtype code, or -1 for another resource (a lookup table), which is left as is.
+/// (TensorFlow Java's eager `Const` kernel of its initial value stays cached, as for any eager
+/// constant; see `polyfn_tf::kernel_cache`.)
+pub fn release_variable<'l>(_env: &mut Env<'l>, _class: JClass<'l>, resource: jlong, dtype: jint) -> Result<()> {
+    let (rt, ctx) = runtime()?;
+    if resource == 0 {
+        return Ok(());
     }
+    if dtype >= 0 {
+        // SAFETY: a live resource tensor (made by resolveHandle, not yet released) of a variable
+        // of that dtype, in TensorFlow Java's context.
+        if let Err(e) = unsafe { polyfn_tf::variable::assign_empty(rt, ctx, resource as *mut TF_Tensor, dtype) } {
+            // The variable's memory then goes with the last tensor holding its handle.
+            log::warn!("emptying a closed variable: {e}");
+        }
+    }
+    // SAFETY: made by resolveHandle and owned by the caller, released once.
+    unsafe { polyfn_tf::function::release_resource(rt, resource as *mut TF_Tensor) };
     Ok(())
 }
 

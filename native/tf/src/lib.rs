@@ -23,6 +23,7 @@ pub mod op_cache;
 pub mod runtime;
 pub mod status;
 pub mod tensor;
+pub mod variable;
 
 pub use call_options::{CallOptions, PROMOTE_AFTER};
 pub use context::EagerContext;

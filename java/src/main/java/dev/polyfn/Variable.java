@@ -196,12 +196,18 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return releaseUse;
   }
 
-  /** Gives back one use; the last frees the resource. */
+  /**
+   * Gives back one use; the last frees the variable's memory. (Not with {@code DestroyResourceOp}:
+   * an anonymous variable lives as long as any tensor holding its handle, TensorFlow Java's eager
+   * operations among them until they are collected, and destroying it does nothing.)
+   */
   private void releaseUse() {
     if (uses.decrementAndGet() == 0) {
-      eager.destroyResourceOp(handle);
-      Native.releaseVariable(resource);
-      LIVE.decrementAndGet();
+      try {
+        Native.releaseVariable(resource, dtypeCode);
+      } finally {
+        LIVE.decrementAndGet();
+      }
     }
   }
 
