@@ -211,7 +211,12 @@ public final class Variable<T extends TType> implements AutoCloseable {
     }
   }
 
-  /** Destroys the variable's resource. Idempotent; later use throws {@link IllegalStateException}. */
+  /**
+   * Destroys the variable's resource: its memory is given back at once (once no call in flight
+   * uses it), even while this object or functions that took or captured it live on. Idempotent;
+   * later use throws {@link IllegalStateException} ({@link IllegalArgumentException} when the
+   * variable is passed to a function).
+   */
   @Override
   public void close() {
     // Once, whichever thread closes first: destroying and deleting twice would free twice.
