@@ -20,7 +20,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn is_registered(name: JString) -> jboolean, fn = runtime::is_registered, error_policy = ThrowJava },
     native_method! { static fn resolve_handle(handle: jlong) -> jlong, fn = runtime::resolve_handle, error_policy = ThrowJava },
     native_method! { static fn delete_tensor(tensor: jlong), fn = runtime::delete_tensor, error_policy = ThrowJava },
-    native_method! { static fn release_variable(resource: jlong), fn = runtime::release_variable, error_policy = ThrowJava },
+    native_method! { static fn release_variable(resource: jlong, dtype: jint), fn = runtime::release_variable, error_policy = ThrowJava },
     native_method! { static fn new_function(name: JString, reduce_retracing: jboolean, max_concrete_functions: jint) -> jlong, fn = function::new_function, error_policy = ThrowJava },
     native_method! { static fn close_function(handle: jlong), fn = function::close_function, error_policy = ThrowJava },
     native_method! { static fn set_call_options(handle: jlong, flags: jint), fn = function::set_call_options, error_policy = ThrowJava },

@@ -4,7 +4,7 @@
 use crate::convert;
 use crate::errors::{NativeError, Result};
 use jni::objects::{JClass, JObjectArray, JString};
-use jni::sys::{jboolean, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
 use polyfn_tf::c_api::TF_Tensor;
 use polyfn_tf::{EagerContext, EagerFunction, Runtime};
@@ -68,11 +68,27 @@ pub fn delete_tensor<'l>(_env: &mut Env<'l>, _class: JClass<'l>, tensor: jlong) 
     Ok(())
 }
 
-/// `Native.releaseVariable`: deletes a variable's resource tensor (made by `resolveHandle`) once
-/// its resource was destroyed. (TensorFlow Java's eager `Const` kernel of its initial value stays
-/// cached, as for any eager constant; see `polyfn_tf::kernel_cache`.)
-pub fn release_variable<'l>(env: &mut Env<'l>, class: JClass<'l>, resource: jlong) -> Result<()> {
-    delete_tensor(env, class, resource)
+/// `Native.releaseVariable`: gives a released variable's memory back and deletes its resource
+/// tensor (made by `resolveHandle`), with the wrappers calls kept for it. `dtype` is the
+/// variable's dtype code, or -1 for another resource (a lookup table), which is left as is.
+/// (TensorFlow Java's eager `Const` kernel of its initial value stays cached, as for any eager
+/// constant; see `polyfn_tf::kernel_cache`.)
+pub fn release_variable<'l>(_env: &mut Env<'l>, _class: JClass<'l>, resource: jlong, dtype: jint) -> Result<()> {
+    let (rt, ctx) = runtime()?;
+    if resource == 0 {
+        return Ok(());
+    }
+    if dtype >= 0 {
+        // SAFETY: a live resource tensor (made by resolveHandle, not yet released) of a variable
+        // of that dtype, in TensorFlow Java's context.
+        if let Err(e) = unsafe { polyfn_tf::variable::assign_empty(rt, ctx, resource as *mut TF_Tensor, dtype) } {
+            // The variable's memory then goes with the last tensor holding its handle.
+            log::warn!("emptying a closed variable: {e}");
+        }
+    }
+    // SAFETY: made by resolveHandle and owned by the caller, released once.
+    unsafe { polyfn_tf::function::release_resource(rt, resource as *mut TF_Tensor) };
+    Ok(())
 }
 
 /// `Native.wireNames` / `Native.wireValues`: the Rust side's wire constants, which a Java test

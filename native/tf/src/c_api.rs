@@ -156,6 +156,7 @@ c_api! {
     fn TFE_DeleteOp(op: *mut TFE_Op);
     fn TFE_OpReset(op: *mut TFE_Op, op_or_function_name: *const c_char, raw_device_name: *const c_char, s: *mut TF_Status);
     fn TFE_OpAddInput(op: *mut TFE_Op, input: *mut TFE_TensorHandle, s: *mut TF_Status);
+    fn TFE_OpSetAttrType(op: *mut TFE_Op, attr_name: *const c_char, value: c_int);
     fn TFE_Execute(op: *mut TFE_Op, retvals: *mut *mut TFE_TensorHandle, num_retvals: *mut c_int, s: *mut TF_Status);
 }
 

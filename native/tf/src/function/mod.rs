@@ -11,6 +11,20 @@ mod session_tier;
 
 pub use fast_path::fast_path_supported;
 
+/// Deletes a released variable's (or other resource's) handle tensor, after the wrappers calls
+/// kept for it (see `resource_inputs`), which would otherwise keep its memory while a function
+/// that took it lives.
+///
+/// # Safety
+/// `tensor` is a live resource tensor owned by the caller, deleted here once.
+pub unsafe fn release_resource(rt: &Runtime, tensor: *mut crate::c_api::TF_Tensor) {
+    // SAFETY: a live tensor (caller's contract).
+    let data = unsafe { (rt.api().TF_TensorData)(tensor) } as usize;
+    resource_inputs::forget(data);
+    // SAFETY: owned by the caller, deleted once; no kept wrapper refers to it any more.
+    unsafe { crate::tensor::delete(rt, tensor) };
+}
+
 use crate::c_api::{TF_Function, TF_Graph, TF_Operation, TF_Output};
 use crate::call_options::CallOptions;
 use crate::context::{EagerContext, LIVE_FUNCTIONS as LIVE};

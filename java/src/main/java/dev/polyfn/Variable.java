@@ -196,16 +196,27 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return releaseUse;
   }
 
-  /** Gives back one use; the last frees the resource. */
+  /**
+   * Gives back one use; the last frees the variable's memory. (Not with {@code DestroyResourceOp}:
+   * an anonymous variable lives as long as any tensor holding its handle, TensorFlow Java's eager
+   * operations among them until they are collected, and destroying it does nothing.)
+   */
   private void releaseUse() {
     if (uses.decrementAndGet() == 0) {
-      eager.destroyResourceOp(handle);
-      Native.releaseVariable(resource);
-      LIVE.decrementAndGet();
+      try {
+        Native.releaseVariable(resource, dtypeCode);
+      } finally {
+        LIVE.decrementAndGet();
+      }
     }
   }
 
-  /** Destroys the variable's resource. Idempotent; later use throws {@link IllegalStateException}. */
+  /**
+   * Destroys the variable's resource: its memory is given back at once (once no call in flight
+   * uses it), even while this object or functions that took or captured it live on. Idempotent;
+   * later use throws {@link IllegalStateException} ({@link IllegalArgumentException} when the
+   * variable is passed to a function).
+   */
   @Override
   public void close() {
     // Once, whichever thread closes first: destroying and deleting twice would free twice.

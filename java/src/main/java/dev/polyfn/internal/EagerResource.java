@@ -75,7 +75,7 @@ public final class EagerResource implements AutoCloseable {
         // the resource manager would keep the table for the process's life.
         Ops.create(EagerSession.getDefault()).destroyResourceOp(handle, DestroyResourceOp.ignoreLookupError(true));
       } finally {
-        Native.releaseVariable(resource);
+        Native.releaseVariable(resource, -1);
       }
     }
   }

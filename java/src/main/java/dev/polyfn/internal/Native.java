@@ -234,10 +234,12 @@ public final class Native {
   public static native void deleteTensor(long tensor);
 
   /**
-   * Deletes a variable's resource tensor (made by {@link #resolveHandle}) after its resource was
-   * destroyed, and lets TensorFlow's eager kernels cached for the variable go.
+   * Releases a resource tensor (made by {@link #resolveHandle}) no call uses any more: for a
+   * variable ({@code dtype} its dtype code), first assigns it an empty value, so that its memory
+   * goes now although other tensors may still hold its handle (anonymous variables live as long
+   * as their handles); for another resource ({@code dtype} -1), only deletes the tensor.
    */
-  public static native void releaseVariable(long resource);
+  public static native void releaseVariable(long resource, int dtype);
 
   /**
    * {@code [traced, declared]}: the serialized FunctionTypes (JSON) of concrete function

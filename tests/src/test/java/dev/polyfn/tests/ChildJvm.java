@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a test class's {@code main} in a JVM of its own (this test's class path, -Xcheck:jni). */
@@ -29,8 +30,15 @@ final class ChildJvm {
 
   /** {@link #run} with these JVM options (a fixed heap, say) before the class name. */
   static String runWith(List<String> jvmOptions, Class<?> mainClass, String... args) throws Exception {
+    return runWith(Map.of(), jvmOptions, mainClass, args);
+  }
+
+  /** {@link #runWith(List, Class, String...)} with these environment variables added for the child. */
+  static String runWith(Map<String, String> env, List<String> jvmOptions, Class<?> mainClass, String... args) throws Exception {
     List<String> cmd = command(jvmOptions, mainClass, args);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    Process p = builder.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
     assertEquals(0, p.exitValue(), out);

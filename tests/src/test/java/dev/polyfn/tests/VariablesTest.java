@@ -14,8 +14,10 @@ import dev.polyfn.Variable;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.family.TType;
 
@@ -216,5 +218,36 @@ class VariablesTest {
     }
     assertEquals(functions, Diagnostics.liveConcreteFunctions());
     assertEquals(variables, Diagnostics.liveVariables());
+  }
+
+  /**
+   * A closed variable's value is gone (emptied at close, so its memory goes while its handle
+   * lives on): every use of it is an exception (IllegalArgumentException when passed as an
+   * argument, IllegalStateException otherwise), never a read of the emptied value; the functions
+   * that took or captured it stay usable.
+   */
+  @Test
+  void everyUseOfAClosedVariableThrows() {
+    Ops eager = Ops.create(EagerSession.getDefault());
+    try (TFloat32 one = TFloat32.scalarOf(1f); TFloat32 two = TFloat32.scalarOf(2f)) {
+      Variable<TFloat32> v = Variable.create(one);
+      try (MapFunction passed = Function.define((tf, in) -> Map.of("y", tf.readVariableOp(in.variableInput("v", TFloat32.class), TFloat32.class)));
+           MapFunction captured = Function.define((tf, in) -> Map.of("y", v.read(tf)))) {
+        passed.call(Map.of("v", v)).close();
+        captured.call(Map.of()).close();
+        v.close();
+        assertThrows(IllegalStateException.class, v::value);
+        assertThrows(IllegalStateException.class, () -> v.assign(two));
+        assertThrows(IllegalStateException.class, () -> v.read(eager));
+        assertThrows(IllegalStateException.class, () -> v.handle(eager));
+        assertThrows(IllegalStateException.class, () -> v.assign(eager, eager.constant(2f)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> passed.call(Map.of("v", v)));
+        assertTrue(e.getMessage().contains("argument 'v': the variable is closed"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> captured.call(Map.of()));
+        try (Variable<TFloat32> w = Variable.create(two); Outputs out = passed.call(Map.of("v", w))) {
+          assertEquals(2f, out.get("y", TFloat32.class).getFloat(), 0f);
+        }
+      }
+    }
   }
 }
