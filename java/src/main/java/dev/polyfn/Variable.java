@@ -117,15 +117,25 @@ public final class Variable<T extends TType> implements AutoCloseable {
    */
   @SuppressWarnings("unchecked")
   public T value() {
-    check();
-    return (T) eager.readVariableOp(handle, type).asTensor();
+    // A use held for the read, as a call holds one: a concurrent close empties the variable after it.
+    retainResource();
+    try {
+      return (T) eager.readVariableOp(handle, type).asTensor();
+    } finally {
+      releaseUse();
+    }
   }
 
   /** Assigns {@code value} eagerly (a copy of it). */
   public void assign(T value) {
-    check();
     Objects.requireNonNull(value, "value");
-    eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value));
+    // Held for the assignment: one run after a close's emptying would put the memory back.
+    retainResource();
+    try {
+      eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value));
+    } finally {
+      releaseUse();
+    }
   }
 
   /**
@@ -133,8 +143,15 @@ public final class Variable<T extends TType> implements AutoCloseable {
    * variable at each call; with eager {@code Ops}, the current value.
    */
   public Operand<T> read(Ops tf) {
-    check();
-    return tf.readVariableOp(handle(tf), type);
+    if (!tf.scope().env().isEager()) {
+      return tf.readVariableOp(handle(tf), type);
+    }
+    retainResource(); // eager: it runs now, holding a use as value() does
+    try {
+      return tf.readVariableOp(handle, type);
+    } finally {
+      releaseUse();
+    }
   }
 
   /**
@@ -142,8 +159,15 @@ public final class Variable<T extends TType> implements AutoCloseable {
    * at every call (the function's effect); with eager {@code Ops}, at once.
    */
   public Op assign(Ops tf, Operand<T> value) {
-    check();
-    return tf.assignVariableOp(handle(tf), value);
+    if (!tf.scope().env().isEager()) {
+      return tf.assignVariableOp(handle(tf), value);
+    }
+    retainResource(); // eager: it runs now, holding a use as assign(T) does
+    try {
+      return tf.assignVariableOp(handle, value);
+    } finally {
+      releaseUse();
+    }
   }
 
   /**

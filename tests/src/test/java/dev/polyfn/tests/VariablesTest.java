@@ -221,6 +221,46 @@ class VariablesTest {
   }
 
   /**
+   * Eager reads racing a close, on another thread: each sees the variable's value or says it is
+   * closed, never the emptied value a close leaves behind (shape [0]) nor another error. Before, a
+   * read that passed the closed check could run after the close had emptied the variable.
+   */
+  @Test
+  void eagerReadsRacingACloseSeeTheValueOrAClosedError() throws Exception {
+    int ok = 0;
+    int closed = 0;
+    int wrong = 0;
+    String first = null;
+    for (int round = 0; round < 200; round++) {
+      try (TFloat32 init = TFloat32.vectorOf(1f, 2f, 3f)) {
+        Variable<TFloat32> v = Variable.create(init);
+        Thread closer = new Thread(v::close);
+        closer.start();
+        for (int i = 0; i < 30; i++) {
+          try {
+            TFloat32 x = v.value();
+            if (x.shape().numDimensions() == 1 && x.shape().get(0) == 3 && x.getFloat(2) == 3f) {
+              ok++;
+            } else {
+              wrong++;
+              first = first == null ? "value of shape " + x.shape() : first;
+            }
+          } catch (IllegalStateException e) {
+            closed++;
+          } catch (RuntimeException e) {
+            wrong++;
+            first = first == null ? e.toString() : first;
+          }
+        }
+        closer.join();
+      }
+    }
+    assertEquals(0, wrong, "reads that saw neither the value nor a closed error (first: " + first + "); ok=" + ok
+        + " closed=" + closed);
+    assertTrue(ok > 0 && closed > 0, "both outcomes happen: ok=" + ok + " closed=" + closed);
+  }
+
+  /**
    * A closed variable's value is gone (emptied at close, so its memory goes while its handle
    * lives on): every use of it is an exception (IllegalArgumentException when passed as an
    * argument, IllegalStateException otherwise), never a read of the emptied value; the functions
