@@ -225,26 +225,43 @@ public final class CallBuffer {
    * their buffers stay valid).
    */
   public void release() {
+    // Every pin is given back and every temporary closed even if one release fails (a resource's
+    // release reaches TensorFlow): the first failure is rethrown after the rest.
+    RuntimeException failed = null;
     for (int i = 0; i < tensorCount; i++) {
-      if (pins[i] instanceof Pointer p) {
-        PointerReferences.release(p);
-      } else if (pins[i] instanceof Runnable r) {
-        r.run();
+      try {
+        if (pins[i] instanceof Pointer p) {
+          PointerReferences.release(p);
+        } else if (pins[i] instanceof Runnable r) {
+          r.run();
+        }
+      } catch (RuntimeException e) {
+        failed = failed == null ? e : failed;
       }
       pins[i] = null;
     }
     tensorCount = 0;
     inUse = false;
-    closeTemporaries();
+    try {
+      closeTemporaries();
+    } catch (RuntimeException e) {
+      failed = failed == null ? e : failed;
+    }
+    if (failed != null) {
+      throw failed;
+    }
   }
 
   /** Closes the tensors made for the call (outputs that share their buffers stay valid). */
   public void closeTemporaries() {
     if (!temporaries.isEmpty()) {
-      for (Tensor t : temporaries) {
-        t.close();
+      try {
+        for (Tensor t : temporaries) {
+          t.close();
+        }
+      } finally {
+        temporaries.clear();
       }
-      temporaries.clear();
     }
   }
 
