@@ -52,14 +52,20 @@ final class NativeLibraryCopy {
     for (Path dir : candidateDirectories()) {
       Path file = null;
       try {
-        Files.createDirectories(dir);
-        if (NativeCache.hasUnixPermissions() && NativeCache.trustedDirectory(dir) == null) {
-          throw new IOException("other users may write to it or a directory above it");
+        NativeCache.createPrivateDirectories(dir);
+        // The file is made in, and loaded from, the real directory that was checked: through the
+        // path as given, a link on the way could be repointed between the check and the load.
+        Path real = dir.toAbsolutePath();
+        if (NativeCache.hasUnixPermissions()) {
+          real = NativeCache.trustedDirectory(dir);
+          if (real == null) {
+            throw new IOException("other users may write to it or a directory above it");
+          }
         }
         int dot = library.lastIndexOf('.');
-        file = Files.createTempFile(dir, library.substring(0, dot) + "-", library.substring(dot));
+        file = Files.createTempFile(real, library.substring(0, dot) + "-", library.substring(dot));
         Files.write(file, bytes);
-        System.load(file.toAbsolutePath().toString());
+        System.load(file.toString());
         return;
       } catch (IOException | SecurityException | UnsatisfiedLinkError e) {
         failures.add(dir + ": " + e);
