@@ -106,10 +106,14 @@ final class SavedTableWriter {
       for (int k = 0; k < index.length; k++) {
         SavedTables.Asset a = s.assets().get(k);
         String file = a.filename();
-        byte[] there = files.putIfAbsent(file, a.bytes());
-        if (there != null && !Arrays.equals(there, a.bytes())) {
-          file = name(t) + "/" + file; // another table's file of that name
-          files.put(file, a.bytes());
+        // Another table's file of that name: a name of its own, never one already taken (another
+        // table's asset may itself be called table_<t>/<file>).
+        for (int n = 0; ; n++) {
+          byte[] there = files.putIfAbsent(file, a.bytes());
+          if (there == null || Arrays.equals(there, a.bytes())) {
+            break;
+          }
+          file = name(t) + (n == 0 ? "" : "_" + n) + "/" + a.filename();
         }
         String node = scope + "/asset_" + k;
         g.graph().addNodeBuilder().setName(node).setOp("Const")
