@@ -221,6 +221,36 @@ class VariablesTest {
   }
 
   /**
+   * A function run eagerly (debug mode) holds the variables passed to it until its body ends: a
+   * close from another thread meanwhile empties the variable only after the body read it. Before,
+   * the body's read ran after the close had emptied it and returned a value of shape [0].
+   */
+  @Test
+  void aBodyRunEagerlyKeepsItsVariableArgumentUntilItEnds() throws Exception {
+    try (TFloat32 init = TFloat32.vectorOf(1f, 2f, 3f)) {
+      Variable<TFloat32> v = Variable.create(init);
+      try (MapFunction f = Function.define((tf, in) -> {
+        Operand<? extends TType> h = in.variableInput("v", TFloat32.class);
+        Thread closer = new Thread(v::close);
+        closer.start();
+        try {
+          closer.join();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return Map.of("y", tf.readVariableOp(h, TFloat32.class));
+      }, dev.polyfn.FunctionOptions.defaults().withRunEagerly(true));
+           Outputs o = f.call(Map.of("v", v))) {
+        TFloat32 y = o.get("y", TFloat32.class);
+        assertEquals(Shape.of(3), y.shape(), "the value the body read");
+        assertEquals(3f, y.getFloat(2));
+      }
+      assertTrue(v.isClosed());
+      assertThrows(IllegalStateException.class, v::value);
+    }
+  }
+
+  /**
    * Eager reads racing a close, on another thread: each sees the variable's value or says it is
    * closed, never the emptied value a close leaves behind (shape [0]) nor another error. Before, a
    * read that passed the closed check could run after the close had emptied the variable.

@@ -29,6 +29,8 @@ public final class EagerInputs extends BodyInputs {
   private final int tracesOutside;
   private final Set<String> declared = new LinkedHashSet<>();
   private int captures;
+  /** Gives back the uses of the variables passed to the body, when its run ends. */
+  private final List<Runnable> uses = new ArrayList<>();
 
   EagerInputs(FunctionCore function, long trace, Ops tf, Arguments.Lookup args) {
     super(function, trace, args, "its eager call", "running it eagerly");
@@ -72,7 +74,26 @@ public final class EagerInputs extends BodyInputs {
   public <T extends TType> Operand<? extends TType> variableInput(String name, Class<T> type) {
     Param p = new Param(name, Param.Kind.VARIABLE, check(type), null, null, false, null);
     declare(p);
-    return ((Variable<?>) Arguments.valueFor(p, args.asMap())).handle(tf);
+    Variable<?> v = (Variable<?>) Arguments.valueFor(p, args.asMap());
+    Operand<? extends TType> handle = v.handle(tf);
+    // Held until the body's run ends (as a traced call holds its arguments until it returns): a
+    // concurrent close empties the variable only after the body's ops on the handle ran.
+    v.retainResource();
+    uses.add(v.releaser());
+    return handle;
+  }
+
+  /** Closes what the body's run made and gives back the variables it held. */
+  @Override
+  public void close() {
+    try {
+      super.close();
+    } finally {
+      for (Runnable release : uses) {
+        release.run();
+      }
+      uses.clear();
+    }
   }
 
   /** The argument's tensors as eager operands, in the order a traced call feeds them. */
