@@ -13,7 +13,6 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.PolymorphicFunction;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -21,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -132,12 +130,7 @@ class ControlFlowSaveTest {
     Path spec = dir.resolve("cases.json");
     Files.writeString(spec, "{\"signatures\": [\"flow__float32_3\", \"flow__float32_2\"], \"cases\": ["
         + String.join(",\n", cases) + "]}");
-    String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "check_saved.py").toString(), saved.toString(), spec.toString())
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
+    String out = PythonScripts.checkSaved(saved, spec);
     assertTrue(out.contains("OK 3"), out);
   }
 

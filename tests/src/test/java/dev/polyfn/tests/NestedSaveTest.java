@@ -10,13 +10,11 @@ import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.Variable;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
@@ -86,12 +84,7 @@ class NestedSaveTest {
     Path spec = dir.resolve("cases.json");
     Files.writeString(spec, "{\"signatures\": [\"outer__float32_3\"], \"function\": \"outer\", \"cases\": ["
         + String.join(",\n", cases) + "]}");
-    String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "check_saved.py").toString(), saved.toString(), spec.toString())
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
+    String out = PythonScripts.checkSaved(saved, spec);
     assertTrue(out.contains("OK 2"), out);
   }
 

@@ -1,18 +1,15 @@
 package dev.polyfn.tests;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import java.lang.reflect.RecordComponent;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.tensorflow.SparseTensor;
 import org.tensorflow.types.TFloat32;
@@ -115,12 +112,7 @@ final class PythonCases {
     Path spec = saved.resolveSibling(saved.getFileName() + "-cases.json");
     Files.writeString(spec, "{" + (function == null ? "" : "\"function\": \"" + function + "\", ") + "\"signatures\": [" + signatures.stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(","))
         + "], \"cases\": [" + String.join(",\n", cases) + "]}");
-    String python = System.getProperty("polyfn.python", "python3");
-    Process p = new ProcessBuilder(python, Path.of("python", "check_saved.py").toString(), saved.toString(), spec.toString())
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
-    assertEquals(0, p.exitValue(), out);
+    String out = PythonScripts.checkSaved(saved, spec);
     cases.clear();
     return out;
   }

@@ -30,6 +30,19 @@ final class PythonScripts {
     return out;
   }
 
+  /**
+   * Runs {@code tests/python/check_saved.py} on SavedModel {@code saved} with the cases in {@code
+   * spec}; its output, standard error included, after checking it exited 0.
+   */
+  static String checkSaved(Path saved, Path spec) throws Exception {
+    Process p = new ProcessBuilder(System.getProperty("polyfn.python", "python3"), Path.of("python", "check_saved.py").toString(),
+        saved.toString(), spec.toString()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "check_saved.py timed out");
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+
   /** Lines {@code <name> <float> <float>...} as name → values, in order. */
   static Map<String, float[]> namedValues(String out) {
     Map<String, float[]> values = new LinkedHashMap<>();
