@@ -69,6 +69,19 @@ pub const PYTHON_CONFIG_PROTO: &[u8] = b"\x32\x02\x4a\x00\x38\x01\x82\x01\x00\x9
 pub const PYTHON_CONFIG_PROTO_NO_TFG: &[u8] =
     b"\x32\x02\x4a\x00\x38\x01\x52\x05\x52\x03\x80\x02\x01\x82\x01\x00\x92\x01\x02\x4a\x00";
 
+/// Python's configuration with `graph_options { rewrite_options { memory_optimization:
+/// SCHEDULING_HEURISTICS } }` (GraphOptions 10, RewriterConfig 4, value 6), for contexts with no
+/// device but CPUs. Python's default (`DEFAULT_MEM_OPT`) also runs the memory optimizer's
+/// swapping heuristics, which estimate the graph's peak memory on every device and then act only
+/// on GPUs (TensorFlow's `memory_optimizer.cc`, `IdentifySwappingCandidates`): on CPUs the
+/// estimate, the largest part of Grappler's time on a small function, changes nothing. The
+/// optimized graph is the same; the function's first call is shorter.
+pub const CPU_CONFIG_PROTO: &[u8] = b"\x32\x02\x4a\x00\x38\x01\x52\x04\x52\x02\x20\x06\x82\x01\x00\x92\x01\x02\x4a\x00";
+
+/// [`CPU_CONFIG_PROTO`] without the TFG optimizer, as [`PYTHON_CONFIG_PROTO_NO_TFG`].
+pub const CPU_CONFIG_PROTO_NO_TFG: &[u8] =
+    b"\x32\x02\x4a\x00\x38\x01\x52\x07\x52\x05\x20\x06\x80\x02\x01\x82\x01\x00\x92\x01\x02\x4a\x00";
+
 /// Python's configuration plus `graph_options { rewrite_options { disable_meta_optimizer: true } }`
 /// (ConfigProto field 10, GraphOptions field 10, RewriterConfig field 19).
 pub const NO_GRAPPLER_CONFIG_PROTO: &[u8] =
@@ -81,12 +94,15 @@ const ATTR_FALSE: &[u8] = b"\x28\x00";
 
 impl CallOptions {
     /// The `config_proto` attribute every call of the function carries; `tfg` says whether
-    /// Grappler's TFG optimizer could change the function (see [`tfg_can_change`]).
-    pub fn config_proto(&self, tfg: bool) -> &'static [u8] {
-        match (self.grappler, tfg) {
-            (true, true) => PYTHON_CONFIG_PROTO,
-            (true, false) => PYTHON_CONFIG_PROTO_NO_TFG,
-            (false, _) => NO_GRAPPLER_CONFIG_PROTO,
+    /// Grappler's TFG optimizer could change the function (see [`tfg_can_change`]),
+    /// `only_cpus` whether the context has no device but CPUs (see [`CPU_CONFIG_PROTO`]).
+    pub fn config_proto(&self, tfg: bool, only_cpus: bool) -> &'static [u8] {
+        match (self.grappler, tfg, only_cpus) {
+            (true, true, true) => CPU_CONFIG_PROTO,
+            (true, false, true) => CPU_CONFIG_PROTO_NO_TFG,
+            (true, true, false) => PYTHON_CONFIG_PROTO,
+            (true, false, false) => PYTHON_CONFIG_PROTO_NO_TFG,
+            (false, _, _) => NO_GRAPPLER_CONFIG_PROTO,
         }
     }
 }
@@ -261,13 +277,39 @@ mod tests {
     fn the_config_follows_grappler_and_tfg() {
         let on = CallOptions::default();
         let off = CallOptions { grappler: false, ..on };
-        assert_eq!(on.config_proto(true), PYTHON_CONFIG_PROTO);
-        assert_eq!(on.config_proto(false), PYTHON_CONFIG_PROTO_NO_TFG);
-        assert_eq!(off.config_proto(true), NO_GRAPPLER_CONFIG_PROTO);
-        assert_eq!(off.config_proto(false), NO_GRAPPLER_CONFIG_PROTO);
+        assert_eq!(on.config_proto(true, false), PYTHON_CONFIG_PROTO);
+        assert_eq!(on.config_proto(false, false), PYTHON_CONFIG_PROTO_NO_TFG);
+        assert_eq!(on.config_proto(true, true), CPU_CONFIG_PROTO);
+        assert_eq!(on.config_proto(false, true), CPU_CONFIG_PROTO_NO_TFG);
+        for (tfg, cpus) in [(true, true), (true, false), (false, true), (false, false)] {
+            assert_eq!(off.config_proto(tfg, cpus), NO_GRAPPLER_CONFIG_PROTO);
+        }
         // Python's bytes with one more GraphOptions entry: rewrite_options (10) holding
         // disable_tfg_optimizer (RewriterConfig 32, varint: tag bytes 0x80 0x02) = true.
         let extra: &[u8] = b"\x52\x05\x52\x03\x80\x02\x01";
         assert_eq!([&PYTHON_CONFIG_PROTO[..6], extra, &PYTHON_CONFIG_PROTO[6..]].concat(), PYTHON_CONFIG_PROTO_NO_TFG);
+    }
+
+    /// `ConfigProto.graph_options` (10) `.rewrite_options` (10) of `config`: its
+    /// `memory_optimization` (4) and `disable_tfg_optimizer` (32), 0 when absent.
+    pub(crate) fn rewrite(config: &[u8]) -> (u64, u64) {
+        let proto = crate::function_def_proto::nested(config, &[10, 10]).expect("a readable ConfigProto");
+        let field = |n| proto.iter().filter_map(|r| crate::function_def_proto::varint_field(r, n).unwrap()).last().unwrap_or(0);
+        (field(4), field(32))
+    }
+
+    #[test]
+    fn on_cpus_only_the_memory_optimizers_gpu_heuristics_are_left_out() {
+        // Python's configuration has no rewrite options: Grappler's defaults, DEFAULT_MEM_OPT (0).
+        assert_eq!(rewrite(PYTHON_CONFIG_PROTO), (0, 0));
+        assert_eq!(rewrite(PYTHON_CONFIG_PROTO_NO_TFG), (0, 1));
+        // SCHEDULING_HEURISTICS (6): the scheduling pass DEFAULT_MEM_OPT runs, not the swapping one.
+        assert_eq!(rewrite(CPU_CONFIG_PROTO), (6, 0));
+        assert_eq!(rewrite(CPU_CONFIG_PROTO_NO_TFG), (6, 1));
+        // Everything else is Python's: the same bytes once the rewrite options are taken out.
+        assert_eq!([&CPU_CONFIG_PROTO[..6], &CPU_CONFIG_PROTO[12..]].concat(), PYTHON_CONFIG_PROTO);
+        // (the graph and rewrite options' lengths, then memory_optimization, replaced)
+        let tfg_only: &[u8] = b"\x52\x05\x52\x03";
+        assert_eq!([&CPU_CONFIG_PROTO_NO_TFG[..6], tfg_only, &CPU_CONFIG_PROTO_NO_TFG[12..]].concat(), PYTHON_CONFIG_PROTO_NO_TFG);
     }
 }

@@ -192,3 +192,20 @@ fn excluded_operations_stay_out_of_the_function_and_of_xla() {
     drop(f);
     unsafe { ctx.delete(rt) };
 }
+
+/// A context with no device but CPUs is known as one (so Grappler skips the memory optimizer's
+/// GPU-only swapping heuristics, see `call_options::CPU_CONFIG_PROTO`), and asking again
+/// answers the same from the cache; functions still run with Grappler's results.
+#[test]
+fn a_context_of_cpus_only_is_known_as_one() {
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    assert!(ctx.only_cpus(rt));
+    assert!(ctx.only_cpus(rt));
+    let (g, x, y) = add_twice(rt);
+    let f = function(rt, ctx, &g, &[x], &[y], CallOptions::default()).unwrap();
+    let input = OwnedTensor::from_f32(rt, &[64], &vec![1.0; 64]);
+    assert_eq!(run(rt, &f, &input)[0].to_bits(), (1.0f32 + (0.1f32 + 0.2f32)).to_bits());
+    drop(f);
+    unsafe { ctx.delete(rt) };
+}

@@ -111,7 +111,7 @@ impl EagerFunction {
         }
         // Grappler's configuration, as Python's tf.function sends it with every call (kept by
         // the op across calls: clearing an op keeps its attributes).
-        crate::call_options::set_config(self.rt, op.raw, self.options.config_proto(self.tfg))?;
+        crate::call_options::set_config(self.rt, op.raw, self.options.config_proto(self.tfg, self.ctx.only_cpus(self.rt)))?;
         if let Some(fast) = fast {
             let fname = self.name.as_bytes();
             let (tin, tout) = (&self.input_dtypes, &self.output_dtypes);

@@ -27,25 +27,28 @@
 //! in TensorFlow's op registry), and only while the eager context has no device but CPUs (a
 //! session makes its own devices, and would place the function on a GPU the context may not use).
 
-use crate::c_api::{TFE_Context, TF_Buffer, TF_Graph, TF_Output, TF_Session, TF_SessionOptions, TF_Status, TF_Tensor};
+use crate::c_api::{TF_Buffer, TF_Graph, TF_Output, TF_Session, TF_SessionOptions, TF_Status, TF_Tensor};
 use super::EagerFunction;
 use crate::context::EagerContext;
 use crate::runtime::Runtime;
 use crate::status::{Code, Status, TfError};
 use crate::tensor::{DT_RESOURCE, DT_VARIANT};
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_int, c_void, CString};
 use std::ptr;
 use std::sync::OnceLock;
 
 /// The session configuration (`ConfigProto`): `inter_op_parallelism_threads: -1` (field 5),
 /// `allow_soft_placement: true` (7), and `graph_options` (10) with
-/// `optimizer_options { do_function_inlining: true }` (GraphOptions 3, OptimizerOptions 4).
-const SESSION_CONFIG: &[u8] = b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x04\x1a\x02\x20\x01";
+/// `optimizer_options { do_function_inlining: true }` (GraphOptions 3, OptimizerOptions 4) and
+/// `rewrite_options { memory_optimization: SCHEDULING_HEURISTICS }` (GraphOptions 10,
+/// RewriterConfig 4): sessions run only on contexts with no device but CPUs, where the memory
+/// optimizer's swapping heuristics do nothing (see [`crate::call_options::CPU_CONFIG_PROTO`]).
+const SESSION_CONFIG: &[u8] = b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x08\x1a\x02\x20\x01\x52\x02\x20\x06";
 /// The same without Grappler's TFG optimizer (`rewrite_options { disable_tfg_optimizer: true }`,
 /// GraphOptions 10, RewriterConfig 32), for functions it cannot change, as
 /// [`crate::call_options::PYTHON_CONFIG_PROTO_NO_TFG`].
 const SESSION_CONFIG_NO_TFG: &[u8] =
-    b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x09\x1a\x02\x20\x01\x52\x03\x80\x02\x01";
+    b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x0b\x1a\x02\x20\x01\x52\x05\x20\x06\x80\x02\x01";
 /// The same with Grappler off: `graph_options.rewrite_options { disable_meta_optimizer: true }`
 /// (GraphOptions 10, RewriterConfig 19), as [`crate::call_options::NO_GRAPPLER_CONFIG_PROTO`].
 const SESSION_CONFIG_NO_GRAPPLER: &[u8] =
@@ -59,20 +62,12 @@ type SetConfig = unsafe extern "C" fn(*mut TF_SessionOptions, *const c_void, usi
 type ExtendSession = unsafe extern "C" fn(*mut TF_Session, *mut TF_Status);
 type GetAllOpList = unsafe extern "C" fn() -> *mut TF_Buffer;
 type DeleteBuffer = unsafe extern "C" fn(*mut TF_Buffer);
-type ListDevices = unsafe extern "C" fn(*mut TFE_Context, *mut TF_Status) -> *mut c_void;
-type DeviceListCount = unsafe extern "C" fn(*const c_void) -> c_int;
-type DeviceListType = unsafe extern "C" fn(*const c_void, c_int, *mut TF_Status) -> *const c_char;
-type DeleteDeviceList = unsafe extern "C" fn(*mut c_void);
 
 /// The C API functions only the session path needs, resolved once: a TensorFlow without one of
 /// them keeps every function on the eager path.
 struct SessionApi {
     set_config: SetConfig,
     extend_session: ExtendSession,
-    list_devices: ListDevices,
-    device_count: DeviceListCount,
-    device_type: DeviceListType,
-    delete_devices: DeleteDeviceList,
     /// The names of the ops TensorFlow's registry marks stateful.
     stateful_ops: std::collections::HashSet<String>,
 }
@@ -91,10 +86,6 @@ fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
             Ok(SessionApi {
                 set_config: std::mem::transmute::<*mut c_void, SetConfig>(sym(c"TF_SetConfig")?),
                 extend_session: std::mem::transmute::<*mut c_void, ExtendSession>(sym(c"TF_ExtendSession")?),
-                list_devices: std::mem::transmute::<*mut c_void, ListDevices>(sym(c"TFE_ContextListDevices")?),
-                device_count: std::mem::transmute::<*mut c_void, DeviceListCount>(sym(c"TF_DeviceListCount")?),
-                device_type: std::mem::transmute::<*mut c_void, DeviceListType>(sym(c"TF_DeviceListType")?),
-                delete_devices: std::mem::transmute::<*mut c_void, DeleteDeviceList>(sym(c"TF_DeleteDeviceList")?),
                 stateful_ops: stateful_ops(op_list, delete_buffer)?,
             })
         }
@@ -130,28 +121,9 @@ unsafe fn stateful_ops(op_list: GetAllOpList, delete_buffer: DeleteBuffer) -> Re
 
 /// Why the eager context's devices keep functions off the session path: any device that is not
 /// a CPU (a session would make and use its own).
-fn device_blocker(api: &SessionApi, ctx: EagerContext, status: &Status<'_>) -> Result<Option<String>, TfError> {
-    // SAFETY: live context; the list is owned here and deleted once; the type strings belong
-    // to the list and are copied before it is deleted.
-    unsafe {
-        let list = (api.list_devices)(ctx.0, status.raw());
-        status.check("listing the eager context's devices")?;
-        let mut other = None;
-        for i in 0..(api.device_count)(list) {
-            let ty = (api.device_type)(list, i, status.raw());
-            if status.check("").is_err() || ty.is_null() {
-                other = Some("?".to_owned());
-                break;
-            }
-            let ty = std::ffi::CStr::from_ptr(ty).to_string_lossy();
-            if ty != "CPU" {
-                other = Some(ty.into_owned());
-                break;
-            }
-        }
-        (api.delete_devices)(list);
-        Ok(other.map(|ty| format!("the eager context has a {ty} device, which a session would not share")))
-    }
+fn device_blocker(rt: &Runtime, ctx: EagerContext) -> Result<Option<String>, TfError> {
+    let other = ctx.device_types(rt)?.into_iter().find(|ty| ty != "CPU");
+    Ok(other.map(|ty| format!("the eager context has a {ty} device, which a session would not share")))
 }
 
 /// Why a function must stay off the session path even though the eager fast path takes it:
@@ -209,7 +181,7 @@ impl SessionCall {
         let status = Status::new(api);
         let def = f.to_function_def()?;
         let why = blocker(&def, &f.input_dtypes, &f.output_dtypes, &session_api.stateful_ops);
-        if let Some(why) = why.or(device_blocker(session_api, f.ctx, &status)?) {
+        if let Some(why) = why.or(device_blocker(rt, f.ctx)?) {
             return Err(TfError::new(Code::FailedPrecondition, why));
         }
         // SAFETY: a new graph, owned by `call` from here on (deleted by its drop).

@@ -57,9 +57,12 @@ import org.tensorflow.internal.c_api.TF_Tensor;
  * sees the same machine load, JIT and garbage collector.
  */
 final class CApiFirstCall implements AutoCloseable {
-  /** {@code polyfn_tf::call_options::PYTHON_CONFIG_PROTO_NO_TFG}. */
-  private static final byte[] CONFIG = {0x32, 0x02, 0x4a, 0x00, 0x38, 0x01, 0x52, 0x05, 0x52, 0x03, (byte) 0x80, 0x02,
-      0x01, (byte) 0x82, 0x01, 0x00, (byte) 0x92, 0x01, 0x02, 0x4a, 0x00};
+  /**
+   * {@code polyfn_tf::call_options::CPU_CONFIG_PROTO_NO_TFG}, the configuration Polyfn sends for
+   * this function on a machine without GPUs: the floor does the same work.
+   */
+  private static final byte[] CONFIG = {0x32, 0x02, 0x4a, 0x00, 0x38, 0x01, 0x52, 0x07, 0x52, 0x05, 0x20, 0x06,
+      (byte) 0x80, 0x02, 0x01, (byte) 0x82, 0x01, 0x00, (byte) 0x92, 0x01, 0x02, 0x4a, 0x00};
   private static final int DT_FLOAT = 1;
 
   private final TF_Status status;
