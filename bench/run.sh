@@ -162,18 +162,24 @@ fi
 
 # ---- Issue 11 (save, load, warm start): time to first result in a fresh process ----------------
 if want startup; then
-# A 10-signature function: cold (traces), warm start (trace cache), Function.load (SavedModel) and
-# Python's tf.saved_model.load of the same SavedModel; fresh processes, interleaved. Then the
+# A 10-signature function: cold (traces), warm start (trace cache), Function.load (SavedModel),
+# Python's tf.saved_model.load of the same SavedModel and TensorFlow's own floor (restore_floor);
+# fresh processes, interleaved. Then the
 # results are assembled again with these rows.
 STARTUP_RUNS=7; [ "$MODE" = quick ] && STARTUP_RUNS=3
 step "start-up: time to first result, 10 signatures, $STARTUP_RUNS fresh processes per contender"
 SDIR="$OUT/startup"; rm -rf "$SDIR"; mkdir -p "$SDIR"
 java -cp "$CP" dev.polyfn.bench.StartupMain prepare "$SDIR" 2> "$OUT/startup.log"
+# TensorFlow's own floor for a warm start or load: the same SavedModel's functions restored and
+# run once from Rust, without the JVM.
+cargo build -q --release -p polyfn-tf --example restore_floor
 : > "$OUT/startup-runs.jsonl"
 for _ in $(seq "$STARTUP_RUNS"); do
   for m in cold warm load; do
     java -cp "$CP" dev.polyfn.bench.StartupMain "$m" "$SDIR" 2>> "$OUT/startup.log" | grep '^{' >> "$OUT/startup-runs.jsonl"
   done
+  POLYFN_TF_LIB="$TF_DIR/libtensorflow_cc.so.2" TF_CPP_MIN_LOG_LEVEL=2 "$ROOT/target/release/examples/restore_floor" \
+    "$SDIR/saved" 2>> "$OUT/startup.log" | grep '^{' >> "$OUT/startup-runs.jsonl"
   TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_startup.py" "$SDIR/saved" 2>> "$OUT/startup.log" \
     | grep '^{' >> "$OUT/startup-runs.jsonl"
 done

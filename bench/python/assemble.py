@@ -516,7 +516,8 @@ def startup_rows():
         line = line.strip()
         if line.startswith("{"):
             r = json.loads(line)
-            runs.setdefault(r["mode"], []).append(r)
+            if "first_ms" in r:  # the floor (restore_floor) has parts only: assemble_startup's
+                runs.setdefault(r["mode"], []).append(r)
     med = lambda xs: sorted(xs)[len(xs) // 2]
     out = {}
     for mode, rs in runs.items():
