@@ -123,12 +123,7 @@ public final class TracingInputs extends BodyInputs {
       return known;
     }
     int alias = Aliases.index(aliases.aliasOf(v));
-    Capture c = Capture.of(v);
-    CallBuffer facts = CallBuffer.fresh();
-    facts.variable(v.dtypeCode(), v.dims(), alias, 0);
-    long[] spec = Native.declareCapture(trace, c.name(), true, facts.facts(), facts.factCount());
-    placeholders.at(Placeholders.CAPTURES, captures.size());
-    captures.add(c);
+    long[] spec = declareByHandle(Capture.of(v), v.dtypeCode(), v.dims(), alias);
     Operand<? extends TType> handle = spec[0] == 0 ? variableHandles.get(alias) : variableHandle(spec, v, alias);
     variableHandles.put(alias, handle);
     capturedVariables.put(v, handle);
@@ -147,14 +142,23 @@ public final class TracingInputs extends BodyInputs {
       return known;
     }
     int alias = Aliases.index(aliases.aliasOf(r));
-    CallBuffer facts = CallBuffer.fresh();
-    facts.variable(Wire.DT_RESOURCE, new long[0], alias, 0);
-    long[] spec = Native.declareCapture(trace, name, true, facts.facts(), facts.factCount());
-    placeholders.at(Placeholders.CAPTURES, captures.size());
-    captures.add(Capture.of(name, r));
+    long[] spec = declareByHandle(Capture.of(name, r), Wire.DT_RESOURCE, new long[0], alias);
     Operand<? extends TType> handle = placeholders.build(spec, 1);
     capturedResources.put(r, handle);
     return handle;
+  }
+
+  /**
+   * Declares capture {@code c}, taken by handle (a variable, or a resource typed as a variable of
+   * resources) of {@code dtype} and {@code dims}, and files it among the captures; returns its spec.
+   */
+  private long[] declareByHandle(Capture c, int dtype, long[] dims, int alias) {
+    CallBuffer facts = CallBuffer.fresh();
+    facts.variable(dtype, dims, alias, 0);
+    long[] spec = Native.declareCapture(trace, c.name(), true, facts.facts(), facts.factCount());
+    placeholders.at(Placeholders.CAPTURES, captures.size());
+    captures.add(c);
+    return spec;
   }
 
   @Override
