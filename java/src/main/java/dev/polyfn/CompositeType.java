@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import java.util.List;
+import java.util.function.Consumer;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 
@@ -37,6 +38,29 @@ public interface CompositeType<V, B> {
 
   /** Component {@code i} of {@code value}, in the order of {@link CompositeSpec#components()}. */
   Tensor component(V value, int i);
+
+  /**
+   * The value whose components a call hands to TensorFlow, after {@link #spec}: {@code value}
+   * itself by default. A type whose kernels trust the data of a component (a ragged tensor's row
+   * splits, an index that must be in range) checks that data here and returns a value holding
+   * copies it made of the checked components, giving each to {@code owner}, which closes it after
+   * the call: another thread that rewrites the caller's tensors between the check and the run
+   * then changes nothing TensorFlow sees. Throw {@link IllegalArgumentException} for data that
+   * does not hold; the call names the argument.
+   *
+   * <pre>{@code
+   * public Interval forCall(Interval v, Consumer<Tensor> owner) {
+   *   long[] bounds = StdArrays.array1dCopyOf(v.bounds());   // read once
+   *   if (bounds[0] > bounds[1]) throw new IllegalArgumentException("lower bound above upper");
+   *   TInt64 copy = TInt64.vectorOf(bounds);
+   *   owner.accept(copy);
+   *   return new Interval(copy);
+   * }
+   * }</pre>
+   */
+  default V forCall(V value, Consumer<Tensor> owner) {
+    return value;
+  }
 
   /** The body's view of a value of type {@code spec}, from one placeholder per component. */
   B view(CompositeSpec spec, List<Operand<?>> components);

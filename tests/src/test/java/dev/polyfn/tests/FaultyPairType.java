@@ -12,6 +12,7 @@ import dev.polyfn.TensorSpec;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.Shape;
@@ -41,7 +42,12 @@ final class FaultyPairType implements CompositeType<FaultyPairType.Pair, FaultyP
   enum Fault {
     NONE(""), COMPONENT_NULL("component(value, 0)"), COMPONENT_THROWS("component(value, 0)"),
     VIEW_NULL("view(spec, components)"), COMPONENTS_NULL("components(view)"), COMPONENTS_NULL_ELEMENT("components(view)"),
-    FROM_COMPONENTS_NULL("fromComponents(tensors)"), FROM_COMPONENTS_THROWS("fromComponents(tensors)");
+    FROM_COMPONENTS_NULL("fromComponents(tensors)"), FROM_COMPONENTS_THROWS("fromComponents(tensors)"),
+    FOR_CALL_NULL("forCall(value, owner)"), FOR_CALL_THROWS("forCall(value, owner)"),
+    /** Not a broken contract: forCall refuses the value's data (an IllegalArgumentException). */
+    FOR_CALL_REFUSES(""),
+    /** Not a broken contract: forCall hands TensorFlow a copy of component a plus 10, owned by the call. */
+    FOR_CALL_COPY("");
 
     final String method;
 
@@ -110,6 +116,22 @@ final class FaultyPairType implements CompositeType<FaultyPairType.Pair, FaultyP
       case COMPONENT_NULL -> null;
       case COMPONENT_THROWS -> throw new UnsupportedOperationException("no component today");
       default -> i == 0 ? p.a() : p.b();
+    };
+  }
+
+  @Override
+  public Pair forCall(Pair p, Consumer<Tensor> owner) {
+    return switch (FAULT.get()) {
+      case FOR_CALL_NULL -> null;
+      case FOR_CALL_THROWS -> throw new UnsupportedOperationException("no copy today");
+      case FOR_CALL_REFUSES -> throw new IllegalArgumentException("a must not be negative");
+      case FOR_CALL_COPY -> {
+        TFloat32 copy = TFloat32.tensorOf(p.a().shape(), d -> d.scalars().forEachIndexed((i, x) ->
+            x.setFloat(p.a().getFloat(i) + 10f)));
+        owner.accept(copy);
+        yield new Pair(copy, p.b());
+      }
+      default -> p;
     };
   }
 

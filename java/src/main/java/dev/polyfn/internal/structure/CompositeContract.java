@@ -15,6 +15,29 @@ import org.tensorflow.Tensor;
 public final class CompositeContract {
   private CompositeContract() {}
 
+  /**
+   * {@code value} as a call hands it to TensorFlow ({@link CompositeType#forCall}): a value of the
+   * type's class. A refusal of the data ({@link IllegalArgumentException}, or a path error of a
+   * built-in type) is the caller's, said as the type words it; anything else is the type's bug.
+   */
+  public static Object forCall(CompositeType<Object, ?> t, Object value, java.util.function.Consumer<Tensor> owner) {
+    Object r;
+    try {
+      r = t.forCall(value, owner);
+    } catch (Nests.PathError e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new Nests.PathError("the " + t.name() + "'s data does not hold: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw threw(t, "forCall(value, owner)", e);
+    }
+    if (!t.valueClass().isInstance(r)) {
+      throw broken(t, "forCall(value, owner) returned " + (r == null ? "null" : "a " + r.getClass().getName())
+          + "; it must return a " + t.valueClass().getName());
+    }
+    return r;
+  }
+
   /** Component {@code i} of {@code value}: a tensor. */
   public static Tensor component(CompositeType<Object, ?> t, Object value, int i) {
     Tensor r;

@@ -5,7 +5,6 @@ import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.CompositeSpec;
 import dev.polyfn.CompositeType;
-import dev.polyfn.RaggedTensor;
 import dev.polyfn.TensorSpec;
 import java.util.List;
 import java.util.Map;
@@ -89,9 +88,7 @@ public final class CompositeRegistry {
   public static void write(CompositeType<?, ?> type, Object v, CallBuffer buf, Interner interner) {
     CompositeType<Object, ?> t = (CompositeType<Object, ?>) type;
     CompositeSpec s = spec(t, v);
-    if (type instanceof RaggedType) {
-      v = RaggedType.checkedCopy((RaggedTensor<?>) v, buf::keep);
-    }
+    v = CompositeContract.forCall(t, v, buf::keep);
     long metadata = s.metadata() == null ? -1 : interner.literal(s.metadata().getClass(), s.metadata());
     int n = s.components().size();
     buf.composite(interner.string(t.name()), DataTypes.code(s.dtype()), s.shape().isUnknown() ? null : s.shape().asArray(),

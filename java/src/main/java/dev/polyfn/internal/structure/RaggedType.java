@@ -107,7 +107,12 @@ public final class RaggedType implements CompositeType<RaggedTensor, RaggedOpera
    *
    * @throws Nests.PathError naming what is wrong (or closed)
    */
-  public static RaggedTensor<?> checkedCopy(RaggedTensor<?> value, Consumer<Tensor> owner) {
+  @Override
+  public RaggedTensor forCall(RaggedTensor value, Consumer<Tensor> owner) {
+    return checkedCopy(value, owner);
+  }
+
+  static RaggedTensor<?> checkedCopy(RaggedTensor<?> value, Consumer<Tensor> owner) {
     List<? extends TIntegral> splits = value.nestedRowSplits();
     long[][] read = new long[splits.size()][];
     for (int i = 0; i < splits.size(); i++) {
