@@ -12,7 +12,8 @@ OUT_DIR/nests: a function whose parameters are a dict of dicts and lists, and a 
 one with a keyword-only argument (and a keyword-only None default); one taking a namedtuple; one taking a SparseTensorSpec (a SparseTensor in Java); one taking a RaggedTensorSpec (a RaggedTensor in Java); extension types (a Map of their fields in Java): Masked (fields not in sorted order), Tagged (a
 RaggedTensor, a dict, a static int, a nested extension type and a tuple; two concrete functions, mode 1 for any
 z, mode 2 for a z of 2 values, so a z of 2 values dispatches by the static field), a function returning Masked,
-and one returning Counted (a static field in an output, which Polyfn refuses, saying why).
+one returning Counted (a static field in an output), one taking a packed Masked and one taking Shaped (a static
+TensorShape field): Polyfn refuses these three, saying why.
 OUT_DIR/ragged_pairs: a RaggedTensorSpec with a flat_values_spec (a TensorSpec; rewritten in, as TF 2.21's save drops
 it); OUT_DIR/ragged_composite: one whose flat values are a SparseTensorSpec (which Polyfn refuses, saying why).
 (Keras models, whose RNN loops are library functions too: make_keras_models.py.)
@@ -83,6 +84,13 @@ class Tagged(tf.experimental.ExtensionType):
     pair: typing.Tuple[tf.Tensor, tf.Tensor]
 
 
+class Shaped(tf.experimental.ExtensionType):
+    """A static TensorShape field, which no Java value stands for."""
+    __name__ = "polyfn_tests.Shaped"
+    values: tf.Tensor
+    shape: tf.TensorShape
+
+
 class Counted(tf.experimental.ExtensionType):
     """An extension type with a static field, returned: a Java output cannot hold a Python value."""
     __name__ = "polyfn_tests.Counted"
@@ -146,6 +154,15 @@ class Nests(tf.Module):
         base = (t.z * t.parts["b"][0] + t.parts["c"] * t.parts["b"][1] + tf.reduce_sum(tf.where(t.inner.mask, t.inner.values, 0.0))
                 + tf.cast(t.pair[0], tf.float32) * t.pair[1] + x)
         return {"y": base * 2.0 if t.mode == 1 else base - 1.0, "rows": tf.reduce_sum(t.rows, axis=1)}
+
+    @tf.function(input_signature=[Masked.Spec(values=tf.TensorSpec([None], tf.float32),
+                                              mask=tf.TensorSpec([None], tf.bool))._tf_extension_type_with_packed(True)])
+    def packed(self, m):
+        return {"y": tf.where(m.mask, m.values, 0.0)}
+
+    @tf.function(input_signature=[Shaped.Spec(values=tf.TensorSpec([None], tf.float32), shape=tf.TensorShape([3]))])
+    def shaped(self, s):
+        return {"y": s.values * 2.0}
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
     def make_masked(self, x):

@@ -182,7 +182,8 @@ class LibraryFunctionsLoadTest {
    * An extension type argument is a map of its fields, as Python's loader makes an unregistered
    * one a struct of them: Masked's fields (values, mask) are not in sorted order, so the loaded
    * function's inputs are reordered to the map's sorted keys. A missing field is refused naming
-   * the parameter and path, and the function still answers.
+   * the parameter and path, and the function still answers. What no map stands for is refused at
+   * load, saying why.
    */
   @Test
   void extensionTypeArgumentsLoadAsMapsOfTheirFields() {
@@ -197,6 +198,14 @@ class LibraryFunctionsLoadTest {
           e.getMessage());
       assertClose("masked", call(f, Map.of("m", Map.of("values", values, "mask", mask))));
     }
+    // A packed one (its fields in one variant tensor) and a static TensorShape field are refused, named.
+    IllegalArgumentException packed = assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("nests"), "packed"));
+    assertTrue(packed.getMessage().contains("argument m is a packed polyfn_tests.Masked.Spec"), packed.getMessage());
+    IllegalArgumentException shaped = assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("nests"), "shaped"));
+    assertTrue(shaped.getMessage().contains("argument s['shape'] is a static field holding a TensorShape"),
+        shaped.getMessage());
   }
 
   /**
@@ -232,7 +241,7 @@ class LibraryFunctionsLoadTest {
       for (Object[] bad : new Object[][] {{2, z3}, {3, z}, {1L, z}}) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> f.call(Map.of("t", tagged.apply(bad[0], (TFloat32) bad[1]), "x", x)).close());
-        assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
+        assertTrue(e.getMessage().contains("matches no saved signature") && e.getMessage().contains("t['mode']"), e.getMessage());
       }
       Map<String, Object> noPair = new java.util.HashMap<>(tagged.apply(1, z));
       noPair.remove("pair");
