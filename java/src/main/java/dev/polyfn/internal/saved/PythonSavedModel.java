@@ -37,7 +37,8 @@ import org.tensorflow.types.family.TType;
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
  * in order), {@code SparseTensorSpec}s and {@code RaggedTensorSpec}s (Polyfn's built-in composites,
  * see {@link PythonTypeSpecs}), extension types (a map of their fields, see {@link
- * PythonStructures}), keyword-only arguments of those kinds (after the positional ones), or Python literals (Java-value parameters, see {@link PythonLiterals}); a tensor default in the
+ * PythonStructures}), keyword-only arguments of those kinds (after the positional ones), or
+ * Python literals (Java-value parameters, see {@link PythonLiterals}); a tensor default in the
  * function's argspec makes its tensor parameter optional ({@link TensorDefaults}). A function whose
  * outputs hold a composite loads as a nested function (its outputs the returned structure). A
  * concrete function that takes a None where others take values, has another parameter list
@@ -273,9 +274,10 @@ public final class PythonSavedModel {
       return Param.Kind.TENSOR;
     }
     if (v.hasTypeSpecValue()) {
-      return Param.Kind.NEST; // a SparseTensorSpec or RaggedTensorSpec: a composite (others refused in type())
+      return Param.Kind.NEST; // a SparseTensorSpec, RaggedTensorSpec or extension type (others refused in type())
     }
-    List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values()) : PythonStructures.sequence(v);
+    List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values())
+        : PythonStructures.sequence(v);
     if (items == null) {
       throw new IllegalArgumentException("argument '" + p + "' is a " + v.getKindCase() + ", not a tensor, list, tuple, namedtuple or dict");
     }
