@@ -13,8 +13,9 @@ one with a keyword-only argument (and a keyword-only None default); one taking a
 SparseTensorSpec (a SparseTensor in Java); one taking a RaggedTensorSpec (a RaggedTensor in Java); extension types
 (a Map of their fields in Java): Masked (fields not in sorted order), Tagged (a RaggedTensor, a dict, a static
 int, a nested extension type and a tuple; two concrete functions, mode 1 for any z, mode 2 for a z of 2 values, so
-a z of 2 values dispatches by the static field), a function returning Masked, one returning Counted (a static field in an output), one taking a packed Masked and one taking Shaped (a static
-TensorShape field): Polyfn refuses these three, saying why.
+a z of 2 values dispatches by the static field), a function returning Masked; one returning Counted (a static
+field in an output), one taking a packed Masked and one taking Shaped (a static TensorShape field): Polyfn refuses
+these three, saying why.
 OUT_DIR/ragged_pairs: a RaggedTensorSpec with a flat_values_spec (a TensorSpec; rewritten in, as TF 2.21's save drops
 it); OUT_DIR/ragged_composite: one whose flat values are a SparseTensorSpec (which Polyfn refuses, saying why).
 (Keras models, whose RNN loops are library functions too: make_keras_models.py.)
