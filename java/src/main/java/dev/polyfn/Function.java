@@ -185,7 +185,8 @@ public final class Function {
    * they capture with the checkpoint's values. {@link #load(Path)} loads such a SavedModel too
    * when it holds a single function. Outputs are named by the returned dict's keys ({@code
    * output_0}... for other structures). A {@code SparseTensorSpec} argument is a {@code
-   * SparseTensor}, a {@code RaggedTensorSpec} one a {@link RaggedTensor}. A function that returns
+   * SparseTensor}, a {@code RaggedTensorSpec} one a {@link RaggedTensor}, an extension type a
+   * {@code Map} of its fields (a static field a Java value, matched by equals). A function that returns
    * composite tensors is loaded with {@link #loadNested(Path, String)} (and by {@link #load(Path)}).
    *
    * @throws IllegalArgumentException when there is no such function, or nothing of it can be
@@ -199,7 +200,8 @@ public final class Function {
   /**
    * {@link #load(Path, String)} as a {@link NestFunction}: its outputs are the returned structure
    * (dicts as Maps, lists and tuples as Lists), a returned {@code tf.RaggedTensor} a {@link
-   * RaggedTensor}, a {@code tf.sparse.SparseTensor} a {@code SparseTensor}.
+   * RaggedTensor}, a {@code tf.sparse.SparseTensor} a {@code SparseTensor}, an extension type a
+   * {@code Map} of its fields.
    *
    * <pre>{@code
    * try (NestFunction f = Function.loadNested(dir, "tokenize");

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
+import dev.polyfn.NestFunction;
+import dev.polyfn.NestOutputs;
 import dev.polyfn.Outputs;
 import dev.polyfn.RaggedTensor;
 import java.nio.file.Path;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.SparseTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.StdArrays;
+import org.tensorflow.types.TBool;
 import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
@@ -27,7 +30,7 @@ import org.tensorflow.types.TInt64;
  * ({@code tests/python/make_library_models.py}): {@code tf.cond}, {@code tf.while_loop}, {@code
  * tf.switch_case}, {@code tf.map_fn}, a nested {@code tf.function} (Keras models, whose RNN loops
  * are library functions too, are in {@link KerasModelCorpusTest}), and parameters that are nested
- * structures, keyword-only arguments or namedtuples. {@code Function.load} restores each with the library functions it
+ * structures, keyword-only arguments, namedtuples or extension types. {@code Function.load} restores each with the library functions it
  * reaches and returns what Python's own restored functions returned for the same inputs.
  */
 class LibraryFunctionsLoadTest {
@@ -43,8 +46,11 @@ class LibraryFunctionsLoadTest {
 
 
   private static void assertClose(String name, Tensor actual) {
+    assertClose(name, SavedModelTest.floats(actual));
+  }
+
+  private static void assertClose(String name, float[] got) {
     float[] want = expected.get(name);
-    float[] got = SavedModelTest.floats(actual);
     assertEquals(want.length, got.length, name);
     for (int i = 0; i < want.length; i++) {
       // Python's TensorFlow (2.21) and TensorFlow Java's (2.18) may round an LSTM's sums apart.
@@ -52,9 +58,10 @@ class LibraryFunctionsLoadTest {
     }
   }
 
-  private static float[] call(MapFunction f, Map<String, ?> args, String output) {
+  /** Output y of {@code f} for {@code args}. */
+  private static float[] call(MapFunction f, Map<String, ?> args) {
     try (Outputs o = f.call(args)) {
-      return SavedModelTest.floats(o.get(output));
+      return SavedModelTest.floats(o.get("y"));
     }
   }
 
@@ -169,10 +176,127 @@ class LibraryFunctionsLoadTest {
         assertClose("pair", o.get("y"));
       }
     }
-    // A signature Polyfn cannot represent is refused at load, saying why (not loaded to fail every call).
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("nests"), "masked"));
-    assertTrue(e.getMessage().contains("no concrete function of 'masked' can be represented")
-        && e.getMessage().contains("argument m is a polyfn_tests.Masked.Spec (TYPE_SPEC_VALUE)"), e.getMessage());
+  }
+
+  /**
+   * An extension type argument is a map of its fields, as Python's loader makes an unregistered
+   * one a struct of them: Masked's fields (values, mask) are not in sorted order, so the loaded
+   * function's inputs are reordered to the map's sorted keys. A missing field is refused naming
+   * the parameter and path, and the function still answers. What no map stands for is refused at
+   * load, saying why.
+   */
+  @Test
+  void extensionTypeArgumentsLoadAsMapsOfTheirFields() {
+    try (MapFunction f = Function.load(dir.resolve("nests"), "masked");
+         TFloat32 values = TFloat32.vectorOf(1.5f, -2f, 4f);
+         TBool mask = TBool.vectorOf(true, false, true)) {
+      assertEquals("nest", f.concreteFunctions().get(0).functionType().parameters().get(0).kind());
+      assertClose("masked", call(f, Map.of("m", Map.of("values", values, "mask", mask))));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("m", Map.of("values", values))).close());
+      assertTrue(e.getMessage().contains("m: map keys ['values']") && e.getMessage().contains("missing key 'mask'"),
+          e.getMessage());
+      assertClose("masked", call(f, Map.of("m", Map.of("values", values, "mask", mask))));
+    }
+    // A packed one (its fields in one variant tensor) and a static TensorShape field are refused, named.
+    IllegalArgumentException packed = assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("nests"), "packed"));
+    assertTrue(packed.getMessage().contains("argument m is a packed polyfn_tests.Masked.Spec"), packed.getMessage());
+    IllegalArgumentException shaped = assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("nests"), "shaped"));
+    assertTrue(shaped.getMessage().contains("argument s['shape'] is a static field holding a TensorShape"),
+        shaped.getMessage());
+  }
+
+  /**
+   * Tagged's fields: a tensor, a RaggedTensor, a dict, a static int, a nested extension type and a
+   * tuple, flattened by Python in that order. Its two concrete functions take mode 1 (any z) and
+   * mode 2 (a z of 2 values): a z of 2 values dispatches by the Java value of the static field.
+   */
+  @Test
+  void extensionTypesWithNestedRaggedAndStaticFieldsDispatchByTheStaticValue() {
+    try (MapFunction f = Function.load(dir.resolve("nests"), "tagged");
+         TFloat32 z = TFloat32.vectorOf(1f, 2f);
+         TFloat32 z3 = TFloat32.vectorOf(1f, 2f, 3f);
+         TFloat32 flat = TFloat32.vectorOf(1f, 2f, 3.5f);
+         TInt64 splits = TInt64.vectorOf(0, 2, 2, 3);
+         TFloat32 b = TFloat32.vectorOf(0.5f, 3f);
+         TFloat32 c = TFloat32.scalarOf(4f);
+         TFloat32 values = TFloat32.vectorOf(1.5f, -2f);
+         TBool mask = TBool.vectorOf(true, false);
+         TInt32 p0 = TInt32.scalarOf(3);
+         TFloat32 p1 = TFloat32.scalarOf(0.25f);
+         TFloat32 x = TFloat32.scalarOf(10f)) {
+      assertEquals(2, f.traceCount());
+      java.util.function.BiFunction<Object, TFloat32, Map<String, Object>> tagged = (mode, zs) -> Map.of("z", zs,
+          "rows", RaggedTensor.of(flat, splits), "parts", Map.of("b", b, "c", c), "mode", mode,
+          "inner", Map.of("values", values, "mask", mask), "pair", List.of(p0, p1));
+      for (int mode : new int[] {1, 2}) {
+        try (Outputs o = f.call(Map.of("t", tagged.apply(mode, z), "x", x))) {
+          assertClose("tagged_" + mode + "_y", o.get("y"));
+          assertClose("tagged_" + mode + "_rows", o.get("rows"));
+        }
+      }
+      // Mode 2 was saved for a z of 2 values only; mode 3 never: both match no saved signature.
+      for (Object[] bad : new Object[][] {{2, z3}, {3, z}, {1L, z}}) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> f.call(Map.of("t", tagged.apply(bad[0], (TFloat32) bad[1]), "x", x)).close());
+        assertTrue(e.getMessage().contains("matches no saved signature") && e.getMessage().contains("t['mode']"), e.getMessage());
+      }
+      Map<String, Object> noPair = new java.util.HashMap<>(tagged.apply(1, z));
+      noPair.remove("pair");
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("t", noPair, "x", x)).close());
+      assertTrue(e.getMessage().contains("t: map keys") && e.getMessage().contains("missing key 'pair'"), e.getMessage());
+      try (Outputs o = f.call(Map.of("t", tagged.apply(1, z3), "x", x))) {
+        assertEquals(3, o.get("y").shape().size());
+      }
+    }
+  }
+
+  /**
+   * A function returning an extension type loads as a nested function whose output is a map of
+   * its fields; a returned static field (a Python int) cannot be a Java output and is refused.
+   */
+  @Test
+  void extensionTypeOutputsAreMapsOfTheirFields() {
+    try (NestFunction f = Function.loadNested(dir.resolve("nests"), "make_masked");
+         TFloat32 x = TFloat32.vectorOf(1f, -2f, 0.5f);
+         NestOutputs o = f.call(Map.of("x", x))) {
+      Map<String, Object> m = o.value();
+      assertEquals(java.util.Set.of("values", "mask"), m.keySet());
+      assertClose("make_masked_values", (Tensor) m.get("values"));
+      TBool mask = (TBool) m.get("mask");
+      float[] want = expected.get("make_masked_mask");
+      for (int i = 0; i < want.length; i++) {
+        assertEquals(want[i] != 0f, mask.getBoolean(i), "mask[" + i + "]");
+      }
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Function.loadNested(dir.resolve("nests"), "make_counted"));
+    assertTrue(e.getMessage().contains("output $['n'] is a static field of a polyfn_tests.Counted.Spec"), e.getMessage());
+  }
+
+  /**
+   * A RaggedTensorSpec with a flat_values_spec: its flat values take that spec's shape ([None, 2]);
+   * flat values that are themselves composite (a SparseTensorSpec) are refused, saying so.
+   */
+  @Test
+  void raggedTensorSpecsWithAFlatValuesSpecLoad() {
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> Function.load(dir.resolve("ragged_composite"), "ragged_pairs"));
+    assertTrue(refused.getMessage().contains("argument r is a RaggedTensorSpec with flat values that are themselves a"
+        + " SparseTensorSpec"), refused.getMessage());
+    try (MapFunction f = Function.load(dir.resolve("ragged_pairs"), "ragged_pairs");
+         TFloat32 flat = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f}, {3f, 4f}, {5f, 6.5f}}));
+         TFloat32 wrongWidth = TFloat32.tensorOf(StdArrays.ndCopyOf(new float[][] {{1f, 2f, 3f}}));
+         TInt64 splits = TInt64.vectorOf(0, 2, 2, 3);
+         TInt64 one = TInt64.vectorOf(0, 1)) {
+      assertClose("ragged_pairs", call(f, Map.of("r", RaggedTensor.of(flat, splits))));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("r", RaggedTensor.of(wrongWidth, one))).close());
+      assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
+    }
   }
 
   /** A RaggedTensorSpec argument loads as Polyfn's built-in RaggedTensor (more in RaggedTensorsTest). */

@@ -36,7 +36,8 @@ import org.tensorflow.types.family.TType;
  * dicts of tensors, deeper structures of lists, tuples and dicts of tensors (as nest parameters,
  * whose Java value is the same structure of Lists and Maps; a namedtuple is a List of its fields
  * in order), {@code SparseTensorSpec}s and {@code RaggedTensorSpec}s (Polyfn's built-in composites,
- * see {@link PythonTypeSpecs}), keyword-only arguments of those kinds (after the positional ones), or
+ * see {@link PythonTypeSpecs}), extension types (a map of their fields, see {@link
+ * PythonStructures}), keyword-only arguments of those kinds (after the positional ones), or
  * Python literals (Java-value parameters, see {@link PythonLiterals}); a tensor default in the
  * function's argspec makes its tensor parameter optional ({@link TensorDefaults}). A function whose
  * outputs hold a composite loads as a nested function (its outputs the returned structure). A
@@ -198,6 +199,7 @@ public final class PythonSavedModel {
     List<Param> params = new ArrayList<>();
     List<Object> declared = new ArrayList<>();
     List<Object> traced = new ArrayList<>();
+    Map<String, StructuredValue> structured = new LinkedHashMap<>(); // the arguments that take inputs, in order
     for (int i = 0; i < args.size(); i++) {
       String p = argNames.get(i);
       StructuredValue v = args.get(i);
@@ -205,7 +207,8 @@ public final class PythonSavedModel {
         literal(p, i, v, literals, interner, params, declared, traced);
         continue;
       }
-      structure(p, v, v.hasTensorSpecValue() ? defaults.get(i) : null, params, declared, traced);
+      structure(p, v, v.hasTensorSpecValue() ? defaults.get(i) : null, interner, params, declared, traced);
+      structured.put(p, v);
     }
     // Keyword-only arguments follow the positional ones, in Python's flattening order (sorted by
     // name); one that is None in this concrete function is no parameter, as an absent one.
@@ -219,8 +222,11 @@ public final class PythonSavedModel {
         throw new IllegalArgumentException("keyword-only argument '" + kw.getKey() + "' is a Python " + v.getKindCase()
             + " literal, which Polyfn loads only as a positional argument");
       }
-      structure(kw.getKey(), v, null, params, declared, traced);
+      structure(kw.getKey(), v, null, interner, params, declared, traced);
+      structured.put(kw.getKey(), v);
     }
+    // Python feeds an extension type's fields in declaration order, Polyfn a map's entries by sorted key.
+    def = PythonStructures.reorder(def, def.getSignature().getInputArgCount() - inlined.bound().size(), structured);
     List<Object> declaredCaptures = new ArrayList<>();
     List<Object> tracedCaptures = new ArrayList<>();
     List<Integer> bound = inlined.bound();
@@ -244,8 +250,8 @@ public final class PythonSavedModel {
   }
 
   /** Adds argument {@code p}, a tensor spec (with its default, or null) or a structure of them, as a parameter. */
-  private static void structure(String p, StructuredValue v, TType def, List<Param> params, List<Object> declared,
-      List<Object> traced) {
+  private static void structure(String p, StructuredValue v, TType def, Interner interner, List<Param> params,
+      List<Object> declared, List<Object> traced) {
     Param.Kind kind = kind(p, v);
     params.add(kind == Param.Kind.NEST ? new Param(p, kind, null, null, null, false, null)
         : new Param(p, kind, TType.class, null, null, def != null, def));
@@ -255,24 +261,7 @@ public final class PythonSavedModel {
       case MAP -> "map_constraint";
       default -> "nest_constraint";
     })));
-    traced.add(param(p, kind, def != null, type(p, v)));
-  }
-
-  /**
-   * The items of a list, tuple or namedtuple in Python's flattening order (a namedtuple is a
-   * tuple: its fields in declaration order, so Java passes it as a List), or null.
-   */
-  private static List<StructuredValue> sequence(StructuredValue v) {
-    if (v.hasListValue()) {
-      return v.getListValue().getValuesList();
-    }
-    if (v.hasTupleValue()) {
-      return v.getTupleValue().getValuesList();
-    }
-    if (v.hasNamedTupleValue()) {
-      return v.getNamedTupleValue().getValuesList().stream().map(pair -> pair.getValue()).toList();
-    }
-    return null;
+    traced.add(param(p, kind, def != null, PythonStructures.type(p, v, interner)));
   }
 
   /**
@@ -285,9 +274,10 @@ public final class PythonSavedModel {
       return Param.Kind.TENSOR;
     }
     if (v.hasTypeSpecValue()) {
-      return Param.Kind.NEST; // a SparseTensorSpec or RaggedTensorSpec: a composite (others refused in type())
+      return Param.Kind.NEST; // a SparseTensorSpec, RaggedTensorSpec or extension type (others refused in type())
     }
-    List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values()) : sequence(v);
+    List<StructuredValue> items = v.hasDictValue() ? new ArrayList<>(v.getDictValue().getFieldsMap().values())
+        : PythonStructures.sequence(v);
     if (items == null) {
       throw new IllegalArgumentException("argument '" + p + "' is a " + v.getKindCase() + ", not a tensor, list, tuple, namedtuple or dict");
     }
@@ -360,34 +350,6 @@ public final class PythonSavedModel {
     doc.put("version", 1L);
     doc.put("function_type", ft);
     return Json.write(doc);
-  }
-
-  /** The traced type of one argument: a tensor spec, a list of them, a map of them (nested too). */
-  private static Map<String, Object> type(String at, StructuredValue v) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    if (v.hasTensorSpecValue()) {
-      m.put("kind", "tensor_spec");
-      m.put("dtype", v.getTensorSpecValue().getDtype().name().substring(3));
-      m.put("shape", PythonTypeSpecs.shape(v.getTensorSpecValue().getShape()));
-    } else if (sequence(v) != null) {
-      List<StructuredValue> items = sequence(v);
-      List<Object> elements = new ArrayList<>();
-      for (int i = 0; i < items.size(); i++) {
-        elements.add(type(at + "[" + i + "]", items.get(i)));
-      }
-      m.put("kind", "list");
-      m.put("elements", elements);
-    } else if (v.hasDictValue()) {
-      Map<String, Object> entries = new TreeMap<>();
-      v.getDictValue().getFieldsMap().forEach((k, e) -> entries.put(k, type(at + "['" + k + "']", e)));
-      m.put("kind", "map");
-      m.put("entries", entries);
-    } else if (v.hasTypeSpecValue()) {
-      return PythonTypeSpecs.composite("argument " + at, v.getTypeSpecValue());
-    } else {
-      throw new IllegalArgumentException("argument " + at + " is a " + v.getKindCase() + ", which Polyfn cannot represent");
-    }
-    return m;
   }
 
   /** A nested function's output names: the paths of the output structure's tensors, in Python's flattening order. */

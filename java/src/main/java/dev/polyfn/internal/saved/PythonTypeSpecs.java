@@ -16,7 +16,8 @@ import org.tensorflow.proto.TensorShapeProto;
  * Python's composite type specs in a saved input signature as Polyfn's built-in composites (the
  * traced type a call's value must fit): a {@code SparseTensorSpec} is a {@code SparseTensor}, a
  * {@code RaggedTensorSpec} a {@code RaggedTensor}, their components in the order Python flattens
- * them into the concrete function's inputs. Any other type spec is refused, named. Outputs that hold
+ * them into the concrete function's inputs (extension types are maps of their fields, see {@link
+ * PythonStructures}). Any other type spec is refused, named. Outputs that hold
  * composites make the loaded function a nested one, whose output paths {@link #outputPaths} gives.
  */
 final class PythonTypeSpecs {
@@ -53,18 +54,29 @@ final class PythonTypeSpecs {
   }
 
   /**
-   * A {@code RaggedTensorSpec} (its state: shape, values' dtype, ragged rank, row splits' dtype):
-   * the concrete function takes the flat values ({@code [-1, inner dims]}), the outer row splits
-   * ({@code [rows + 1]}) and the inner ones ({@code [-1]}), as {@code _component_specs} says. A
-   * ragged rank of 0 (a dense tensor) and a custom {@code flat_values_spec} are refused.
+   * A {@code RaggedTensorSpec} (its state: shape, values' dtype, ragged rank, row splits' dtype,
+   * maybe a {@code flat_values_spec}): the concrete function takes the flat values ({@code [-1,
+   * inner dims]}, or the flat_values_spec's shape), the outer row splits ({@code [rows + 1]}) and
+   * the inner ones ({@code [-1]}), as {@code _component_specs} says. A ragged rank of 0 (a dense
+   * tensor) and flat values that are themselves composite are refused.
    */
   private static Map<String, Object> ragged(String at, StructuredValue state) {
     List<StructuredValue> parts = state.getTupleValue().getValuesList();
-    if (parts.size() != 4 || !parts.get(0).hasTensorShapeValue() || !parts.get(1).hasTensorDtypeValue()
+    if (parts.size() < 4 || parts.size() > 5 || !parts.get(0).hasTensorShapeValue() || !parts.get(1).hasTensorDtypeValue()
         || !parts.get(2).hasInt64Value() || !parts.get(3).hasTensorDtypeValue()) {
-      throw new IllegalArgumentException(at + " is a RaggedTensorSpec with " + (parts.size() == 5
-          ? "a flat_values_spec (flat values that are themselves composite)" : "an unreadable state")
-          + ", which Polyfn cannot represent");
+      throw new IllegalArgumentException(at + " is a RaggedTensorSpec with an unreadable state, which Polyfn cannot represent");
+    }
+    StructuredValue flatSpec = parts.size() == 5 && !parts.get(4).hasNoneValue() ? parts.get(4) : null;
+    if (flatSpec != null && flatSpec.hasTypeSpecValue()) {
+      throw new IllegalArgumentException(at + " is a RaggedTensorSpec with flat values that are themselves a "
+          + flatSpec.getTypeSpecValue().getTypeSpecClassName() + ", which Polyfn cannot represent (its RaggedTensor's flat"
+          + " values are a tensor)");
+    }
+    if (flatSpec != null && (!flatSpec.hasTensorSpecValue()
+        || flatSpec.getTensorSpecValue().getDtype() != parts.get(1).getTensorDtypeValue())) {
+      throw new IllegalArgumentException(at + " is a RaggedTensorSpec whose flat_values_spec (" + flatSpec.getKindCase()
+          + (flatSpec.hasTensorSpecValue() ? " of " + flatSpec.getTensorSpecValue().getDtype() : "")
+          + ") is not a TensorSpec of its dtype " + parts.get(1).getTensorDtypeValue() + ", which Polyfn cannot represent");
     }
     long raggedRank = parts.get(2).getInt64Value();
     Object shape = shape(parts.get(0).getTensorShapeValue());
@@ -85,6 +97,9 @@ final class PythonTypeSpecs {
       inner.addAll(dims.subList((int) raggedRank + 1, dims.size()));
       flat = inner;
       outer = dims.get(0) < 0 ? -1 : dims.get(0) + 1;
+    }
+    if (flatSpec != null) {
+      flat = shape(flatSpec.getTensorSpecValue().getShape());
     }
     List<Object> components = new ArrayList<>();
     components.add(spec(dtype, flat));
@@ -133,8 +148,8 @@ final class PythonTypeSpecs {
   /**
    * The output paths of output structure {@code v} at {@code path}, as a nested function names its
    * leaves ({@code $['y']}, {@code $['r']#RaggedTensor:0}...), in the order Python flattens it into
-   * the FunctionDef's outputs: dict entries by sorted key, list and tuple items by index,
-   * composites expanded into their components.
+   * the FunctionDef's outputs: dict entries by sorted key, list and tuple items by index, an
+   * extension type's fields in declaration order, composites expanded into their components.
    */
   static void outputPaths(StructuredValue v, String path, List<String> out) {
     if (v.hasTensorSpecValue()) {
@@ -152,6 +167,8 @@ final class PythonTypeSpecs {
       for (int i = 0; i < items.size(); i++) {
         outputPaths(items.get(i), path + "[" + i + "]", out);
       }
+    } else if (PythonStructures.isExtension(v)) {
+      PythonStructures.outputFields(v, path, out);
     } else if (v.hasTypeSpecValue()) {
       Map<String, Object> type = composite("output " + path, v.getTypeSpecValue());
       for (int i = 0; i < ((List<?>) type.get("components")).size(); i++) {
