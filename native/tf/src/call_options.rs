@@ -72,11 +72,29 @@ pub const PYTHON_CONFIG_PROTO_NO_TFG: &[u8] =
 /// Python's configuration with `graph_options { rewrite_options { memory_optimization:
 /// SCHEDULING_HEURISTICS } }` (GraphOptions 10, RewriterConfig 4, value 6), for contexts with no
 /// device but CPUs. Python's default (`DEFAULT_MEM_OPT`) also runs the memory optimizer's
-/// swapping heuristics, which estimate the graph's peak memory on every device and then act only
-/// on GPUs (TensorFlow's `memory_optimizer.cc`, `IdentifySwappingCandidates`): on CPUs the
-/// estimate, the largest part of Grappler's time on a small function, changes nothing. The
-/// optimized graph is the same; the function's first call is shorter.
+/// swapping pass, whose heuristics estimate the graph's peak memory on every device and then act
+/// only on GPUs (TensorFlow's `memory_optimizer.cc`, `IdentifySwappingCandidates`): on CPUs the
+/// estimate, the largest part of Grappler's time on a small function, changes nothing (the pass
+/// also honours `_swap_to_host` attributes, which only a hand-written graph carries, and whose
+/// host-to-GPU copies a CPU has no use for). The optimized graph is the same; the function's
+/// first call is shorter. Not sent when [`global_jit_flags`] may be on.
 pub const CPU_CONFIG_PROTO: &[u8] = b"\x32\x02\x4a\x00\x38\x01\x52\x04\x52\x02\x20\x06\x82\x01\x00\x92\x01\x02\x4a\x00";
+
+/// Whether `TF_XLA_FLAGS` may turn TensorFlow's global XLA auto-clustering on (`--tf_xla_auto_jit`,
+/// `--tf_xla_cpu_global_jit`, or a flag file that could hold them), read once. Grappler then
+/// skips the memory optimizer altogether under Python's `DEFAULT_MEM_OPT` (meta_optimizer.cc,
+/// `MemoryOptimizerEnabled`) but would still run its scheduling pass under
+/// `SCHEDULING_HEURISTICS`, so [`CPU_CONFIG_PROTO`] would no longer give Python's graph: Python's
+/// configuration is sent instead.
+pub fn global_jit_flags() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| may_turn_global_jit_on(std::env::var("TF_XLA_FLAGS").ok().as_deref()))
+}
+
+/// Whether `TF_XLA_FLAGS` of value `flags` may turn global XLA auto-clustering on.
+fn may_turn_global_jit_on(flags: Option<&str>) -> bool {
+    flags.is_some_and(|f| ["tf_xla_auto_jit", "tf_xla_cpu_global_jit", "flagfile"].iter().any(|k| f.contains(k)))
+}
 
 /// [`CPU_CONFIG_PROTO`] without the TFG optimizer, as [`PYTHON_CONFIG_PROTO_NO_TFG`].
 pub const CPU_CONFIG_PROTO_NO_TFG: &[u8] =
@@ -97,7 +115,7 @@ impl CallOptions {
     /// Grappler's TFG optimizer could change the function (see [`tfg_can_change`]),
     /// `only_cpus` whether the context has no device but CPUs (see [`CPU_CONFIG_PROTO`]).
     pub fn config_proto(&self, tfg: bool, only_cpus: bool) -> &'static [u8] {
-        match (self.grappler, tfg, only_cpus) {
+        match (self.grappler, tfg, only_cpus && !global_jit_flags()) {
             (true, true, true) => CPU_CONFIG_PROTO,
             (true, false, true) => CPU_CONFIG_PROTO_NO_TFG,
             (true, true, false) => PYTHON_CONFIG_PROTO,
@@ -296,6 +314,16 @@ mod tests {
         let proto = crate::function_def_proto::nested(config, &[10, 10]).expect("a readable ConfigProto");
         let field = |n| proto.iter().filter_map(|r| crate::function_def_proto::varint_field(r, n).unwrap()).last().unwrap_or(0);
         (field(4), field(32))
+    }
+
+    #[test]
+    fn xla_flags_that_may_cluster_globally_keep_pythons_memory_optimizer() {
+        assert!(!may_turn_global_jit_on(None));
+        assert!(!may_turn_global_jit_on(Some("--tf_xla_enable_xla_devices=false")));
+        assert!(may_turn_global_jit_on(Some("--tf_xla_auto_jit=2")));
+        assert!(may_turn_global_jit_on(Some("--tf_xla_auto_jit=single-gpu(2) --tf_xla_min_cluster_size=4")));
+        assert!(may_turn_global_jit_on(Some("--tf_xla_cpu_global_jit")));
+        assert!(may_turn_global_jit_on(Some("--flagfile=/etc/xla.flags")));
     }
 
     #[test]

@@ -49,6 +49,12 @@ const SESSION_CONFIG: &[u8] = b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38
 /// [`crate::call_options::PYTHON_CONFIG_PROTO_NO_TFG`].
 const SESSION_CONFIG_NO_TFG: &[u8] =
     b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x0b\x1a\x02\x20\x01\x52\x05\x20\x06\x80\x02\x01";
+/// [`SESSION_CONFIG`] and [`SESSION_CONFIG_NO_TFG`] with the memory optimizer left at Python's
+/// default, for a process whose `TF_XLA_FLAGS` may turn global XLA auto-clustering on (see
+/// [`crate::call_options::global_jit_flags`]).
+const SESSION_CONFIG_PYTHON_MEMORY: &[u8] = b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x04\x1a\x02\x20\x01";
+const SESSION_CONFIG_PYTHON_MEMORY_NO_TFG: &[u8] =
+    b"\x28\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x38\x01\x52\x09\x1a\x02\x20\x01\x52\x03\x80\x02\x01";
 /// The same with Grappler off: `graph_options.rewrite_options { disable_meta_optimizer: true }`
 /// (GraphOptions 10, RewriterConfig 19), as [`crate::call_options::NO_GRAPPLER_CONFIG_PROTO`].
 const SESSION_CONFIG_NO_GRAPPLER: &[u8] =
@@ -212,10 +218,12 @@ impl SessionCall {
             status.check("adding an output to the session graph")?;
             call.fetches.push(TF_Output { oper: id, index: 0 });
         }
-        let config = match (f.options.grappler, f.tfg) {
-            (true, true) => SESSION_CONFIG,
-            (true, false) => SESSION_CONFIG_NO_TFG,
-            (false, _) => SESSION_CONFIG_NO_GRAPPLER,
+        let config = match (f.options.grappler, f.tfg, crate::call_options::global_jit_flags()) {
+            (true, true, false) => SESSION_CONFIG,
+            (true, false, false) => SESSION_CONFIG_NO_TFG,
+            (true, true, true) => SESSION_CONFIG_PYTHON_MEMORY,
+            (true, false, true) => SESSION_CONFIG_PYTHON_MEMORY_NO_TFG,
+            (false, _, _) => SESSION_CONFIG_NO_GRAPPLER,
         };
         // SAFETY: options made and deleted here; the config bytes outlive the call; the session
         // is owned by `call` from here on.
