@@ -188,6 +188,13 @@ class Nests(tf.Module):
     def deep(self, d, t):
         return {"y": d["a"]["p"] * 2.0 - d["a"]["q"] + d["lst"][0] * d["lst"][1] + t[0] * 10.0 - t[1][0]}
 
+    # Keys Python sorts by code point (U+FA0E before U+20000) and Java's String order the other
+    # way (U+20000 is the surrogate pair D840 DC00): inputs and outputs must follow Python's order.
+    @tf.function(input_signature=[{"\ufa0e": tf.TensorSpec([None], tf.float32),
+                                   "\U00020000": tf.TensorSpec([None], tf.float32)}])
+    def unicode_keys(self, d):
+        return {"\ufa0e": d["\ufa0e"] * 2.0 - d["\U00020000"], "\U00020000": d["\U00020000"] + 100.0}
+
 
 def show(name, t):
     print(name, " ".join(repr(float(v)) for v in np.asarray(t).reshape(-1)))
@@ -220,6 +227,9 @@ def main(out):
     show("deep", r.deep({"a": {"p": v(1.0, 2.0), "q": v(0.5, 4.0)}, "lst": [v(3.0, -1.0), tf.constant(2.0)]},
                         (v(0.25, 0.5), [v(7.0, 8.0)]))["y"])
     show("keywords", r.keywords(v(1.0, 2.0), y=v(0.5, -4.0))["y"])
+    u = r.unicode_keys({"\ufa0e": v(1.0, 2.0), "\U00020000": v(0.5, -4.0)})
+    show("unicode_fa0e", u["\ufa0e"])
+    show("unicode_20000", u["\U00020000"])
     show("pair", r.pair(Pair(v(1.0, 2.0), v(0.5, -4.0)))["y"])
     show("sparse", r.sparse(tf.sparse.SparseTensor(indices=[[0, 1], [1, 3], [2, 0], [2, 2]], values=[1.5, -2.0, 4.0, 0.25],
                                                    dense_shape=[3, 4]))["y"])

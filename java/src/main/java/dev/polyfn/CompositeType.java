@@ -45,8 +45,9 @@ public interface CompositeType<V, B> {
    * splits, an index that must be in range) checks that data here and returns a value holding
    * copies it made of the checked components, giving each to {@code owner}, which closes it after
    * the call: another thread that rewrites the caller's tensors between the check and the run
-   * then changes nothing TensorFlow sees. Throw {@link IllegalArgumentException} for data that
-   * does not hold; the call names the argument.
+   * then changes nothing TensorFlow sees. The value returned must have {@code value}'s spec (its
+   * components are checked against it), and {@code owner} is for this call only. Throw {@link
+   * IllegalArgumentException} for data that does not hold; the call names the argument.
    *
    * <pre>{@code
    * public Interval forCall(Interval v, Consumer<Tensor> owner) {

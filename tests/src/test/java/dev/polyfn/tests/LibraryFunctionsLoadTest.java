@@ -156,6 +156,24 @@ class LibraryFunctionsLoadTest {
   }
 
   /**
+   * Dict keys in Python's order, by code point, where Java's String order differs (U+FA0E and
+   * U+20000, a surrogate pair in Java): each input reaches its own FunctionDef input and each
+   * output keeps its own name (before, the outputs' names were swapped).
+   */
+  @Test
+  void dictKeysFollowPythonsCodePointOrder() {
+    String fa0e = "\ufa0e";
+    String cjk = new String(Character.toChars(0x20000));
+    try (MapFunction f = Function.load(dir.resolve("nests"), "unicode_keys");
+         TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(0.5f, -4f);
+         Outputs o = f.call(Map.of("d", Map.of(fa0e, a, cjk, b)))) {
+      assertClose("unicode_fa0e", o.get(fa0e));
+      assertClose("unicode_20000", o.get(cjk));
+    }
+  }
+
+  /**
    * A keyword-only argument is a parameter after the positional ones (its None default no
    * parameter); a namedtuple is a list parameter of its fields in declaration order, as Python
    * flattens it.

@@ -65,7 +65,20 @@ public final class PythonLiterals {
 
   /** The positional arguments of a concrete function's canonicalized input signature. */
   public static List<StructuredValue> args(SavedConcreteFunction c) {
-    return c.getCanonicalizedInputSignature().getTupleValue().getValues(0).getTupleValue().getValuesList();
+    return signature(c).getValues(0).getTupleValue().getValuesList();
+  }
+
+  /**
+   * A concrete function's canonicalized input signature: the tuple (positional arguments, a
+   * tuple; keyword arguments, a dict), checked, as a hostile file may hold anything there.
+   */
+  public static org.tensorflow.proto.Struct.TupleValue signature(SavedConcreteFunction c) {
+    var sig = c.getCanonicalizedInputSignature().getTupleValue();
+    if (sig.getValuesCount() != 2 || !sig.getValues(0).hasTupleValue() || !sig.getValues(1).hasDictValue()) {
+      throw new IllegalArgumentException("its input signature is not a tuple of the positional arguments (a tuple) and"
+          + " the keyword arguments (a dict)");
+    }
+    return sig;
   }
 
   public static boolean isLiteral(StructuredValue v) {

@@ -1,11 +1,11 @@
 package dev.polyfn.internal.saved;
 
 import com.google.protobuf.ByteString;
+import dev.polyfn.internal.structure.Nests;
 import dev.polyfn.internal.structure.RaggedType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.tensorflow.proto.AttrValue;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.FunctionDef;
@@ -218,7 +218,7 @@ final class PythonObjectGraph {
       }
       case "map" -> {
         DictValue.Builder dict = DictValue.newBuilder();
-        for (Map.Entry<String, Object> e : new TreeMap<>((Map<String, Object>) type.get("entries")).entrySet()) {
+        for (Map.Entry<String, Object> e : Nests.inCodePointOrder((Map<String, Object>) type.get("entries")).entrySet()) {
           StructuredValue v = structure(path + "_" + SavedSignatures.sanitize(e.getKey()), (Map<String, Object>) e.getValue());
           if (v == null) {
             return null;

@@ -5,6 +5,7 @@ import dev.polyfn.MapBody;
 import dev.polyfn.NestBody;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.NativeLog;
+import dev.polyfn.internal.structure.Nests;
 import dev.polyfn.internal.structure.OutputStructure;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
@@ -190,7 +191,6 @@ public final class PythonSavedModel {
     // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
     // the library functions it reaches travel with it (renamed on restore, cycles refused).
     List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
-    StructuredValue sig = c.getCanonicalizedInputSignature();
     List<StructuredValue> args = PythonLiterals.args(c);
     if (args.size() > argNames.size()) {
       throw new IllegalArgumentException("it takes " + args.size() + " positional arguments, its Python signature names "
@@ -212,7 +212,7 @@ public final class PythonSavedModel {
     }
     // Keyword-only arguments follow the positional ones, in Python's flattening order (sorted by
     // name); one that is None in this concrete function is no parameter, as an absent one.
-    var keywords = new TreeMap<>(sig.getTupleValue().getValues(1).getDictValue().getFieldsMap());
+    var keywords = Nests.inCodePointOrder(PythonLiterals.signature(c).getValues(1).getDictValue().getFieldsMap());
     for (var kw : keywords.entrySet()) {
       StructuredValue v = kw.getValue();
       if (v.hasNoneValue()) {
@@ -227,6 +227,9 @@ public final class PythonSavedModel {
     }
     // Python feeds an extension type's fields in declaration order, Polyfn a map's entries by sorted key.
     def = PythonStructures.reorder(def, def.getSignature().getInputArgCount() - inlined.bound().size(), structured);
+    // The inputs' shape hints, in Python's input order before inlining and reordering: dropped,
+    // as Python's own loader drops them (function_deserialization.py).
+    def = def.toBuilder().removeAttr("_input_shapes").build();
     List<Object> declaredCaptures = new ArrayList<>();
     List<Object> tracedCaptures = new ArrayList<>();
     List<Integer> bound = inlined.bound();
@@ -367,7 +370,7 @@ public final class PythonSavedModel {
   private static String[] outputs(StructuredValue out, int count) {
     String[] names = new String[count];
     if (out.hasDictValue() && out.getDictValue().getFieldsCount() == count) {
-      return new TreeMap<>(out.getDictValue().getFieldsMap()).keySet().toArray(new String[0]);
+      return Nests.inCodePointOrder(out.getDictValue().getFieldsMap()).keySet().toArray(new String[0]);
     }
     for (int i = 0; i < count; i++) {
       names[i] = "output_" + i;

@@ -1,6 +1,7 @@
 package dev.polyfn.internal.saved;
 
 import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.structure.Nests;
 import dev.polyfn.internal.structure.OutputStructure;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -127,10 +128,10 @@ final class PythonStructures {
         leaves(path + "[" + i + "]", items.get(i), python, out);
       }
     } else if (v.hasDictValue()) {
-      new TreeMap<>(v.getDictValue().getFieldsMap()).forEach((k, e) -> leaves(path + "['" + k + "']", e, python, out));
+      Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).forEach((k, e) -> leaves(key(path, k), e, python, out));
     } else if (isExtension(v)) {
       Map<String, StructuredValue> fields = fields(path, v.getTypeSpecValue());
-      (python ? fields : new TreeMap<>(fields)).forEach((k, e) -> leaves(path + "['" + k + "']", e, python, out));
+      (python ? fields : Nests.inCodePointOrder(fields)).forEach((k, e) -> leaves(key(path, k), e, python, out));
     } else if (v.hasTypeSpecValue()) {
       int n = ((List<?>) PythonTypeSpecs.composite(path, v.getTypeSpecValue()).get("components")).size();
       for (int i = 0; i < n; i++) {
@@ -138,6 +139,11 @@ final class PythonStructures {
       }
     }
     // A static field (a literal) is no input.
+  }
+
+  /** The path of entry {@code k} below {@code path}, escaped so that no key can pass for a deeper path. */
+  private static String key(String path, String k) {
+    return path + "['" + OutputStructure.escape(k) + "']";
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.polyfn.internal.saved;
 
+import dev.polyfn.internal.structure.Nests;
 import dev.polyfn.internal.structure.OutputStructure;
 import dev.polyfn.internal.structure.RaggedType;
 import java.util.ArrayList;
@@ -155,7 +156,7 @@ final class PythonTypeSpecs {
     if (v.hasTensorSpecValue()) {
       out.add(path);
     } else if (v.hasDictValue()) {
-      new java.util.TreeMap<>(v.getDictValue().getFieldsMap()).forEach((k, e) ->
+      Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).forEach((k, e) ->
           outputPaths(e, path + "['" + OutputStructure.escape(k) + "']", out));
     } else if (v.hasListValue() || v.hasTupleValue()) {
       List<StructuredValue> items = v.hasListValue() ? v.getListValue().getValuesList() : v.getTupleValue().getValuesList();
@@ -185,7 +186,7 @@ final class PythonTypeSpecs {
       return path + " (a " + v.getTypeSpecValue().getTypeSpecClassName() + ")";
     }
     if (v.hasDictValue()) {
-      for (var e : new java.util.TreeMap<>(v.getDictValue().getFieldsMap()).entrySet()) {
+      for (var e : Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).entrySet()) {
         String found = composite(e.getValue(), path + "['" + e.getKey() + "']");
         if (found != null) {
           return found;

@@ -1,12 +1,12 @@
 package dev.polyfn.internal.saved;
 
+import dev.polyfn.internal.structure.Nests;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.tensorflow.proto.DataType;
 
 /**
@@ -51,7 +51,7 @@ public final class SavedSignatures {
         }
       }
       case "map" -> {
-        for (Map.Entry<String, Object> e : new TreeMap<>((Map<String, Object>) type.get("entries")).entrySet()) {
+        for (Map.Entry<String, Object> e : Nests.inCodePointOrder((Map<String, Object>) type.get("entries")).entrySet()) {
           flatten(key + "_" + sanitize(e.getKey()), (Map<String, Object>) e.getValue(), out);
         }
       }

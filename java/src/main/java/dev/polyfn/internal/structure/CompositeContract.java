@@ -28,6 +28,9 @@ public final class CompositeContract {
       throw e;
     } catch (IllegalArgumentException e) {
       throw new Nests.PathError("the " + t.name() + "'s data does not hold: " + e.getMessage(), e);
+    } catch (IllegalStateException e) {
+      // Most often a component the caller closed: say so rather than blame the type alone.
+      throw threw(t, "forCall(value, owner) (is one of the argument's tensors closed?)", e);
     } catch (RuntimeException e) {
       throw threw(t, "forCall(value, owner)", e);
     }

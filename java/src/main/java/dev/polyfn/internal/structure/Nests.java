@@ -187,6 +187,17 @@ public final class Nests {
     java.util.Arrays.sort(keys, Nests::compareCodePoints);
   }
 
+  /**
+   * {@code map}'s entries sorted by key in code point order: the order Rust flattens a map in,
+   * and Python's {@code sorted} (so {@code tf.nest}) orders a dict's keys in. Java's own String
+   * order (UTF-16 units) differs for keys mixing characters above U+FFFF with U+E000 to U+FFFF.
+   */
+  public static <V> java.util.SortedMap<String, V> inCodePointOrder(Map<String, V> map) {
+    java.util.SortedMap<String, V> sorted = new java.util.TreeMap<>(Nests::compareCodePoints);
+    sorted.putAll(map);
+    return sorted;
+  }
+
   private static int compareCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
