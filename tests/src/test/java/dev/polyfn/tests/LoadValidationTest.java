@@ -239,16 +239,13 @@ class LoadValidationTest {
   /** A Python object graph whose function names a concrete function it does not hold. */
   @Test
   void aPythonObjectGraphNamingAMissingConcreteFunctionIsRefusedNamingTheFile(@TempDir Path dir) throws Exception {
-    Path pb = pythonModule(dir);
-    SavedModel model = SavedModel.parseFrom(Files.readAllBytes(pb));
-    MetaGraphDef meta = model.getMetaGraphs(0);
-    SavedObjectGraph.Builder graph = meta.getObjectGraphDef().toBuilder();
-    for (int i = 0; i < graph.getNodesCount(); i++) {
-      if (graph.getNodes(i).hasFunction()) {
-        graph.getNodesBuilder(i).getFunctionBuilder().setConcreteFunctions(0, "no_such_concrete_function");
+    Path pb = pythonModule(dir, graph -> {
+      for (int i = 0; i < graph.getNodesCount(); i++) {
+        if (graph.getNodes(i).hasFunction()) {
+          graph.getNodesBuilder(i).getFunctionBuilder().setConcreteFunctions(0, "no_such_concrete_function");
+        }
       }
-    }
-    Files.write(pb, model.toBuilder().setMetaGraphs(0, meta.toBuilder().setObjectGraphDef(graph)).build().toByteArray());
+    });
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("module"), "add"));
     assertTrue(e.getMessage() != null && e.getMessage().startsWith(pb + ": ")
         && e.getMessage().contains("no_such_concrete_function"), String.valueOf(e.getMessage()));
@@ -260,29 +257,35 @@ class LoadValidationTest {
    */
   @Test
   void aPythonInputSignatureOfAnotherShapeIsRefusedNamingIt(@TempDir Path dir) throws Exception {
-    Path pb = pythonModule(dir);
-    SavedModel model = SavedModel.parseFrom(Files.readAllBytes(pb));
-    MetaGraphDef meta = model.getMetaGraphs(0);
-    SavedObjectGraph.Builder graph = meta.getObjectGraphDef().toBuilder();
-    for (String name : List.copyOf(graph.getConcreteFunctionsMap().keySet())) {
-      var c = graph.getConcreteFunctionsOrThrow(name).toBuilder();
-      var sig = c.getCanonicalizedInputSignature().toBuilder();
-      sig.getTupleValueBuilder().removeValues(1);
-      graph.putConcreteFunctions(name, c.setCanonicalizedInputSignature(sig).build());
-    }
-    Files.write(pb, model.toBuilder().setMetaGraphs(0, meta.toBuilder().setObjectGraphDef(graph)).build().toByteArray());
+    pythonModule(dir, graph -> {
+      for (String name : List.copyOf(graph.getConcreteFunctionsMap().keySet())) {
+        var c = graph.getConcreteFunctionsOrThrow(name).toBuilder();
+        var sig = c.getCanonicalizedInputSignature().toBuilder();
+        sig.getTupleValueBuilder().removeValues(1);
+        graph.putConcreteFunctions(name, c.setCanonicalizedInputSignature(sig).build());
+      }
+    });
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("module"), "add"));
     assertTrue(e.getMessage() != null && e.getMessage().contains("input signature is not a tuple"), String.valueOf(e.getMessage()));
   }
 
-  /** Writes tests/python/make_saved.py's SavedModels into {@code dir}; returns module/saved_model.pb. */
-  private static Path pythonModule(Path dir) throws Exception {
+  /**
+   * Writes tests/python/make_saved.py's SavedModels into {@code dir}, then rewrites the object
+   * graph of module/saved_model.pb with {@code edit}; returns that file.
+   */
+  private static Path pythonModule(Path dir, java.util.function.Consumer<SavedObjectGraph.Builder> edit) throws Exception {
     String python = System.getProperty("polyfn.python", "python3");
     Process p = new ProcessBuilder(python, Path.of("python", "make_saved.py").toString(), dir.toString())
         .redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(300, TimeUnit.SECONDS), "python timed out");
     assertEquals(0, p.exitValue(), out);
-    return dir.resolve("module").resolve("saved_model.pb");
+    Path pb = dir.resolve("module").resolve("saved_model.pb");
+    SavedModel model = SavedModel.parseFrom(Files.readAllBytes(pb));
+    MetaGraphDef meta = model.getMetaGraphs(0);
+    SavedObjectGraph.Builder graph = meta.getObjectGraphDef().toBuilder();
+    edit.accept(graph);
+    Files.write(pb, model.toBuilder().setMetaGraphs(0, meta.toBuilder().setObjectGraphDef(graph)).build().toByteArray());
+    return pb;
   }
 }
