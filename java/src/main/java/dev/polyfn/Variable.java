@@ -172,7 +172,10 @@ public final class Variable<T extends TType> implements AutoCloseable {
 
   /**
    * The variable's resource handle in {@code tf}'s environment, for ops Polyfn has no shortcut
-   * for ({@code tf.assignAddVariableOp(v.handle(tf), delta)}).
+   * for ({@code tf.assignAddVariableOp(v.handle(tf), delta)}). An eager handle is the variable's
+   * own: use it only while the variable is open. {@link #close} gives the value's memory back at
+   * once (TensorFlow keeps the variable itself while any handle refers to it), so an op run on
+   * the handle afterwards reads an empty value of shape [0] instead of failing.
    */
   public Operand<? extends TType> handle(Ops tf) {
     check();
