@@ -55,6 +55,11 @@ final class FaultyPairType implements CompositeType<FaultyPairType.Pair, FaultyP
       this.method = method;
     }
 
+    /** Whether the type breaks its contract (NONE and forCall's refusal or copy do not). */
+    boolean breaksContract() {
+      return !method.isEmpty();
+    }
+
     /** Whether only tracing reaches the broken method (a call of a traced signature does not). */
     boolean tracingOnly() {
       return this == VIEW_NULL || this == COMPONENTS_NULL || this == COMPONENTS_NULL_ELEMENT;
