@@ -118,24 +118,14 @@ public final class Variable<T extends TType> implements AutoCloseable {
   @SuppressWarnings("unchecked")
   public T value() {
     // A use held for the read, as a call holds one: a concurrent close empties the variable after it.
-    retainResource();
-    try {
-      return (T) eager.readVariableOp(handle, type).asTensor();
-    } finally {
-      releaseUse();
-    }
+    return held(() -> (T) eager.readVariableOp(handle, type).asTensor());
   }
 
   /** Assigns {@code value} eagerly (a copy of it). */
   public void assign(T value) {
     Objects.requireNonNull(value, "value");
     // Held for the assignment: one run after a close's emptying would put the memory back.
-    retainResource();
-    try {
-      eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value));
-    } finally {
-      releaseUse();
-    }
+    held(() -> eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value)));
   }
 
   /**
@@ -146,12 +136,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     if (!tf.scope().env().isEager()) {
       return tf.readVariableOp(handle(tf), type);
     }
-    retainResource(); // eager: it runs now, holding a use as value() does
-    try {
-      return tf.readVariableOp(handle, type);
-    } finally {
-      releaseUse();
-    }
+    return held(() -> tf.readVariableOp(handle, type)); // eager: it runs now, held as value() is
   }
 
   /**
@@ -162,9 +147,14 @@ public final class Variable<T extends TType> implements AutoCloseable {
     if (!tf.scope().env().isEager()) {
       return tf.assignVariableOp(handle(tf), value);
     }
-    retainResource(); // eager: it runs now, holding a use as assign(T) does
+    return held(() -> tf.assignVariableOp(handle, value)); // eager: it runs now, held as assign(T) is
+  }
+
+  /** Runs eager {@code work} on the handle holding a use, so that a concurrent close waits for it. */
+  private <R> R held(java.util.function.Supplier<R> work) {
+    retainResource();
     try {
-      return tf.assignVariableOp(handle, value);
+      return work.get();
     } finally {
       releaseUse();
     }

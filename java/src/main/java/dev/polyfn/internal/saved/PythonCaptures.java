@@ -59,9 +59,7 @@ final class PythonCaptures {
           + " inputs, fewer than the " + bound.size() + " objects bound to it");
     }
     FunctionDef.Builder b = def.toBuilder();
-    b.getSignatureBuilder().clearInputArg();
-    b.clearArgAttr();
-    b.clearResourceArgUniqueId();
+    List<Integer> inputs = new ArrayList<>();
     Set<String> nodeNames = new HashSet<>();
     def.getNodeDefList().forEach(n -> nodeNames.add(n.getName()));
     Map<String, String> replaced = new HashMap<>();
@@ -71,14 +69,7 @@ final class PythonCaptures {
       SavedObject o = i < explicit ? null : graph.getNodes(bound.get(i - explicit));
       TensorProto value = o == null ? null : value(o, bound.get(i - explicit));
       if (value == null) {
-        int at = b.getSignature().getInputArgCount();
-        b.getSignatureBuilder().addInputArg(args.get(i));
-        if (def.containsArgAttr(i)) {
-          b.putArgAttr(at, def.getArgAttrOrThrow(i));
-        }
-        if (def.containsResourceArgUniqueId(i)) {
-          b.putResourceArgUniqueId(at, def.getResourceArgUniqueIdOrThrow(i));
-        }
+        inputs.add(i);
         if (o != null) {
           kept.add(bound.get(i - explicit));
         }
@@ -113,7 +104,7 @@ final class PythonCaptures {
     Map<String, String> ret = new HashMap<>(b.getRetMap());
     ret.replaceAll((k, v) -> reference(v, replaced));
     b.putAllRet(ret);
-    return new Inlined(b.build(), kept, assets);
+    return new Inlined(PythonStructures.withInputs(def, b, inputs).build(), kept, assets);
   }
 
   private static String reference(String input, Map<String, String> replaced) {

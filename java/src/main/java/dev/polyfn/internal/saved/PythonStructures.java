@@ -172,22 +172,34 @@ final class PythonStructures {
             + " tell apart to order its inputs");
       }
     }
+    List<Integer> from = new ArrayList<>();
+    for (int i = 0; i < def.getSignature().getInputArgCount(); i++) {
+      from.add(i < explicit ? at.get(polyfn.get(i)) : i);
+    }
+    return withInputs(def, def.toBuilder(), from).build();
+  }
+
+  /**
+   * {@code b} (a builder of {@code def}, maybe edited) whose inputs are {@code def}'s inputs at
+   * indices {@code from}, in that order, with their arg attributes and resource ids moved along.
+   * Body nodes refer to inputs by name, so they need no change.
+   */
+  static FunctionDef.Builder withInputs(FunctionDef def, FunctionDef.Builder b, List<Integer> from) {
     List<ArgDef> inputs = def.getSignature().getInputArgList();
-    FunctionDef.Builder b = def.toBuilder();
     b.getSignatureBuilder().clearInputArg();
     b.clearArgAttr();
     b.clearResourceArgUniqueId();
-    for (int i = 0; i < inputs.size(); i++) {
-      int from = i < explicit ? at.get(polyfn.get(i)) : i;
-      b.getSignatureBuilder().addInputArg(inputs.get(from));
-      if (def.containsArgAttr(from)) {
-        b.putArgAttr(i, def.getArgAttrOrThrow(from));
+    for (int i = 0; i < from.size(); i++) {
+      int k = from.get(i);
+      b.getSignatureBuilder().addInputArg(inputs.get(k));
+      if (def.containsArgAttr(k)) {
+        b.putArgAttr(i, def.getArgAttrOrThrow(k));
       }
-      if (def.containsResourceArgUniqueId(from)) {
-        b.putResourceArgUniqueId(i, def.getResourceArgUniqueIdOrThrow(from));
+      if (def.containsResourceArgUniqueId(k)) {
+        b.putResourceArgUniqueId(i, def.getResourceArgUniqueIdOrThrow(k));
       }
     }
-    return b.build();
+    return b;
   }
 
   /**
