@@ -65,7 +65,9 @@ mod tests {
         let here = super::left().unwrap();
         let there = std::thread::Builder::new().stack_size(1 << 20).spawn(|| (super::left().unwrap(), deeper(16))).unwrap().join().unwrap();
         assert!(here > 0);
-        assert!(there.0 <= 1 << 20 && there.0 > 900 * 1024, "a 1 MiB thread starts with about 1 MiB: {}", there.0);
+        // At least what was asked for: glibc may hand a new thread a larger cached stack of a
+        // thread that ended (a 2 MiB one, when tests run side by side), so no upper bound.
+        assert!(there.0 > 900 * 1024, "a 1 MiB thread starts with at least about 1 MiB: {}", there.0);
         assert!(there.1 + 16 * 4096 <= there.0, "16 frames of 4 KiB use at least 64 KiB: {} then {}", there.0, there.1);
     }
 }
