@@ -105,6 +105,21 @@ fn a_trace_finishing_after_close_caches_nothing() {
     assert!(matches!(f.find::<String>(&tensor(F, &[2])), Err(PolyError::Closed(_))));
 }
 
+/// A close while a trace declares its arguments empties the tables of Java values and map keys
+/// the call's facts refer to: the trace is told the function is closed, not that its facts are
+/// malformed (CI saw `unknown literal id 2` from a worker racing a close).
+#[test]
+fn an_argument_declared_after_close_is_refused_as_closed() {
+    let f = new_fn(Options::default());
+    f.register_literal(1, "3", "java.lang.Integer");
+    assert!(f.decode_argument::<String>("k", &literal(1)).is_ok());
+    let _s = f.begin_trace::<String>(vec!["k".into()], None, true).unwrap();
+    f.close();
+    let e = f.decode_argument::<String>("k", &literal(1)).unwrap_err();
+    assert!(matches!(e, PolyError::Closed(_)), "{e}");
+    assert_eq!(e.to_string(), "function 'multi' is closed");
+}
+
 /// Trace records kept per function.
 const HISTORY: usize = 64;
 

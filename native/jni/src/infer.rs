@@ -8,6 +8,7 @@ use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString
 use jni::sys::{jboolean, jint, jlong};
 use jni::{jni_sig, jni_str, Env};
 use polyfn_core::infer::Provenance;
+use polyfn_tf::TfError;
 
 /// `Native.inferParameter`: the facts of each example argument of parameter `name`, one after
 /// another (`lengths[i]` facts each), coalesced into its inferred constraint. `profile_calls` is
@@ -30,7 +31,7 @@ pub fn infer_parameter<'l>(
     for n in convert::ints(env, &lengths)? {
         let end = usize::try_from(n).ok().and_then(|n| at.checked_add(n)).filter(|&e| e <= facts.len());
         let end = end.ok_or_else(|| NativeError::IllegalArgument(format!("example facts of '{name}' are malformed")))?;
-        examples.push(f.decode_argument(&name, &facts[at..end])?);
+        examples.push(f.decode_argument::<TfError>(&name, &facts[at..end])?);
         at = end;
     }
     let source = if profile_calls > 0 { Provenance::Profile(profile_calls as u64) } else { Provenance::Examples(examples.len()) };

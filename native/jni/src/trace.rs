@@ -68,7 +68,7 @@ pub fn declare_parameter<'l>(
     // A constraint inferred from examples or a profile narrows or widens what the body declared.
     let constraint = f.effective_constraint(&name, constraint)?;
     let facts = convert::longs_prefix(env, &facts, fact_count)?;
-    let value = if facts.is_empty() { None } else { Some(f.decode_argument(&name, &facts)?) };
+    let value = if facts.is_empty() { None } else { Some(f.decode_argument::<TfError>(&name, &facts)?) };
     // An example is traced as the declaration allows (narrowed to it, or another example).
     let value = if trace.examples { f.example_argument(&name, &constraint, value) } else { value };
     let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value).map_err(|e| f.annotate(e))?;
@@ -96,7 +96,7 @@ pub fn declare_capture<'l>(
     let trace = handles::trace(env, trace)?;
     let f = handles::function(env, trace.function)?;
     let name = convert::string(env, &name, "name")?;
-    let value = f.decode_argument(&name, &convert::longs_prefix(env, &facts, fact_count)?)?;
+    let value = f.decode_argument::<TfError>(&name, &convert::longs_prefix(env, &facts, fact_count)?)?;
     let constraint = polyfn_core::capture_constraint(variable);
     let specs = trace.session.declare_capture::<TfError>(&name, constraint, value)?;
     convert::new_longs(env, &encode_placeholder_specs(&specs))

@@ -163,10 +163,16 @@ impl<C> Polymorphic<C> {
         Ok(t)
     }
 
-    /// Like [`Polymorphic::decode_value`], for the argument or capture `name`: errors name it
-    /// (`x: shape of rank 300 exceeds ...`, `xs[2]: ...`).
-    pub fn decode_argument(&self, name: &str, facts: &[i64]) -> Result<TypeRef, BindError> {
-        self.decode_value(facts).map_err(|e| e.within(name, true))
+    /// Like [`Polymorphic::decode_value`], for the argument or capture `name` of a trace: errors
+    /// name it (`x: shape of rank 300 exceeds ...`, `xs[2]: ...`). A function closed while the
+    /// trace ran is reported as closed: its close emptied the tables the facts refer to, so
+    /// decoding them would blame the facts.
+    pub fn decode_argument<E>(&self, name: &str, facts: &[i64]) -> Result<TypeRef, PolyError<E>> {
+        let decoded = self.decode_value(facts);
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
+        Ok(decoded.map_err(|e| e.within(name, true))?)
     }
 
     /// The concrete function for a call described by `facts`, or `None` when it must be traced.

@@ -31,9 +31,9 @@ fn a_bad_shape_in_an_argument_is_an_error_naming_it() {
     let f = Fn::new("f");
     let mut facts = vec![crate::TAG_LIST, 2, TAG_TENSOR, 1, 0, TAG_TENSOR, 1, 300];
     facts.extend([1; 300]);
-    let e = f.decode_argument("xs", &facts).unwrap_err();
+    let e = f.decode_argument::<String>("xs", &facts).unwrap_err();
     assert_eq!(e.to_string(), "xs[1]: shape of rank 300 exceeds TensorFlow's limit of 254 dimensions");
-    let e = f.decode_argument("w", &[TAG_TENSOR, 1, 2, -7, 1]).unwrap_err();
+    let e = f.decode_argument::<String>("w", &[TAG_TENSOR, 1, 2, -7, 1]).unwrap_err();
     assert!(e.to_string().starts_with("w: shape [-7, 1] has dimension -7"), "{e}");
 }
 
