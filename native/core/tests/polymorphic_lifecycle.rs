@@ -99,8 +99,15 @@ fn a_trace_finishing_after_close_caches_nothing() {
     let mut s = f.begin_trace::<String>(vec!["x".into()], None, true).unwrap();
     s.declare::<String>("x", ParamKind::Tensor, false, tc(&[F], None), Some(x)).unwrap();
     f.close();
-    let e = f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap_err();
+    let mut built = false;
+    let e = f
+        .finish_trace(&s, vec![], |ty, _| {
+            built = true;
+            Ok::<_, String>(ty.to_string())
+        })
+        .unwrap_err();
     assert!(matches!(e, PolyError::Closed(_)), "{e}");
+    assert!(!built, "a closed function builds (registers with TensorFlow) nothing more");
     assert!(f.concrete_functions().is_empty());
     assert!(matches!(f.find::<String>(&tensor(F, &[2])), Err(PolyError::Closed(_))));
 }

@@ -259,6 +259,11 @@ impl<C> Polymorphic<C> {
             return Err(PolyError::Closed(self.name.clone()));
         }
         let mut st = self.state.lock();
+        // Again under the lock: a close between the check above and here took the parameter
+        // list, and a trace begun now would run the whole body for nothing.
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
         if for_call {
             st.stats.misses += 1;
             if let Some(facts) = call_facts {
@@ -367,7 +372,7 @@ impl<C> Polymorphic<C> {
                 nanos,
             };
             st.monitor.record(record);
-            evicted = self.evict_beyond_bound(&mut st, &mut messages);
+            evicted = self.evict_beyond_bound(&mut st, concrete.id, &mut messages);
             let calls = self.stats_of(&st).calls();
             let st = &mut *st;
             if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
@@ -389,6 +394,10 @@ impl<C> Polymorphic<C> {
     /// first one): a trace or restore declaring another list fails, naming both.
     fn reserve_id<E>(&self, declared: &FunctionType) -> Result<u32, PolyError<E>> {
         let mut st = self.state.lock();
+        // A closed function builds nothing more (building registers a TensorFlow function).
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
         if let Some(before) = st.declared.as_ref() {
             if !before.same_signature(declared) || before.captures.len() != declared.captures.len() {
                 return Err(PolyError::ParameterListChanged {
@@ -426,12 +435,18 @@ impl<C> Polymorphic<C> {
     /// Drops least recently used concrete functions beyond `max_concrete_functions` from the
     /// table, returning them (a dropped function's resources go when the last in-flight call
     /// using it returns).
-    fn evict_beyond_bound(&self, st: &mut State<C>, messages: &mut Vec<(log::Level, String)>) -> Vec<Arc<Concrete<C>>> {
+    fn evict_beyond_bound(&self, st: &mut State<C>, added: u32, messages: &mut Vec<(log::Level, String)>) -> Vec<Arc<Concrete<C>>> {
         let mut evicted = Vec::new();
         let Some(max) = self.options.max_concrete_functions else { return evicted };
         while st.table.len() > max.max(1) {
-            // The least recently used; the oldest among equals.
-            let victim = st.table.entries().min_by_key(|(_, c)| (c.last_used.load(Ordering::Relaxed), c.id));
+            // The least recently used; the oldest among equals. Never the function just added,
+            // which its caller is about to use: cached calls on other threads may have restamped
+            // every older function since it was stamped.
+            let victim = st
+                .table
+                .entries()
+                .filter(|(_, c)| c.id != added)
+                .min_by_key(|(_, c)| (c.last_used.load(Ordering::Relaxed), c.id));
             let Some(victim) = victim.map(|(t, _)| t.clone()) else { break };
             let Some(c) = st.table.remove(&victim) else { break };
             self.published.removed(&mut st.token, c.id);

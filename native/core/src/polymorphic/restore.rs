@@ -48,7 +48,7 @@ impl<C> Polymorphic<C> {
                 st.declared = Some(declared);
             }
             messages.push((log::Level::Debug, format!("function '{}' restored {traced} without tracing", self.name)));
-            evicted = self.evict_beyond_bound(&mut st, &mut messages);
+            evicted = self.evict_beyond_bound(&mut st, concrete.id, &mut messages);
         }
         // As after a trace: released functions and log records (user code) after the lock.
         drop(evicted);

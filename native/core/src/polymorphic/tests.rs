@@ -306,6 +306,42 @@ fn repeated_calls_keep_the_least_recently_used_order() {
     assert_eq!(f.trace_count(), 4);
 }
 
+/// A trace never evicts the function it just made: between publishing it and choosing a victim,
+/// other threads' cached calls may restamp every older function, which left the new one the
+/// least recently used (`getConcreteFunction` then failed: "the trace does not accept its
+/// arguments"). With a bound of 1, one racing cached call was enough.
+#[test]
+fn a_trace_keeps_its_new_function_while_cached_calls_race_the_eviction() {
+    let f = std::sync::Arc::new(Fn::with_options("racing", Options { max_concrete_functions: Some(1), ..Options::default() }));
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let hammer = {
+        let (f, stop) = (f.clone(), stop.clone());
+        std::thread::spawn(move || {
+            // Calls of [1] only: while [1] is cached they are lock-free hits that restamp it.
+            let facts = tensor_facts(DType::FLOAT, &[1]);
+            while !stop.load(Ordering::Relaxed) {
+                let _ = f.lookup::<String>(&facts);
+            }
+        })
+    };
+    let mut lost = 0;
+    for round in 0..20_000 {
+        let d = 1 + round % 2;
+        let facts = tensor_facts(DType::FLOAT, &[d]);
+        let known = f.declared().is_some();
+        let mut s = f.begin_trace::<String>(vec!["x".into()], known.then_some(&facts[..]), false).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[d])))
+            .unwrap();
+        let c = f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+        if f.concrete_by_id(c.id).is_none() {
+            lost += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    hammer.join().unwrap();
+    assert_eq!(lost, 0, "traces whose new function was evicted at once");
+}
+
 #[test]
 fn clear_cache_drops_functions_and_keeps_the_parameter_list() {
     let f = Fn::new("clear");
