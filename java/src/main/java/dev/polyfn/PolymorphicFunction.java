@@ -224,8 +224,15 @@ public abstract class PolymorphicFunction implements AutoCloseable {
     core.close();
   }
 
+  /** {@code MapFunction(name(x: ...))}, or {@code MapFunction(name, closed)} once closed (never throws). */
   @Override
   public String toString() {
-    return getClass().getSimpleName() + "(" + name() + functionType() + ")";
+    String type;
+    try {
+      type = functionType().toString();
+    } catch (IllegalStateException closed) {
+      type = ", closed";
+    }
+    return getClass().getSimpleName() + "(" + name() + type + ")";
   }
 }

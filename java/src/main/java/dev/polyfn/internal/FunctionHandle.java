@@ -34,6 +34,11 @@ public final class FunctionHandle implements AutoCloseable {
     return address;
   }
 
+  /** Whether {@link #close} has begun (it marks the handle closed before releasing anything). */
+  public boolean isClosed() {
+    return closed;
+  }
+
   @Override
   public void close() {
     if (!closed) {

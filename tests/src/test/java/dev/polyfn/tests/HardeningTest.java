@@ -72,6 +72,28 @@ class HardeningTest {
     }
   }
 
+  /**
+   * A variable that a first trace creates after its function was closed (by another thread, or
+   * here by the body) is closed too: {@code close} had already released the function's
+   * variables, and this one was kept by nobody (a leak for the life of the process).
+   */
+  @Test
+  void aVariableCreatedByABodyAfterItsFunctionClosedIsReleased() {
+    AtomicReference<MapFunction> self = new AtomicReference<>();
+    AtomicReference<Variable<TFloat32>> created = new AtomicReference<>();
+    self.set(Function.define((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      self.get().close();
+      Variable<TFloat32> v = in.variable("v", TFloat32.scalarOf(2f));
+      created.set(v);
+      return Map.of("y", tf.math.mul(x, v.read(tf)));
+    }));
+    try (MapFunction f = self.get(); TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
+      assertThrows(IllegalStateException.class, () -> f.call(Map.of("x", x)));
+      assertTrue(created.get() != null && created.get().isClosed(), "the body's variable is released");
+    }
+  }
+
   @Test
   void anArgumentClosedByAnotherThreadDuringCallsNeverCrashes() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(2);

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 
@@ -47,12 +46,8 @@ public final class FunctionCore {
   private volatile Param[] params;
   /** The captures as the first trace declared them. */
   private volatile Capture[] captures = new Capture[0];
-  /** Variables created by the first trace: the function's, closed with it. */
-  private final List<Variable<?>> ownedVariables = new CopyOnWriteArrayList<>();
-  /** Resources restored with a loaded function (lookup tables): closed with it. */
-  private final List<EagerResource> ownedResources = new CopyOnWriteArrayList<>();
-  /** Tensors restored with the function (a loaded parameter's default), closed with it. */
-  private final List<org.tensorflow.Tensor> ownedTensors = new CopyOnWriteArrayList<>();
+  /** Variables, resources and tensors closed with the function. */
+  private final Owned owned;
   private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
   /** The warm-start cache, null without one; set at definition, before the function is published. */
   private volatile TraceCache cache;
@@ -77,6 +72,7 @@ public final class FunctionCore {
         this, options.name(), options.reduceRetracing(), options.maxConcreteFunctions());
     CallPaths.apply(handle, options.fastPath(), options.grappler(), options.jitCompile());
     this.interner = new Interner(handle);
+    this.owned = new Owned(handle);
   }
 
   /** Calls with named arguments. */
@@ -312,24 +308,24 @@ public final class FunctionCore {
     ranEagerly = true;
   }
 
-  /** Makes {@code v} the function's: closed with it. */
+  /** Makes {@code v} (a variable its first trace created) the function's: closed with it. */
   public void adopt(Variable<?> v) {
-    ownedVariables.add(v);
+    owned.adopt(v);
   }
 
   /** Makes {@code r} the function's (a resource restored with it): closed with it. */
   public void adopt(EagerResource r) {
-    ownedResources.add(r);
+    owned.adopt(r);
   }
 
   /** Makes {@code t} the function's (a default restored with it): closed with it. */
   public void adopt(org.tensorflow.Tensor t) {
-    ownedTensors.add(t);
+    owned.adopt(t);
   }
 
   /** Whether the function's first trace created variables. */
   public boolean ownsVariables() {
-    return !ownedVariables.isEmpty();
+    return owned.hasVariables();
   }
 
   Variable<?> namedVariable(String name) {
@@ -415,10 +411,17 @@ public final class FunctionCore {
     }
   }
 
-  /** Runs a native query of the function, keeping it (and so its native state) alive until it returns. */
+  /**
+   * Runs a native query of the function, keeping it (and so its native state) alive until it
+   * returns. A close that lands while the query runs empties what it reads (the parameter list,
+   * the table, the call profile): the query then throws the closed error rather than return an
+   * empty answer that looks like a function never traced (or write an empty profile file).
+   */
   public <T> T query(LongFunction<T> query) {
     try {
-      return query.apply(handle.address());
+      T answer = query.apply(handle.address());
+      handle.address(); // throws if a close landed meanwhile
+      return answer;
     } finally {
       Reference.reachabilityFence(this);
     }
@@ -427,10 +430,6 @@ public final class FunctionCore {
   /** Releases every concrete function and the variables the function created. Idempotent. */
   public void close() {
     handle.close();
-    for (Variable<?> v : ownedVariables) {
-      v.close();
-    }
-    ownedResources.forEach(EagerResource::close);
-    ownedTensors.forEach(org.tensorflow.Tensor::close);
+    owned.closeAll();
   }
 }

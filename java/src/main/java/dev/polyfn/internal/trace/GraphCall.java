@@ -10,6 +10,7 @@ import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.structure.CompositeRegistry;
 import dev.polyfn.internal.structure.Nests;
 import dev.polyfn.internal.structure.Records;
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,9 +56,14 @@ public final class GraphCall {
         ops[i] = o.op().name();
         indices[i] = o.index();
       }
-      n = Native.addCall(f.address(), concrete.id(), outer == null ? 0 : outer.trace(),
-          TensorFlowInternals.graphAddress(graph), opName, ops, indices);
+      try {
+        n = Native.addCall(f.address(), concrete.id(), outer == null ? 0 : outer.trace(),
+            TensorFlowInternals.graphAddress(graph), opName, ops, indices);
+      } finally {
+        Reference.reachabilityFence(f); // its native state is read until addCall returns
+      }
       if (n < 0) {
+        f.address(); // a close on another thread dropped it: say so (throws the closed error)
         throw new IllegalStateException("the concrete function of '" + f.name() + "' was dropped before its call "
             + "was added");
       }
