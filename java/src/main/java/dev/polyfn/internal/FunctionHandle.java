@@ -34,6 +34,19 @@ public final class FunctionHandle implements AutoCloseable {
     return address;
   }
 
+  /**
+   * What a call should throw for {@code e} that it met: the function's closed error when the
+   * function is closed (a close on another thread also released the function's variables and
+   * tables, which the call then found closed: the caller never saw them), else {@code e}.
+   */
+  public IllegalStateException closedInstead(IllegalStateException e) {
+    if (!closed) {
+      return e;
+    }
+    String message = "function '" + name + "' is closed";
+    return message.equals(e.getMessage()) ? e : new IllegalStateException(message, e);
+  }
+
   /** Whether {@link #close} has begun (it marks the handle closed before releasing anything). */
   public boolean isClosed() {
     return closed;

@@ -94,6 +94,52 @@ class HardeningTest {
     }
   }
 
+  /**
+   * Calls racing a close of a function that owns a variable: each fails, if it fails, with the
+   * function's closed error. The close releases the function's variables too, and a call that
+   * reached the variable after that said "variable N is closed", blaming a variable the caller
+   * never saw.
+   */
+  @Test
+  void callsRacingACloseOfAFunctionWithItsOwnVariableSayTheFunctionIsClosed() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<String> messages = new ArrayList<>();
+    try {
+      for (int round = 0; round < 40; round++) {
+        MapFunction f = Function.define((tf, in) -> {
+          Variable<TFloat32> v = in.variable("scale", TFloat32.scalarOf(3f));
+          return Map.of("y", tf.math.mul(in.input("x", TFloat32.class), v.read(tf)));
+        }, dev.polyfn.FunctionOptions.defaults().withName("owner"));
+        CyclicBarrier start = new CyclicBarrier(3);
+        List<Future<String>> callers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          callers.add(pool.submit(() -> {
+            start.await();
+            try (TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
+              while (true) {
+                try (Outputs out = f.call(Map.of("x", x))) {
+                  assertEquals(6f, out.get("y", TFloat32.class).getFloat(1), 0f);
+                } catch (IllegalStateException e) {
+                  return e.getMessage();
+                }
+              }
+            }
+          }));
+        }
+        start.await();
+        Thread.sleep(round % 5);
+        f.close();
+        for (Future<String> c : callers) {
+          messages.add(c.get(10, TimeUnit.SECONDS));
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    List<String> others = messages.stream().filter(m -> !m.equals("function 'owner' is closed")).toList();
+    assertEquals(List.of(), others, "of " + messages.size() + " failures");
+  }
+
   @Test
   void anArgumentClosedByAnotherThreadDuringCallsNeverCrashes() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(2);

@@ -90,6 +90,8 @@ public final class FunctionCore {
         }
       }
       return traceAndCall(Arguments.Lookup.ofCall(args), args);
+    } catch (IllegalStateException e) {
+      throw handle.closedInstead(e); // a close on another thread also closed the variables the call used
     } finally {
       Reference.reachabilityFence(this);
     }
@@ -110,6 +112,8 @@ public final class FunctionCore {
         if (r != null) {
           return r;
         }
+      } catch (IllegalStateException e) {
+        throw handle.closedInstead(e);
       } finally {
         Reference.reachabilityFence(this);
       }
