@@ -3,8 +3,9 @@
 //! (`Check failed: size >= 0` for a negative dimension in a `Const`'s value, `Check failed:
 //! dtype() == expected_dtype` for an INT32 value in a FLOAT `Const`). Checked here: every shape
 //! (at most 254 dimensions, each a size or -1, an element count within 64 bits), every tensor (a
-//! known dtype, a fully defined shape, contents that match it, at most 2 GiB), each attribute's
-//! kind against its op's definition, and a constant's value against its declared dtype.
+//! known dtype, a fully defined shape, contents that match it, at most 2 GiB once TensorFlow has
+//! filled it, and at most 2 GiB for all of one definition's tensors: [`TensorBudget`]), each
+//! attribute's kind against its op's definition, and a constant's value against its declared dtype.
 //!
 //! Field numbers are those of tensorflow/core/framework/attr_value.proto, tensor.proto and
 //! tensor_shape.proto.
@@ -16,17 +17,45 @@ const MAX_RANK: usize = 254;
 /// The most bytes a tensor in a definition may describe: a constant whose few values TensorFlow
 /// repeats to fill a huge shape would otherwise allocate it at the first call.
 const MAX_TENSOR_BYTES: u128 = 1 << 31;
+/// The most bytes all tensors of one definition may describe together: without it, many
+/// constants each under [`MAX_TENSOR_BYTES`] would add up to any size (a serialized definition
+/// cannot itself exceed 2 GiB, so only values TensorFlow repeats to fill a shape get near it).
+const MAX_DEFINITION_TENSOR_BYTES: u128 = 1 << 31;
+/// The bytes TensorFlow keeps per element of a string tensor (a `tstring`) besides its text.
+const STRING_ELEMENT_BYTES: u128 = 24;
+/// An estimate of the bytes per element of a resource or variant tensor (a handle or a boxed
+/// value), which a definition's tensors hardly ever hold.
+const OPAQUE_ELEMENT_BYTES: u128 = 64;
 /// Function-valued attributes nest attribute values; deeper nesting is refused.
 const MAX_NESTING: u32 = 16;
 
+const DT_STRING: u64 = 7;
 const DT_RESOURCE: u64 = 20;
 const DT_VARIANT: u64 = 21;
+
+/// The bytes one definition's tensors will make TensorFlow allocate, counted against
+/// [`MAX_DEFINITION_TENSOR_BYTES`] as its nodes are checked.
+#[derive(Debug, Default)]
+pub(crate) struct TensorBudget(u128);
+
+impl TensorBudget {
+    fn spend(&mut self, bytes: u128) -> Result<(), String> {
+        self.0 = self.0.saturating_add(bytes);
+        if self.0 > MAX_DEFINITION_TENSOR_BYTES {
+            return Err(format!(
+                "tensors taking {} bytes together, more than the {MAX_DEFINITION_TENSOR_BYTES} bytes Polyfn restores per function",
+                self.0
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Checks the attribute value `value` (a serialized `AttrValue`) of an attribute whose op
 /// definition gives it type `expected` (`"tensor"`, `"list(shape)"`...; `None` when the op does
 /// not define it). Returns the `AttrValue` field that is set (0 for none).
-pub(crate) fn check_value(value: &[u8], expected: Option<&str>) -> Result<u64, String> {
-    let set = check_nested(value, 0)?;
+pub(crate) fn check_value(value: &[u8], expected: Option<&str>, budget: &mut TensorBudget) -> Result<u64, String> {
+    let set = check_nested(value, 0, budget)?;
     // An AttrValue is a oneof, whose member is written even when it holds its default value: a
     // well-formed value always has the field its kind needs.
     let wanted = match expected {
@@ -67,7 +96,7 @@ fn kind_name(field: u64) -> &'static str {
     }
 }
 
-fn check_nested(value: &[u8], depth: u32) -> Result<u64, String> {
+fn check_nested(value: &[u8], depth: u32, budget: &mut TensorBudget) -> Result<u64, String> {
     if depth > MAX_NESTING {
         return Err(format!("attribute values nested deeper than {MAX_NESTING} levels"));
     }
@@ -80,16 +109,16 @@ fn check_nested(value: &[u8], depth: u32) -> Result<u64, String> {
                 for (n, item) in decoded(list)? {
                     match (n, item) {
                         (7, FieldValue::Bytes(s)) => drop(check_shape(s, false)?),
-                        (8, FieldValue::Bytes(t)) => drop(check_tensor(t)?),
-                        (9, FieldValue::Bytes(f)) => check_func(f, depth)?,
+                        (8, FieldValue::Bytes(t)) => budget.spend(checked_tensor(t)?.1)?,
+                        (9, FieldValue::Bytes(f)) => check_func(f, depth, budget)?,
                         (7..=9, _) => return Err("a malformed list value".into()),
                         _ => {}
                     }
                 }
             }
             (7, FieldValue::Bytes(s)) => drop(check_shape(s, false)?),
-            (8, FieldValue::Bytes(t)) => drop(check_tensor(t)?),
-            (10, FieldValue::Bytes(f)) => check_func(f, depth)?,
+            (8, FieldValue::Bytes(t)) => budget.spend(checked_tensor(t)?.1)?,
+            (10, FieldValue::Bytes(f)) => check_func(f, depth, budget)?,
             (1 | 7 | 8 | 10, _) => return Err(format!("a malformed {}", kind_name(number))),
             _ => {}
         }
@@ -98,12 +127,12 @@ fn check_nested(value: &[u8], depth: u32) -> Result<u64, String> {
 }
 
 /// A `NameAttrList` (function name (1), attributes (2) as map entries: key 1, value 2).
-fn check_func(f: &[u8], depth: u32) -> Result<(), String> {
+fn check_func(f: &[u8], depth: u32, budget: &mut TensorBudget) -> Result<(), String> {
     for (n, entry) in decoded(f)? {
         if let (2, FieldValue::Bytes(entry)) = (n, entry) {
             for (k, v) in decoded(entry)? {
                 if let (2, FieldValue::Bytes(v)) = (k, v) {
-                    check_nested(v, depth + 1)?;
+                    check_nested(v, depth + 1, budget)?;
                 }
             }
         }
@@ -168,13 +197,27 @@ fn element_size(dtype: u64) -> Option<u128> {
 /// Checks a `TensorProto`: dtype (1), tensor_shape (2), tensor_content (4), typed values
 /// (5 to 18). Returns its dtype.
 pub(crate) fn check_tensor(t: &[u8]) -> Result<u64, String> {
+    checked_tensor(t).map(|(dtype, _)| dtype)
+}
+
+/// [`check_tensor`], also returning the bytes TensorFlow allocates for the tensor: it makes a
+/// tensor of the declared shape and repeats the last value given to fill it, so a few bytes of
+/// definition can stand for any size (a string element costs its text plus a `tstring`).
+fn checked_tensor(t: &[u8]) -> Result<(u64, u128), String> {
     let (mut dtype, mut shape, mut content, mut values) = (0, &[][..], &[][..], 0u128);
+    let (mut text, mut last_text) = (0u128, 0u128);
     for (n, v) in decoded(t)? {
         match (n, v) {
             (1, FieldValue::Varint(d)) => dtype = d,
             (2, FieldValue::Bytes(s)) => shape = s,
             (4, FieldValue::Bytes(c)) => content = c,
             (1 | 2 | 4, _) => return Err("a malformed tensor".into()),
+            (8, FieldValue::Bytes(b)) => {
+                // string_val: one value each
+                values += 1;
+                text += b.len() as u128;
+                last_text = b.len() as u128;
+            }
             (5..=18, v) => values += value_count(n, &v)?,
             _ => {}
         }
@@ -196,10 +239,16 @@ pub(crate) fn check_tensor(t: &[u8]) -> Result<u64, String> {
     } else if values > elements {
         return Err(format!("a tensor of {elements} elements holding {values} values"));
     }
-    if elements * size.unwrap_or(1) > MAX_TENSOR_BYTES {
-        return Err(format!("a tensor of {elements} elements, more than the {MAX_TENSOR_BYTES} bytes Polyfn restores"));
+    let bytes = match (size, dtype) {
+        (Some(s), _) => elements * s,
+        // Elements past the values given repeat the last one (empty strings without any).
+        (None, DT_STRING) => elements * STRING_ELEMENT_BYTES + text + elements.saturating_sub(values) * last_text,
+        (None, _) => elements * OPAQUE_ELEMENT_BYTES,
+    };
+    if bytes > MAX_TENSOR_BYTES {
+        return Err(format!("a tensor of {elements} elements taking {bytes} bytes, more than the {MAX_TENSOR_BYTES} bytes Polyfn restores"));
     }
-    Ok(dtype)
+    Ok((dtype, bytes))
 }
 
 /// How many values one typed field of a `TensorProto` holds (packed or not).
@@ -303,18 +352,51 @@ mod tests {
         assert!(check_tensor(&three_floats).unwrap_err().contains("3 values"));
     }
 
+    /// A string tensor whose one long value TensorFlow repeats over a large shape: a 1 MiB
+    /// definition would stand for a terabyte (each element counted as one byte before).
+    #[test]
+    fn a_string_value_repeated_to_fill_its_shape_counts_every_copy() {
+        let mut fill = tensor(DT_STRING, &[1_000_000], &[]);
+        fill.extend(bytes_field(8, &vec![b'a'; 1 << 20]));
+        let e = check_tensor(&fill).unwrap_err();
+        assert!(e.contains("bytes Polyfn restores"), "{e}");
+        let mut words = tensor(DT_STRING, &[3], &[]);
+        for w in [&b"ab"[..], b"cde", b"f"] {
+            words.extend(bytes_field(8, w));
+        }
+        assert_eq!(checked_tensor(&words), Ok((DT_STRING, 3 * 24 + 6)));
+        let mut repeated = tensor(DT_STRING, &[4], &[]);
+        repeated.extend(bytes_field(8, b"xyz"));
+        assert_eq!(checked_tensor(&repeated), Ok((DT_STRING, 4 * 24 + 3 + 3 * 3)));
+        assert_eq!(checked_tensor(&tensor(DT_STRING, &[5], &[])), Ok((DT_STRING, 5 * 24)));
+    }
+
+    /// Constants each within the per-tensor limit cannot add up past the definition's.
+    #[test]
+    fn a_definitions_tensors_share_one_budget() {
+        let attr = |t: Vec<u8>| bytes_field(8, &t); // AttrValue.tensor
+        let gib = tensor(1, &[1 << 28], &[]); // 2^28 floats: 1 GiB, filled from no values
+        let mut budget = TensorBudget::default();
+        assert_eq!(check_value(&attr(gib.clone()), Some("tensor"), &mut budget), Ok(8));
+        assert_eq!(check_value(&attr(gib.clone()), Some("tensor"), &mut budget), Ok(8));
+        let e = check_value(&attr(tensor(1, &[1], &[])), Some("tensor"), &mut budget).unwrap_err();
+        assert!(e.contains("per function"), "{e}");
+        // Another definition has a budget of its own.
+        assert_eq!(check_value(&attr(gib), Some("tensor"), &mut TensorBudget::default()), Ok(8));
+    }
+
     #[test]
     fn constants_and_kinds() {
         let value = bytes_field(8, &tensor(3, &[], &[0; 4]));
         let float = varint_field(6, 1);
         assert!(check_const(Some(&value), Some(&float)).unwrap_err().contains("dtype 1 whose value has dtype 3"));
         assert_eq!(check_const(Some(&value), Some(&varint_field(6, 3))), Ok(()));
-        assert_eq!(check_value(&value, Some("tensor")), Ok(8));
-        assert!(check_value(&varint_field(2, 0), Some("tensor")).is_err());
-        assert!(check_value(&bytes_field(2, b"x"), Some("bool")).unwrap_err().contains("a bool attribute holding a string"));
-        assert_eq!(check_value(&varint_field(5, 0), Some("bool")), Ok(5));
-        assert!(check_value(&value, Some("list(shape)")).is_err());
+        assert_eq!(check_value(&value, Some("tensor"), &mut TensorBudget::default()), Ok(8));
+        assert!(check_value(&varint_field(2, 0), Some("tensor"), &mut TensorBudget::default()).is_err());
+        assert!(check_value(&bytes_field(2, b"x"), Some("bool"), &mut TensorBudget::default()).unwrap_err().contains("a bool attribute holding a string"));
+        assert_eq!(check_value(&varint_field(5, 0), Some("bool"), &mut TensorBudget::default()), Ok(5));
+        assert!(check_value(&value, Some("list(shape)"), &mut TensorBudget::default()).is_err());
         let list = bytes_field(1, &bytes_field(7, &shape(&[-7])));
-        assert!(check_value(&list, Some("list(shape)")).unwrap_err().contains("-7"));
+        assert!(check_value(&list, Some("list(shape)"), &mut TensorBudget::default()).unwrap_err().contains("-7"));
     }
 }

@@ -92,6 +92,7 @@ pub(crate) fn check_nodes(rt: &Runtime, def: &[u8]) -> Result<(), String> {
     // SAFETY: TF_NewGraph has no preconditions; the graph only serves op definition lookups.
     let graph = OwnedGraph(rt, unsafe { (rt.api().TF_NewGraph)() });
     let mut known: std::collections::HashMap<Vec<u8>, Vec<OpAttr>> = Default::default();
+    let mut budget = crate::attr_check::TensorBudget::default();
     // FunctionDef.node_def (3) is a NodeDef: name (1), op (2), attr (5, map entries: key 1, value 2).
     for node in nested(def, &[3])? {
         let name = String::from_utf8_lossy(single(node, 1)?.unwrap_or_default()).into_owned();
@@ -109,7 +110,7 @@ pub(crate) fn check_nodes(rt: &Runtime, def: &[u8]) -> Result<(), String> {
             let key = single(entry, 1).map_err(bad)?.unwrap_or_default();
             let value = single(entry, 2).map_err(bad)?.unwrap_or_default();
             let kind = defined.iter().find(|a| a.name == key).map(|a| a.kind.as_str());
-            crate::attr_check::check_value(value, kind).map_err(|e| {
+            crate::attr_check::check_value(value, kind, &mut budget).map_err(|e| {
                 format!("node {name:?} ({op_text}): attribute {:?}: {e}", String::from_utf8_lossy(key))
             })?;
             set.push((key.to_vec(), value));
@@ -125,6 +126,28 @@ pub(crate) fn check_nodes(rt: &Runtime, def: &[u8]) -> Result<(), String> {
         if op == b"Const" || op == b"HostConst" {
             let get = |k: &[u8]| set.iter().rev().find(|(a, _)| a == k).map(|(_, v)| *v);
             crate::attr_check::check_const(get(b"value"), get(b"dtype")).map_err(|e| format!("node {name:?} ({op_text}): {e}"))?;
+        }
+    }
+    check_function_attrs(def, &mut budget)
+}
+
+/// The definition's own attributes (FunctionDef.attr (5): map entries, key 1, value 2) and its
+/// arguments' (arg_attr (7): map entries whose value (2) is an ArgAttrs, whose attr (1) is such a
+/// map), checked as node attributes are: TensorFlow reads some of them (`_input_shapes`, output
+/// shapes, `_read_only_resource_inputs`) into shapes and tensors it trusts.
+fn check_function_attrs(def: &[u8], budget: &mut crate::attr_check::TensorBudget) -> Result<(), String> {
+    let check = |entry: &[u8], budget: &mut crate::attr_check::TensorBudget, whose: &str| -> Result<(), String> {
+        let key = String::from_utf8_lossy(single(entry, 1)?.unwrap_or_default()).into_owned();
+        let value = single(entry, 2)?.unwrap_or_default();
+        crate::attr_check::check_value(value, None, budget).map(drop).map_err(|e| format!("{whose} attribute {key:?}: {e}"))
+    };
+    for entry in nested(def, &[5])? {
+        check(entry, budget, "the function's")?;
+    }
+    for arg in nested(def, &[7])? {
+        let attrs = single(arg, 2)?.unwrap_or_default();
+        for entry in nested(attrs, &[1])? {
+            check(entry, budget, "an argument's")?;
         }
     }
     Ok(())

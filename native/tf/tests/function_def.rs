@@ -101,6 +101,72 @@ fn damaged_function_defs_are_errors() {
     unsafe { ctx.delete(rt) };
 }
 
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn bytes_field(number: u64, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint(&mut out, (number << 3) | 2);
+    varint(&mut out, payload.len() as u64);
+    out.extend_from_slice(payload);
+    out
+}
+
+fn varint_field(number: u64, v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint(&mut out, number << 3);
+    varint(&mut out, v);
+    out
+}
+
+/// A map entry (key 1, value 2) of an attribute map.
+fn attr_entry(key: &str, value: &[u8]) -> Vec<u8> {
+    let mut e = bytes_field(1, key.as_bytes());
+    e.extend(bytes_field(2, value));
+    e
+}
+
+/// The definition's own attributes and its arguments' are checked as node attributes are: a
+/// shape TensorFlow would trust, or a string tensor whose one long value fills a huge shape
+/// (1 MiB standing for a terabyte), is refused before TensorFlow sees it.
+#[test]
+fn function_and_argument_attributes_are_checked() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let def = square_plus_two(rt, ctx, "polyfn_def_attrs").to_function_def().unwrap();
+    let bad_shape = bytes_field(1, &bytes_field(7, &bytes_field(2, &varint_field(1, -5i64 as u64)))); // list(shape) [-5]
+    let mut string_fill = varint_field(1, 7); // DT_STRING
+    string_fill.extend(bytes_field(2, &bytes_field(2, &varint_field(1, 1_000_000)))); // shape [1000000]
+    string_fill.extend(bytes_field(8, &vec![b'a'; 1 << 20]));
+    let fill = bytes_field(8, &string_fill); // AttrValue.tensor
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("function attr shape", bytes_field(5, &attr_entry("_input_shapes", &bad_shape)), "dimension -5"),
+        ("function attr tensor", bytes_field(5, &attr_entry("_big", &fill)), "bytes Polyfn restores"),
+        ("argument attr shape", {
+            let mut arg = varint_field(1, 0);
+            arg.extend(bytes_field(2, &bytes_field(1, &attr_entry("_output_shapes", &bad_shape))));
+            bytes_field(7, &arg)
+        }, "dimension -5"),
+    ];
+    for (what, extra, why) in cases {
+        let mut d = def.clone();
+        d.extend(extra);
+        let e = EagerFunction::from_function_def(rt, ctx, &d, &[], "polyfn_def_attr_case").unwrap_err();
+        assert!(e.message.contains(why), "{what}: {e}");
+    }
+    // and a good one still restores
+    let f = EagerFunction::from_function_def(rt, ctx, &def, &[], "polyfn_def_attr_good").unwrap();
+    assert_eq!(run(&f, rt, &[3.0]), vec![11.0]);
+    drop(f);
+    unsafe { ctx.delete(rt) };
+}
+
 #[test]
 fn a_function_that_calls_another_restores_with_its_library() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
