@@ -4,7 +4,7 @@
 mod support;
 
 use polyfn_tf::graph::Graph;
-use polyfn_tf::op_cache::{op_reuse_active, set_op_reuse};
+use polyfn_tf::op_cache::{live_call_ops, op_reuse_active, set_op_reuse};
 use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
 use polyfn_tf::{naming, EagerContext, EagerFunction, GraphSignature, Runtime};
 
@@ -30,6 +30,9 @@ fn square_and_triple(rt: &'static Runtime, ctx: EagerContext) -> EagerFunction {
     let sig = GraphSignature { inputs: &[x], outputs: &[sq, tr], output_names: &names, control_outputs: &[] };
     unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("sq3"), &sig) }.unwrap()
 }
+
+/// The tests toggle reuse for the process and count its ops: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn run(rt: &'static Runtime, f: &EagerFunction, inputs: &[&OwnedTensor]) -> Result<Vec<Vec<f32>>, polyfn_tf::TfError> {
     let raw: Vec<_> = inputs.iter().map(|t| t.raw()).collect();
@@ -64,6 +67,7 @@ fn sequence(rt: &'static Runtime, add: &EagerFunction, sq3: &EagerFunction, seed
 
 #[test]
 fn reused_ops_give_the_same_results_as_reset_ops() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let rt = support::runtime();
     // This runtime supports reuse; if detection broke, calls would silently take the slow path.
     assert!(op_reuse_active(rt), "op reuse should be active on TensorFlow {}", rt.version());
@@ -82,6 +86,7 @@ fn reused_ops_give_the_same_results_as_reset_ops() {
 
 #[test]
 fn threads_each_reuse_their_own_op() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let rt = support::runtime();
     let ctx = EagerContext::new_owned(rt).unwrap();
     let (add, sq3) = (add(rt, ctx), square_and_triple(rt, ctx));
@@ -95,5 +100,37 @@ fn threads_each_reuse_their_own_op() {
         }
     });
     drop((add, sq3));
+    unsafe { ctx.delete(rt) };
+}
+
+/// A thread that ends deletes the op it kept (a pool that shrinks, short-lived callers: one op
+/// each was never freed), and an op that cannot be cleared is not kept (it would hold the call's
+/// inputs, however large, until the thread's next call).
+#[test]
+fn ending_threads_and_ops_that_cannot_be_cleared_keep_no_op() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let add = add(rt, ctx);
+    let x = OwnedTensor::from_f32(rt, &[2], &[1.0, 2.0]);
+    run(rt, &add, &[&x, &x]).unwrap(); // this thread keeps its op
+    let kept = live_call_ops();
+    let add_ref = &add;
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(move || {
+                let x = OwnedTensor::from_f32(rt, &[2], &[1.0, 2.0]);
+                assert_eq!(run(rt, add_ref, &[&x, &x]).unwrap(), vec![vec![2.0, 4.0]]);
+            });
+        }
+    });
+    assert_eq!(live_call_ops(), kept, "ops left by ended threads");
+    set_op_reuse(false); // as on a runtime whose ops cannot be cleared
+    run(rt, &add, &[&x, &x]).unwrap();
+    assert_eq!(live_call_ops(), kept - 1, "an op that was not cleared is not kept");
+    set_op_reuse(true);
+    run(rt, &add, &[&x, &x]).unwrap();
+    assert_eq!(live_call_ops(), kept);
+    drop(add);
     unsafe { ctx.delete(rt) };
 }

@@ -34,12 +34,16 @@ impl EagerFunction {
                 if let (Some(t), Ok(())) = (timed, &result) {
                     self.session_timed(t.elapsed());
                 }
-                if let (Ok(()), Some(own)) = (&result, chosen.build_own) {
-                    // SAFETY: as above; the outputs were just made and are live.
-                    match unsafe { super::session_path::SessionCall::build(self, inputs, &out[start..]) } {
-                        Ok(session) => drop(own.set(session)),
-                        Err(e) => log::debug!("function {}: this thread keeps to its first session: {e}", self.name()),
+                match (&result, chosen.build_own()) {
+                    (Ok(()), Some(own)) => {
+                        // SAFETY: as above; the outputs were just made and are live.
+                        match unsafe { super::session_path::SessionCall::build(self, inputs, &out[start..]) } {
+                            Ok(session) => drop(own.set(session)),
+                            Err(e) => log::debug!("function {}: this thread keeps to its first session: {e}", self.name()),
+                        }
                     }
+                    (Err(_), Some(_)) => chosen.give_back_claim(),
+                    _ => {}
                 }
                 return result;
             }
@@ -197,7 +201,13 @@ impl EagerFunction {
                         result = status.check("reading an output");
                         if result.is_ok() {
                             out.push(t);
+                            continue;
                         }
+                    }
+                    if !t.is_null() {
+                        // SAFETY: a tensor resolved after an earlier output failed: ours, never
+                        // handed out (a failed resolve returns null).
+                        unsafe { (api.TF_DeleteTensor)(t) };
                     }
                 }
                 if result.is_err() {

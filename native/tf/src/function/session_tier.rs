@@ -61,11 +61,40 @@ struct Slot {
     claimed: AtomicBool,
 }
 
+impl Slot {
+    /// Whether this caller is the one to build the slot's session (it was not claimed yet).
+    fn claim(&self) -> bool {
+        !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel)
+    }
+
+    /// Gives a claim back (the claiming call failed, so nothing was built).
+    fn unclaim(&self) {
+        self.claimed.store(false, Ordering::Release);
+    }
+}
+
 /// The session a call should use: its thread's own, or the first one while its own is missing
-/// (`build_own` then says whether this call should build it).
+/// (`build_own` then holds the slot this call claimed to build).
 pub(crate) struct Chosen<'a> {
     pub(crate) session: &'a SessionCall,
-    pub(crate) build_own: Option<&'a OnceLock<SessionCall>>,
+    build_own: Option<&'a Slot>,
+}
+
+impl<'a> Chosen<'a> {
+    /// Where to put the thread's own session, if this call claimed its building: after a call
+    /// that succeeded; a failed call gives the claim back ([`Chosen::give_back_claim`]).
+    pub(crate) fn build_own(&self) -> Option<&'a OnceLock<SessionCall>> {
+        self.build_own.map(|slot| &slot.session)
+    }
+
+    /// After a failed call: the slot is not built, and the next call of a thread mapped to it
+    /// may claim it (one bad call kept it claimed and empty for good, its threads on the first
+    /// session's locks).
+    pub(crate) fn give_back_claim(&self) {
+        if let Some(slot) = self.build_own {
+            slot.unclaim();
+        }
+    }
 }
 
 impl SessionTier {
@@ -96,8 +125,9 @@ impl SessionTier {
         if let Some(session) = own.session.get() {
             return Some(Chosen { session, build_own: None });
         }
-        // One thread builds each slot; a slot whose build failed stays claimed (and empty).
-        let build_own = (!own.claimed.load(Ordering::Relaxed) && !own.claimed.swap(true, Ordering::AcqRel)).then_some(&own.session);
+        // One thread builds each slot, after a call that succeeded; a slot whose build failed
+        // stays claimed (and empty).
+        let build_own = own.claim().then_some(own);
         Some(Chosen { session: first, build_own })
     }
 

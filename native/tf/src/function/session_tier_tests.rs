@@ -58,3 +58,15 @@ fn only_the_last_eager_calls_before_promotion_are_timed() {
     let blocked = SessionTier::new(true, 64);
     assert!(!blocked.times_eager() && !blocked.count_call());
 }
+
+/// A slot is built by one caller, after a call that succeeded: a failed call gives its claim
+/// back, so a later call of a thread mapped to the slot builds it (before, the slot stayed
+/// claimed and empty, and its threads kept to the first session's locks for good).
+#[test]
+fn a_failed_call_gives_back_its_claim_to_build_the_threads_session() {
+    let slot = Slot::default();
+    assert!(slot.claim(), "the first caller builds");
+    assert!(!slot.claim(), "and only it");
+    slot.unclaim(); // what Chosen::give_back_claim does after a failed call
+    assert!(slot.claim(), "a later call builds it");
+}

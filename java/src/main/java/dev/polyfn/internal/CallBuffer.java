@@ -226,8 +226,10 @@ public final class CallBuffer {
    */
   public void release() {
     // Every pin is given back and every temporary closed even if one release fails (a resource's
-    // release reaches TensorFlow): the first failure is rethrown after the rest.
-    RuntimeException failed = null;
+    // release reaches TensorFlow), with an Error too (a stack overflow or an out-of-memory in a
+    // release): the first failure is rethrown after the rest, and the buffer is free again
+    // either way (else the thread's later calls would each make a fresh one, and its pins leak).
+    Throwable failed = null;
     for (int i = 0; i < tensorCount; i++) {
       try {
         if (pins[i] instanceof Pointer p) {
@@ -235,7 +237,7 @@ public final class CallBuffer {
         } else if (pins[i] instanceof Runnable r) {
           r.run();
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         failed = failed == null ? e : failed;
       }
       pins[i] = null;
@@ -244,11 +246,13 @@ public final class CallBuffer {
     inUse = false;
     try {
       closeTemporaries();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed = failed == null ? e : failed;
     }
-    if (failed != null) {
-      throw failed;
+    if (failed instanceof RuntimeException e) {
+      throw e;
+    } else if (failed instanceof Error e) {
+      throw e;
     }
   }
 

@@ -36,10 +36,11 @@ public final class FunctionHandle implements AutoCloseable {
 
   /**
    * What a call should throw for {@code e} that it met: the function's closed error when the
-   * function is closed (a close on another thread also released the function's variables and
-   * tables, which the call then found closed: the caller never saw them), else {@code e}.
+   * function is closed (a close on another thread also released the function's variables,
+   * tables and restored defaults, which the call then found closed: the caller never saw them),
+   * else {@code e}.
    */
-  public IllegalStateException closedInstead(IllegalStateException e) {
+  public RuntimeException closedInstead(RuntimeException e) {
     if (!closed) {
       return e;
     }

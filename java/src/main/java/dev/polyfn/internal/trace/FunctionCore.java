@@ -90,7 +90,7 @@ public final class FunctionCore {
         }
       }
       return traceAndCall(Arguments.Lookup.ofCall(args), args);
-    } catch (IllegalStateException e) {
+    } catch (RuntimeException e) {
       throw handle.closedInstead(e); // a close on another thread also closed the variables the call used
     } finally {
       Reference.reachabilityFence(this);
@@ -112,7 +112,7 @@ public final class FunctionCore {
         if (r != null) {
           return r;
         }
-      } catch (IllegalStateException e) {
+      } catch (RuntimeException e) {
         throw handle.closedInstead(e);
       } finally {
         Reference.reachabilityFence(this);
