@@ -7,8 +7,10 @@ import java.io.NotSerializableException;
 import java.io.ObjectOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,14 +25,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * values gives the same digest, anything else another function.
  *
  * <p>Only the latest factory's function is kept per name: a job with another factory replaces it,
- * and the replaced function (its graphs, variables and tables) is closed once no batch uses it.
+ * and the replaced function (its graphs, variables and tables) is closed once no batch uses it;
+ * until then a job with its factory uses it again (two jobs running side by side with one name do
+ * not load their models again and again).
  * Users hold a {@link Lease} (a batch iterator holds one for its partition, the driver's check one
  * for the check), so a function is never closed under a running batch.
  */
 final class ExecutorFunctions {
   private static final System.Logger LOG = System.getLogger("dev.polyfn.spark");
-  /** The current slot of each name; guarded by itself, as are every slot's users and replaced flag. */
-  private static final Map<String, Slot> SLOTS = new HashMap<>();
+  /**
+   * The slots of each name: first the current one, then replaced ones that leases still hold (a
+   * job using one again gets it back instead of defining it again). Guarded by itself, as are every
+   * slot's users and replaced flag.
+   */
+  private static final Map<String, List<Slot>> SLOTS = new HashMap<>();
 
   private ExecutorFunctions() {}
 
@@ -40,7 +48,7 @@ final class ExecutorFunctions {
     final String factory;
     /** Leases not yet closed (guarded by SLOTS). */
     int users;
-    /** Whether a later factory took this slot's name (guarded by SLOTS). */
+    /** Whether another factory's slot is current for this name (guarded by SLOTS). */
     boolean replaced;
     private MapFunction function;
     private boolean closed;
@@ -133,20 +141,33 @@ final class ExecutorFunctions {
    * replaced (and closed once its last lease is). Close the lease when done with the function.
    */
   static Lease acquire(String name, String id, FunctionFactory factory) {
-    Slot slot;
+    Slot slot = null;
     Slot unused = null;
     synchronized (SLOTS) {
-      slot = SLOTS.get(name);
-      if (slot == null || !slot.factory.equals(id)) {
-        Slot old = slot;
+      List<Slot> slots = SLOTS.computeIfAbsent(name, n -> new ArrayList<>());
+      for (Slot s : slots) {
+        if (s.factory.equals(id)) {
+          slot = s;
+        }
+      }
+      if (slot == null) {
         slot = new Slot(name, id);
-        SLOTS.put(name, slot);
-        if (old != null) {
-          old.replaced = true;
-          unused = old.users == 0 ? old : null;
+        if (!slots.isEmpty()) {
           LOG.log(System.Logger.Level.INFO, "Polyfn function ''{0}'' is defined in this JVM by another factory "
               + "than before (another model, or a new version of it): the previous function is closed once no "
               + "batch uses it (give different models different names to keep both)", name);
+        }
+      } else {
+        slots.remove(slot); // current already, or replaced but still leased: used again, not defined again
+      }
+      slots.add(0, slot);
+      slot.replaced = false;
+      if (slots.size() > 1) {
+        Slot previous = slots.get(1);
+        previous.replaced = true;
+        if (previous.users == 0) {
+          slots.remove(1);
+          unused = previous;
         }
       }
       slot.users++;
@@ -168,6 +189,7 @@ final class ExecutorFunctions {
       if (!slot.replaced || slot.users > 0) {
         return;
       }
+      SLOTS.get(slot.name).remove(slot);
     }
     slot.close(); // replaced and unused: no lease can reach it any more
   }

@@ -118,6 +118,12 @@ class ModelReplacementTest {
     };
   }
 
+  /** 10 rows scored by {@code tracked(a)} under {@code name}. */
+  private static List<Row> line(String name, double a) {
+    return PolyfnScoring.with(name, tracked(a)).input("x").output("y", DataTypes.DoubleType)
+        .score(PolyfnScoringTest.rowsOf(spark, 10, 2)).collectAsList();
+  }
+
   private static boolean isClosed(MapFunction f) {
     try {
       f.functionType();
@@ -173,24 +179,26 @@ class ModelReplacementTest {
       MapFunction old = CREATED.get(0);
 
       // Another factory under the same name replaces the function in this JVM meanwhile...
-      assertScoredWith(3.0, PolyfnScoring.with("swap", tracked(3.0)).input("x").output("y", DataTypes.DoubleType)
-          .score(PolyfnScoringTest.rowsOf(spark, 10, 2)).collectAsList(), 10);
+      assertScoredWith(3.0, line("swap", 3.0), 10);
       assertEquals(2, CREATED.size());
-      // ...but the running job still holds the old one: open, and its next batch scores with it.
+      MapFunction replaced = CREATED.get(1);
+      // ...but the running job still holds the old one: open, and a job with its factory uses it
+      // again (not defined again), which closes the unused one it replaces at once.
       assertTrue(!isClosed(old), "closed under a running batch");
+      assertScoredWith(2.0, line("swap", 2.0), 10);
+      assertEquals(2, CREATED.size(), "defined again while still open");
+      assertTrue(isClosed(replaced), "a replaced function no batch uses stays open");
+      assertScoredWith(4.0, line("swap", 4.0), 10);
+      assertEquals(3, CREATED.size());
+      assertTrue(!isClosed(old), "closed under a running batch");
+      // The running job's next batch scores with its function; the function closes after it.
       resume.countDown();
       assertScoredWith(2.0, running.get(120, TimeUnit.SECONDS), 4);
       assertTrue(isClosed(old), "the replaced function stays open after its last batch");
-      assertTrue(!isClosed(CREATED.get(1)), "the current function was closed");
+      assertTrue(!isClosed(CREATED.get(2)), "the current function was closed");
     } finally {
       resume.countDown();
       thread.shutdownNow();
     }
-    // With no batch running, a replaced function is closed at once.
-    assertScoredWith(4.0, PolyfnScoring.with("swap", tracked(4.0)).input("x").output("y", DataTypes.DoubleType)
-        .score(PolyfnScoringTest.rowsOf(spark, 10, 2)).collectAsList(), 10);
-    assertEquals(3, CREATED.size());
-    assertTrue(isClosed(CREATED.get(1)), "the replaced function stays open");
-    assertTrue(!isClosed(CREATED.get(2)), "the current function was closed");
   }
 }
