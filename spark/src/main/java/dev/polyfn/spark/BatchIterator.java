@@ -8,8 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.util.TaskCompletionListener;
 import org.tensorflow.Tensor;
 
 /**
@@ -18,16 +20,31 @@ import org.tensorflow.Tensor;
  */
 final class BatchIterator implements Iterator<Row> {
   private final Iterator<Row> rows;
+  private final ExecutorFunctions.Lease lease;
   private final MapFunction function;
   private final PolyfnScoring.Plan plan;
   private final List<Row> batch = new ArrayList<>();
   private final List<Row> scored = new ArrayList<>();
   private int next;
 
-  BatchIterator(Iterator<Row> rows, MapFunction function, PolyfnScoring.Plan plan) {
+  private BatchIterator(Iterator<Row> rows, ExecutorFunctions.Lease lease, PolyfnScoring.Plan plan) {
     this.rows = rows;
-    this.function = function;
+    this.lease = lease;
+    this.function = lease.function();
     this.plan = plan;
+  }
+
+  /**
+   * Scores {@code rows} with the leased function. The lease is closed when the rows end, or when
+   * the task ends (a task that stops early, or fails), so a replaced function is closed only after
+   * its last batch.
+   */
+  static BatchIterator start(Iterator<Row> rows, ExecutorFunctions.Lease lease, PolyfnScoring.Plan plan) {
+    TaskContext task = TaskContext.get();
+    if (task != null) {
+      task.addTaskCompletionListener((TaskCompletionListener) context -> lease.close());
+    }
+    return new BatchIterator(rows, lease, plan);
   }
 
   @Override
@@ -42,6 +59,7 @@ final class BatchIterator implements Iterator<Row> {
       batch.add(rows.next());
     }
     if (batch.isEmpty()) {
+      lease.close();
       return false;
     }
     score();

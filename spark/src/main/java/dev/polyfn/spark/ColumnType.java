@@ -93,7 +93,7 @@ enum ColumnType {
         return TInt64.tensorOf(Shape.of(n), DataBuffers.of(a, true, false));
       }
       case FLOAT_ARRAY: {
-        float[] a = new float[n * width];
+        float[] a = new float[elements(column, n, width)];
         for (int i = 0; i < n; i++) {
           List<?> row = array(column, values.get(i), width);
           for (int j = 0; j < width; j++) {
@@ -103,7 +103,7 @@ enum ColumnType {
         return TFloat32.tensorOf(Shape.of(n, width), DataBuffers.of(a, true, false));
       }
       default: {
-        double[] a = new double[n * width];
+        double[] a = new double[elements(column, n, width)];
         for (int i = 0; i < n; i++) {
           List<?> row = array(column, values.get(i), width);
           for (int j = 0; j < width; j++) {
@@ -113,6 +113,20 @@ enum ColumnType {
         return TFloat64.tensorOf(Shape.of(n, width), DataBuffers.of(a, true, false));
       }
     }
+  }
+
+  /** The largest array the JVM allocates (a few header words below Integer.MAX_VALUE). */
+  static final int MAX_ELEMENTS = Integer.MAX_VALUE - 8;
+
+  /** n arrays of width elements as one Java array's length, refused when it would not fit (int overflow). */
+  static int elements(String column, int n, int width) {
+    long total = (long) n * width;
+    if (total > MAX_ELEMENTS) {
+      throw new IllegalArgumentException("column '" + column + "': a batch of " + n + " arrays of " + width
+          + " elements has " + total + " elements, more than one tensor buffer holds (" + MAX_ELEMENTS
+          + "); lower batchSize to at most " + Math.max(1, MAX_ELEMENTS / width) + " rows");
+    }
+    return (int) total;
   }
 
   private static Number element(String column, List<?> row, int j) {

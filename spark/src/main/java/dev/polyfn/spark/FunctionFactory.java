@@ -13,7 +13,8 @@ public interface FunctionFactory extends Serializable {
   /**
    * Defines the function (called once per executor JVM).
    *
-   * @return a new function; Polyfn keeps it for the life of the JVM
+   * @return a new function; Polyfn keeps it until a job uses another factory under the same name,
+   *     then closes it once no running batch uses it
    */
   MapFunction create();
 }

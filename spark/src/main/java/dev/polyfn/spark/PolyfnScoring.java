@@ -30,8 +30,9 @@ import org.apache.spark.sql.types.StructType;
  * }</pre>
  *
  * <p>The function is defined by the factory once per executor JVM (by name and factory: a job that
- * reuses a name with another factory gets its own function, never the other one's) and called by
- * every task there, so each batch shape traces once per executor. Declare batch-sized inputs with an
+ * reuses a name with another factory gets its own function, never the other one's, and the other
+ * one is closed once no running batch uses it) and called by every task there, so each batch shape
+ * traces once per executor. Declare batch-sized inputs with an
  * unknown first dimension ({@code Shape.of(-1)}, {@code Shape.of(-1, k)}): then the last, smaller
  * batch of a partition reuses the trace instead of tracing its own size.
  */
@@ -160,9 +161,11 @@ public final class PolyfnScoring implements Serializable {
     String functionName = name;
     FunctionFactory f = factory;
     String factoryId = ExecutorFunctions.identify(name, factory);
-    DriverChecks.check(name, ExecutorFunctions.get(functionName, factoryId, f), plan);
+    try (ExecutorFunctions.Lease lease = ExecutorFunctions.acquire(functionName, factoryId, f)) {
+      DriverChecks.check(name, lease.function(), plan);
+    }
     MapPartitionsFunction<Row, Row> scorer =
-        rows -> new BatchIterator(rows, ExecutorFunctions.get(functionName, factoryId, f), plan);
+        rows -> BatchIterator.start(rows, ExecutorFunctions.acquire(functionName, factoryId, f), plan);
     return data.mapPartitions(scorer, Encoders.row(plan.outputSchema));
   }
 
@@ -174,7 +177,10 @@ public final class PolyfnScoring implements Serializable {
    */
   StructType check(StructType schema) {
     Plan plan = plan(schema);
-    DriverChecks.check(name, ExecutorFunctions.get(name, ExecutorFunctions.identify(name, factory), factory), plan);
+    try (ExecutorFunctions.Lease lease =
+        ExecutorFunctions.acquire(name, ExecutorFunctions.identify(name, factory), factory)) {
+      DriverChecks.check(name, lease.function(), plan);
+    }
     return plan.outputSchema;
   }
 

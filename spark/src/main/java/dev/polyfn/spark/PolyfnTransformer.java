@@ -50,6 +50,11 @@ import org.apache.spark.sql.types.StructType;
  * for a directory on a Hadoop file system ({@code hdfs://}, {@code s3a://}...), or a local
  * directory in local mode (Spark refuses to ship local directories on a cluster).
  *
+ * <p><b>One model per job.</b> The driver resolves the SavedModel once per transform: the highest
+ * version of TensorFlow Serving's layout ({@code dir/1}, {@code dir/2}...) and a stamp of its
+ * content. Every executor loads that version and refuses (failing the task, naming the directory
+ * and both stamps) a model rewritten since, rather than scoring part of the job with it.
+ *
  * <p><b>Checked on the driver.</b> {@link #transformSchema} and {@link #transform} define the
  * function on the driver too (loading the SavedModel there once; tracing a factory's function once
  * with the columns' batch specs if it has not traced) and refuse, before any task runs, an input
@@ -389,25 +394,16 @@ public final class PolyfnTransformer extends Transformer implements DefaultParam
             + "name '" + shippedName + "' in this application; shipped SavedModel directories need distinct last names");
       }
     }
-    SavedModelFactory f = new SavedModelFactory(dir, function, shippedName, null);
+    SavedModelFactory f = new SavedModelFactory(dir, function, shippedName, null, null);
     Path local = f.localDir();
     if (!Files.isDirectory(local)) {
       throw new IllegalArgumentException("savedModel: no directory " + local + (shippedName == null
           ? " on the driver (executors read the path as given: it must exist on every node, or use setShipSavedModel(true))"
           : " (the driver's copy of " + dir + ")"));
     }
-    f = new SavedModelFactory(dir, function, shippedName, stamp(local));
+    // The version and content every executor must load: resolved here, once per job.
+    f = f.resolved();
     return PolyfnScoring.with(f.functionName(), f);
-  }
-
-  /** What identifies this version of the model on the driver: its saved_model.pb's time and size. */
-  private static String stamp(Path dir) {
-    try {
-      Path pb = dir.resolve("saved_model.pb");
-      return Files.getLastModifiedTime(pb).toMillis() + "/" + Files.size(pb);
-    } catch (java.io.IOException e) {
-      return "unknown"; // a layout with version subdirectories: Function.load finds the version
-    }
   }
 
   private String[] required(StringArrayParam param, String setter) {
