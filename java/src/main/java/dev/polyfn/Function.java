@@ -156,6 +156,18 @@ public final class Function {
     return SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), null, null);
   }
 
+  /**
+   * The directory {@link #load(Path)} reads for {@code dir}: {@code dir} itself when it holds a
+   * {@code saved_model.pb}, else its highest numeric version subdirectory holding one (TensorFlow
+   * Serving's layout: {@code dir/1}, {@code dir/2}...), else {@code dir}. For callers that must
+   * know which version a load will serve (Spark's executors check it).
+   *
+   * @return the SavedModel directory a load of {@code dir} reads
+   */
+  public static Path savedModelDirectory(Path dir) {
+    return SavedModelLoader.versionDir(Objects.requireNonNull(dir, "dir"));
+  }
+
   /** {@link #load(Path)} of a saved {@link MapFunction}, tracing {@code body} on a miss (warm start). */
   public static MapFunction load(Path dir, MapBody body) {
     return (MapFunction) SavedModelLoader.load(FACADES, Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(body, "body"), "map");

@@ -1,5 +1,7 @@
 package dev.polyfn.spark;
 
+import dev.polyfn.Function;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -47,21 +49,12 @@ final class ModelStamp {
    * @throws IllegalArgumentException naming {@code dir} when it holds neither
    */
   static String version(Path dir) {
-    if (Files.isRegularFile(dir.resolve("saved_model.pb"))) {
-      return null;
+    Path read = Function.savedModelDirectory(dir);
+    if (!Files.isRegularFile(read.resolve("saved_model.pb"))) {
+      throw new IllegalArgumentException("savedModel: " + dir + " holds no saved_model.pb, neither itself nor in a "
+          + "numeric version subdirectory (TensorFlow Serving's layout: " + dir + "/1/saved_model.pb)");
     }
-    try (Stream<Path> list = Files.list(dir)) {
-      return list.filter(p -> p.getFileName().toString().matches("[0-9]{1,18}")
-              && Files.isRegularFile(p.resolve("saved_model.pb")))
-          .max((a, b) -> Long.compare(Long.parseLong(a.getFileName().toString()),
-              Long.parseLong(b.getFileName().toString())))
-          .map(p -> p.getFileName().toString())
-          .orElseThrow(() -> new IllegalArgumentException("savedModel: " + dir + " holds no saved_model.pb, "
-              + "neither itself nor in a numeric version subdirectory (TensorFlow Serving's layout: " + dir
-              + "/1/saved_model.pb)"));
-    } catch (IOException e) {
-      throw new IllegalArgumentException("savedModel: cannot list " + dir + ": " + e, e);
-    }
+    return read.equals(dir) ? null : read.getFileName().toString();
   }
 
   /**

@@ -197,7 +197,8 @@ public final class SavedModelLoader {
   }
 
   /** The directory itself, or its highest numeric version subdirectory (TensorFlow Serving's layout). */
-  private static Path versionDir(Path dir) {
+  /** See {@link dev.polyfn.Function#savedModelDirectory}. */
+  public static Path versionDir(Path dir) {
     if (Files.isRegularFile(dir.resolve("saved_model.pb")) || !Files.isDirectory(dir)) {
       return dir;
     }
