@@ -14,6 +14,7 @@ import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Op;
 import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.AssignVariableOp;
 import org.tensorflow.op.core.VarHandleOp;
 import org.tensorflow.types.family.TType;
 
@@ -121,9 +122,15 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return held(() -> (T) eager.readVariableOp(handle, type).asTensor());
   }
 
-  /** Assigns {@code value} eagerly (a copy of it). */
+  /**
+   * Assigns {@code value} eagerly (a copy of it).
+   *
+   * @throws IllegalArgumentException when {@code value} has another shape: a variable keeps the
+   *     shape it was created with (functions dispatch and are traced on it), as Python's does
+   */
   public void assign(T value) {
     Objects.requireNonNull(value, "value");
+    checkAssignable(value.shape());
     // Held for the assignment: one run after a close's emptying would put the memory back.
     held(() -> eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value)));
   }
@@ -142,12 +149,32 @@ public final class Variable<T extends TType> implements AutoCloseable {
   /**
    * Assigns {@code value} in {@code tf}'s environment: inside a traced body, an assignment that runs
    * at every call (the function's effect); with eager {@code Ops}, at once.
+   *
+   * @throws IllegalArgumentException when {@code value}'s shape is known to differ from the
+   *     variable's; a traced assignment of a value whose shape is known only at the call checks
+   *     it then (the call fails and the variable keeps its value)
    */
   public Op assign(Ops tf, Operand<T> value) {
+    checkAssignable(value.shape());
     if (!tf.scope().env().isEager()) {
-      return tf.assignVariableOp(handle(tf), value);
+      return tf.assignVariableOp(handle(tf), value, AssignVariableOp.validateShape(true));
     }
     return held(() -> tf.assignVariableOp(handle, value)); // eager: it runs now, held as assign(T) is
+  }
+
+  /** Refuses a value whose shape is known to differ from the variable's (unknown sizes may fit). */
+  private void checkAssignable(Shape value) {
+    if (value.isUnknown()) {
+      return;
+    }
+    boolean fits = value.numDimensions() == dims.length;
+    for (int i = 0; fits && i < dims.length; i++) {
+      fits = value.size(i) < 0 || value.size(i) == dims[i];
+    }
+    if (!fits) {
+      throw new IllegalArgumentException("variable " + id + " has shape " + shape + ": cannot assign a value of shape "
+          + value + " (a variable keeps the shape it was created with)");
+    }
   }
 
   /** Runs eager {@code work} on the handle holding a use, so that a concurrent close waits for it. */

@@ -24,6 +24,46 @@ import org.tensorflow.types.family.TType;
 /** Variables: captured by handle, shared between functions and eager code, created once. */
 class VariablesTest {
 
+  /**
+   * A variable keeps its shape, as Python's does: an assignment of another shape is refused,
+   * eagerly (naming both shapes) and in a traced body (at trace time when the value's shape is
+   * known, at the call when it is not). Before, it was accepted: calls then dispatched and ran on
+   * the shape the variable was created with while its value had another (a function traced for
+   * a [2] variable read a [3] value; its static shape, which Grappler folds into constants,
+   * stayed [2]).
+   */
+  @Test
+  void anAssignmentOfAnotherShapeIsRefusedAndTheValueKept() {
+    try (TFloat32 init = TFloat32.vectorOf(1f, 2f);
+        Variable<TFloat32> v = Variable.create(init);
+        SingleFunction size = Function.defineSingle((tf, in) -> tf.size(v.read(tf)));
+        SingleFunction set = Function.defineSingle((tf, in) -> {
+          Operand<TFloat32> value = in.input("value", TFloat32.class, Shape.unknown());
+          v.assign(tf, value);
+          return tf.size(v.read(tf));
+        });
+        TFloat32 three = TFloat32.vectorOf(5f, 6f, 7f);
+        TFloat32 two = TFloat32.vectorOf(8f, 9f)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> v.assign(three));
+      assertTrue(e.getMessage().contains("[3]") && e.getMessage().contains("[2]"), e.getMessage());
+      assertEquals(2, v.value().shape().size(0));
+      e = assertThrows(IllegalArgumentException.class, () -> Function.defineSingle((tf, in) -> {
+        v.assign(tf, tf.constant(new float[] {1f, 2f, 3f}));
+        return tf.constant(0);
+      }).call(Map.of()));
+      assertTrue(e.getMessage().contains("[3]") && e.getMessage().contains("[2]"), e.getMessage());
+      assertThrows(RuntimeException.class, () -> set.call(three).close()); // shape known only at the call
+      assertEquals(2, v.value().shape().size(0));
+      try (TType n = size.call(Map.of())) {
+        assertEquals(2, ((org.tensorflow.types.TInt32) n).getInt());
+      }
+      try (TType n = set.call(two)) { // the same shape: assigned
+        assertEquals(2, ((org.tensorflow.types.TInt32) n).getInt());
+      }
+      assertEquals(9f, v.value().getFloat(1), 0f);
+    }
+  }
+
   @Test
   void aVariableCapturedByTwoFunctionsIsSharedWithEagerCode() {
     try (TFloat32 zero = TFloat32.scalarOf(0f);
