@@ -154,13 +154,13 @@ final class FileMutations {
       name[0] = "no functions";
       return lib;
     }
-    int pick = r.nextInt(9);
-    if (pick == 8 && lib.getFunctionCount() > 2) {
+    int pick = r.nextInt(11);
+    if (pick == 10 && lib.getFunctionCount() > 2) {
       try {
         name[0] = "cycle";
         return FileFixtures.cycle(lib);
       } catch (AssertionError e) {
-        pick = r.nextInt(8);
+        pick = r.nextInt(10);
       }
     }
     FunctionDefLibrary.Builder b = lib.toBuilder();
@@ -170,7 +170,7 @@ final class FileMutations {
       return lib;
     }
     NodeDef.Builder n = f.getNodeDefBuilder(r.nextInt(f.getNodeDefCount()));
-    switch (pick % 8) {
+    switch (pick % 10) {
       case 0 -> {
         n.setOp(r.nextBoolean() ? "NoSuchOp" : f.getNodeDef(r.nextInt(f.getNodeDefCount())).getOp());
         name[0] = "op type";
@@ -228,6 +228,34 @@ final class FileMutations {
       case 6 -> {
         f.removeNodeDef(r.nextInt(f.getNodeDefCount()));
         name[0] = "node dropped";
+      }
+      case 8 -> {
+        // A string constant whose one long value TensorFlow repeats over a huge shape (4 GiB
+        // from 4 KiB), or a numeric one filled from a single value: memory from nothing.
+        boolean text = r.nextBoolean();
+        TensorProto.Builder t = TensorProto.newBuilder()
+            .setDtype(text ? DataType.DT_STRING : DataType.DT_FLOAT)
+            .setTensorShape(TensorShapeProto.newBuilder().addDim(TensorShapeProto.Dim.newBuilder()
+                .setSize(text ? 1_000_000 : 1L << 30)));
+        if (text) {
+          t.addStringVal(com.google.protobuf.ByteString.copyFrom(new byte[4096]));
+        } else {
+          t.addFloatVal(1f);
+        }
+        n.setOp("Const").clearInput().putAttr("dtype", AttrValue.newBuilder().setType(t.getDtype()).build())
+            .putAttr("value", AttrValue.newBuilder().setTensor(t).build());
+        name[0] = "constant filled past the limit";
+      }
+      case 9 -> {
+        // The function's own attributes and its arguments': shapes TensorFlow would trust.
+        AttrValue shapes = AttrValue.newBuilder().setList(AttrValue.ListValue.newBuilder()
+            .addShape(TensorShapeProto.newBuilder().addDim(TensorShapeProto.Dim.newBuilder().setSize(-5)))).build();
+        if (r.nextBoolean()) {
+          f.putAttr("_input_shapes", shapes);
+        } else {
+          f.putArgAttr(0, FunctionDef.ArgAttrs.newBuilder().putAttr("_output_shapes", shapes).build());
+        }
+        name[0] = "function or argument attribute";
       }
       default -> {
         f.putRet(f.getRetCount() > 0 && r.nextBoolean() ? f.getRetMap().keySet().iterator().next() : "extra",
