@@ -43,7 +43,8 @@ class SignatureProfileFilesTest {
       Short sh = in.javaInput("sh", Short.class);
       Byte b = in.javaInput("b", Byte.class);
       Boolean flag = in.javaInput("flag", Boolean.class);
-      double k = s.length() + i + (double) l + d + f + sh + b + (flag ? 1 : 0);
+      long n = in.javaInput("n", long.class); // declared primitive: the call passes its box
+      double k = s.length() + i + (double) l + d + f + sh + b + (flag ? 1 : 0) + n;
       return Map.of("y", tf.math.add(x, tf.constant((float) k)));
     }, options);
   }
@@ -58,6 +59,7 @@ class SignatureProfileFilesTest {
     v.put("sh", (short) -7);
     v.put("b", (byte) 3);
     v.put("flag", true);
+    v.put("n", -5L);
     return v;
   }
 

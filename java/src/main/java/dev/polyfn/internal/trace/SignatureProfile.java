@@ -228,13 +228,13 @@ public final class SignatureProfile {
 
   private static Object parsed(String name, String cls, String repr) {
     switch (cls) {
-      case "java.lang.Integer": return Integer.valueOf(repr);
-      case "java.lang.Long": return Long.valueOf(repr);
-      case "java.lang.Short": return Short.valueOf(repr);
-      case "java.lang.Byte": return Byte.valueOf(repr);
-      case "java.lang.Double": return Double.valueOf(repr);
-      case "java.lang.Float": return Float.valueOf(repr);
-      case "java.lang.Boolean":
+      case "java.lang.Integer", "int": return Integer.valueOf(repr);
+      case "java.lang.Long", "long": return Long.valueOf(repr);
+      case "java.lang.Short", "short": return Short.valueOf(repr);
+      case "java.lang.Byte", "byte": return Byte.valueOf(repr);
+      case "java.lang.Double", "double": return Double.valueOf(repr);
+      case "java.lang.Float", "float": return Float.valueOf(repr);
+      case "java.lang.Boolean", "boolean":
         if (repr.equals("true") || repr.equals("false")) {
           return Boolean.valueOf(repr);
         }
