@@ -89,11 +89,11 @@ public final class Interner {
   }
 
   /**
-   * The whole text of a Java value as a signature profile records it, for the classes
-   * {@code SignatureProfile} reads back (declared as such or as their primitive type) ({@code toString()} of a boxed number or boolean, a
-   * string quoted); null for any other value, which a profile cannot restore. A string that is
-   * not well-formed UTF-16 (an unpaired surrogate) is null too: it cannot cross to the native
-   * side, whose strings are UTF-8, and come back the same.
+   * The whole text of a Java value as a signature profile records it, uncut, for the classes
+   * {@code SignatureProfile} reads back, declared as such or as their primitive type: {@code
+   * toString()} of a boxed number or boolean, a string quoted. Null for any other value, which a
+   * profile cannot restore, and for a string that is not well-formed UTF-16 (an unpaired
+   * surrogate): it cannot cross to the native side, whose strings are UTF-8, and come back the same.
    */
   static String profileValue(Class<?> declared, Object value) {
     // A primitive parameter (int.class) holds its box, the class a profile restores.

@@ -61,13 +61,13 @@ public final class SignatureProfile {
    * sees half a profile (which the next definition reading it would refuse).
    */
   public static void write(Path file, String json) {
-    Path name = file.getFileName();
-    if (name == null || Files.isDirectory(file)) {
+    if (file.getFileName() == null || Files.isDirectory(file)) {
       throw new UncheckedIOException("cannot write the signature profile " + file,
           new java.nio.file.FileSystemException(file.toString(), null, "is a directory"));
     }
-    // Created with the default permissions (Files.createTempFile's would be owner-only).
-    Path temp = file.resolveSibling("." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+    // Created with the default permissions (Files.createTempFile's would be owner-only); a short
+    // name of its own, as the profile's may be near the file system's length limit.
+    Path temp = file.resolveSibling(".polyfn-profile-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
     try {
       Files.writeString(temp, json, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       try {
