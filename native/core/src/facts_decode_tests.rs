@@ -7,7 +7,7 @@ fn tables() -> (StringTable, LiteralTable) {
     s.insert(10, "b");
     s.insert(11, "a");
     let mut l = LiteralTable::new();
-    l.insert(7, "3", "java.lang.Integer");
+    l.insert(7, "3", "java.lang.Integer", Some("3".to_owned()));
     (s, l)
 }
 

@@ -18,7 +18,7 @@ fn tables() -> (StringTable, LiteralTable) {
     s.insert(SPARSE, "SparseTensor");
     s.insert(VALUES, "values");
     let mut l = LiteralTable::new();
-    l.insert(LIT3, "3", "java.lang.Integer");
+    l.insert(LIT3, "3", "java.lang.Integer", Some("3".to_owned()));
     (s, l)
 }
 

@@ -23,10 +23,18 @@ impl StringTable {
     }
 }
 
-/// Interned Java values by id: `(repr, class_name)`.
+/// Interned Java values by id: the short text explanations show (`repr`), the class, and the
+/// whole text a signature profile records, when a profile can restore the value.
 #[derive(Clone, Debug, Default)]
 pub struct LiteralTable {
-    literals: HashMap<i64, (String, String)>,
+    literals: HashMap<i64, LiteralEntry>,
+}
+
+#[derive(Clone, Debug)]
+struct LiteralEntry {
+    repr: String,
+    class_name: String,
+    profile_value: Option<String>,
 }
 
 impl LiteralTable {
@@ -34,14 +42,20 @@ impl LiteralTable {
         Self::default()
     }
 
-    pub fn insert(&mut self, id: i64, repr: impl Into<String>, class_name: impl Into<String>) {
-        self.literals.insert(id, (repr.into(), class_name.into()));
+    /// Registers literal `id`; `profile_value` is `None` for a value no profile can restore.
+    pub fn insert(&mut self, id: i64, repr: impl Into<String>, class_name: impl Into<String>, profile_value: Option<String>) {
+        self.literals.insert(id, LiteralEntry { repr: repr.into(), class_name: class_name.into(), profile_value });
     }
 
     /// `(repr, class_name)` of a literal id.
     pub fn get(&self, id: i64) -> Option<(&str, &str)> {
         self.literals
             .get(&id)
-            .map(|(r, c)| (r.as_str(), c.as_str()))
+            .map(|e| (e.repr.as_str(), e.class_name.as_str()))
+    }
+
+    /// The whole text of literal `id` for a signature profile, if a profile can restore it.
+    pub fn profile_value(&self, id: i64) -> Option<&str> {
+        self.literals.get(&id)?.profile_value.as_deref()
     }
 }

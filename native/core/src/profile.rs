@@ -13,6 +13,7 @@ use std::fmt::Write;
 
 use crate::infer::{coalesce, declaration_lines, merge_declared, specialize, structures, Coalesced, Provenance};
 use crate::function_type::FunctionType;
+use crate::intern::LiteralTable;
 use crate::parameter::Parameter;
 use crate::shape::Shape;
 use crate::trace_type::TypeRef;
@@ -98,7 +99,9 @@ pub fn suggest(declared: &FunctionType, calls: &[(FunctionType, u64)]) -> Sugges
 }
 
 /// The profile file of function `name`: every recorded signature with its count.
-pub fn to_json(name: &str, calls: &[(FunctionType, u64)]) -> String {
+/// A Java value is written with its whole text from `literals` (`"value": null` and the short
+/// text as `"display"` when no profile can restore it).
+pub fn to_json(name: &str, calls: &[(FunctionType, u64)], literals: &LiteralTable) -> String {
     let total: u64 = calls.iter().map(|(_, n)| n).sum();
     let mut out = String::new();
     let _ = write!(out, "{{\n  \"format\": \"polyfn-signature-profile\",\n  \"version\": 1,\n  \"function\": {},\n  \"calls\": {total},\n  \"signatures\": [", quote(name));
@@ -111,7 +114,7 @@ pub fn to_json(name: &str, calls: &[(FunctionType, u64)]) -> String {
                 out.push_str(", ");
             }
             let _ = write!(out, "{}: ", quote(&p.name));
-            value(&mut out, p.type_constraint.as_ref().expect("present"));
+            value(&mut out, p.type_constraint.as_ref().expect("present"), literals);
         }
         out.push_str("}}");
     }
@@ -119,7 +122,7 @@ pub fn to_json(name: &str, calls: &[(FunctionType, u64)]) -> String {
     out
 }
 
-fn value(out: &mut String, t: &TypeRef) {
+fn value(out: &mut String, t: &TypeRef, literals: &LiteralTable) {
     if let Some(s) = t.downcast_ref::<TensorSpec>() {
         let _ = write!(out, "{{\"dtype\": \"{}\", \"shape\": {}}}", s.dtype, shape(&s.shape));
     } else if let Some(l) = t.downcast_ref::<ListType>() {
@@ -128,7 +131,7 @@ fn value(out: &mut String, t: &TypeRef) {
             if i > 0 {
                 out.push_str(", ");
             }
-            value(out, e);
+            value(out, e, literals);
         }
         out.push_str("]}");
     } else if let Some(m) = t.downcast_ref::<MapType>() {
@@ -138,11 +141,14 @@ fn value(out: &mut String, t: &TypeRef) {
                 out.push_str(", ");
             }
             let _ = write!(out, "{}: ", quote(k));
-            value(out, v);
+            value(out, v, literals);
         }
         out.push_str("}}");
     } else if let Some(l) = t.downcast_ref::<Literal>() {
-        let _ = write!(out, "{{\"java\": {}, \"value\": {}}}", quote(&l.class_name), quote(&l.repr));
+        let _ = match literals.profile_value(l.id as i64) {
+            Some(v) => write!(out, "{{\"java\": {}, \"value\": {}}}", quote(&l.class_name), quote(v)),
+            None => write!(out, "{{\"java\": {}, \"value\": null, \"display\": {}}}", quote(&l.class_name), quote(&l.repr)),
+        };
     } else if let Some(v) = t.downcast_ref::<VariableSpec>() {
         let _ = write!(out, "{{\"variable\": {{\"dtype\": \"{}\", \"shape\": {}}}}}", v.dtype, shape(&v.shape));
     } else {
@@ -218,7 +224,9 @@ mod tests {
 
     #[test]
     fn json_lists_every_signature_with_its_count() {
-        let json = to_json("enc\"oder", &[(call(2, 1), 7)]);
+        let mut literals = LiteralTable::new();
+        literals.insert(1, "1", "java.lang.Integer", Some("1".to_owned()));
+        let json = to_json("enc\"oder", &[(call(2, 1), 7)], &literals);
         assert!(json.contains("\"function\": \"enc\\\"oder\""), "{json}");
         assert!(json.contains("\"calls\": 7"), "{json}");
         assert!(

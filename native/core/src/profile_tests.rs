@@ -1,7 +1,7 @@
 //! The profile file's JSON value by value, and suggestions that leave a declaration alone.
 
 use super::*;
-use crate::{DType, DTypeSet, ParamKind, RecordType, TensorConstraint};
+use crate::{DType, DTypeSet, LiteralTable, ParamKind, RecordType, TensorConstraint};
 use std::collections::BTreeMap;
 
 fn spec(d: DType, dims: &[i64]) -> TypeRef {
@@ -24,10 +24,15 @@ fn every_kind_of_value_has_its_json() {
         param("v", ParamKind::Variable, variable),
         param("r", ParamKind::Nest, record),
         Parameter::new("skipped", ParamKind::Java).optional(),
-        param("s", ParamKind::Java, TypeRef::new(Literal::new(1, "\"a\\b\"", "java.lang.String"))),
+        param("s", ParamKind::Java, TypeRef::new(Literal::new(1, "\"a\\b...", "java.lang.String"))),
+        param("e", ParamKind::Java, TypeRef::new(Literal::new(2, "SLOW", "a.Mode"))),
     ]);
     let two = FunctionType::new(vec![param("x", ParamKind::Tensor, spec(DType::FLOAT, &[1]))]);
-    let json = to_json("f", &[(call, 3), (two, 2)]);
+    // A string's whole text, not the short text explanations show; no value for the enum.
+    let mut literals = LiteralTable::new();
+    literals.insert(1, "\"a\\b...", "java.lang.String", Some("\"a\\b and the rest\"".to_owned()));
+    literals.insert(2, "SLOW", "a.Mode", None);
+    let json = to_json("f", &[(call, 3), (two, 2)], &literals);
     let expected = concat!(
         "{\n  \"format\": \"polyfn-signature-profile\",\n  \"version\": 1,\n  \"function\": \"f\",\n  \"calls\": 5,\n  \"signatures\": [\n",
         "    {\"count\": 3, \"parameters\": {",
@@ -35,12 +40,13 @@ fn every_kind_of_value_has_its_json() {
         "\"m\": {\"map\": {\"a\": {\"dtype\": \"INT32\", \"shape\": []}, \"b\\\"\": {\"dtype\": \"INT64\", \"shape\": [3]}}}, ",
         "\"v\": {\"variable\": {\"dtype\": \"HALF\", \"shape\": [4]}}, ",
         "\"r\": {\"unknown\": \"B()\"}, ",
-        "\"s\": {\"java\": \"java.lang.String\", \"value\": \"\\\"a\\\\b\\\"\"}}},\n",
+        "\"s\": {\"java\": \"java.lang.String\", \"value\": \"\\\"a\\\\b and the rest\\\"\"}, ",
+        "\"e\": {\"java\": \"a.Mode\", \"value\": null, \"display\": \"SLOW\"}}},\n",
         "    {\"count\": 2, \"parameters\": {\"x\": {\"dtype\": \"FLOAT\", \"shape\": [1]}}}\n",
         "  ]\n}\n"
     );
     assert_eq!(json, expected);
-    assert_eq!(to_json("f", &[]), "{\n  \"format\": \"polyfn-signature-profile\",\n  \"version\": 1,\n  \"function\": \"f\",\n  \"calls\": 0,\n  \"signatures\": [\n  ]\n}\n");
+    assert_eq!(to_json("f", &[], &literals), "{\n  \"format\": \"polyfn-signature-profile\",\n  \"version\": 1,\n  \"function\": \"f\",\n  \"calls\": 0,\n  \"signatures\": [\n  ]\n}\n");
 }
 
 #[test]

@@ -10,7 +10,7 @@ fn tables() -> (StringTable, LiteralTable) {
     let mut s = StringTable::new();
     s.insert(KEY, "k");
     let mut l = LiteralTable::new();
-    l.insert(7, "3", "java.lang.Integer");
+    l.insert(7, "3", "java.lang.Integer", Some("3".to_owned()));
     (s, l)
 }
 

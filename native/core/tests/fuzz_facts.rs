@@ -35,9 +35,9 @@ fn tables() -> (StringTable, LiteralTable) {
         s.insert(id, format!("k{id}"));
     }
     for id in 0..LITERAL_IDS {
-        l.insert(id, id.to_string(), "java.lang.Integer");
+        l.insert(id, id.to_string(), "java.lang.Integer", Some(id.to_string()));
     }
-    l.insert(-7, "neg", "java.lang.Long");
+    l.insert(-7, "neg", "java.lang.Long", None);
     (s, l)
 }
 
@@ -230,7 +230,7 @@ fn traced_function(options: Options) -> Polymorphic<String> {
         f.register_string(id, strings.get(id).unwrap());
     }
     for id in 0..LITERAL_IDS {
-        f.register_literal(id, &id.to_string(), "java.lang.Integer");
+        f.register_literal(id, &id.to_string(), "java.lang.Integer", Some(&id.to_string()));
     }
     let values = [
         V::Tensor(1, Some(vec![2])),

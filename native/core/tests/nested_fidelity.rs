@@ -36,7 +36,7 @@ impl Facts<'_> {
                 let n = m["v"].as_i64().unwrap();
                 let next = 1000 + self.literals.len() as i64;
                 let id = *self.literals.entry(n).or_insert(next);
-                self.f.register_literal(id, &n.to_string(), "java.lang.Integer");
+                self.f.register_literal(id, &n.to_string(), "java.lang.Integer", Some(&n.to_string()));
                 out.extend(literal(id));
             }
             Value::Object(m) => {

@@ -118,7 +118,7 @@ fn a_trace_finishing_after_close_caches_nothing() {
 #[test]
 fn an_argument_declared_after_close_is_refused_as_closed() {
     let f = new_fn(Options::default());
-    f.register_literal(1, "3", "java.lang.Integer");
+    f.register_literal(1, "3", "java.lang.Integer", Some("3"));
     assert!(f.decode_argument::<String>("k", &literal(1)).is_ok());
     let _s = f.begin_trace::<String>(vec!["k".into()], None, true).unwrap();
     f.close();

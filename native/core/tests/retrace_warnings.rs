@@ -58,7 +58,7 @@ fn call_typed(f: &Polymorphic<String>, dtype: DType, dims: &[i64], n: Option<i64
     let mut facts = typed(dtype, dims);
     if let Some(id) = n {
         facts.extend([TAG_LITERAL, id]);
-        f.register_literal(id, &id.to_string(), "java.lang.Integer");
+        f.register_literal(id, &id.to_string(), "java.lang.Integer", Some(&id.to_string()));
     }
     if f.lookup::<String>(&facts).unwrap().is_some() {
         return;

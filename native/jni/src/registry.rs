@@ -34,7 +34,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn declare_parameter(trace: jlong, name: JString, kind: jint, optional: jboolean, dtypes: jint[], shape_rank: jint, dims: jlong[], java_class: JString, facts: jlong[], fact_count: jint) -> jlong[], fn = trace::declare_parameter, error_policy = ThrowJava },
     native_method! { static fn declare_capture(trace: jlong, name: JString, variable: jboolean, facts: jlong[], fact_count: jint) -> jlong[], fn = trace::declare_capture, error_policy = ThrowJava },
     native_method! { static fn register_string(handle: jlong, id: jint, value: JString), fn = trace::register_string, error_policy = ThrowJava },
-    native_method! { static fn register_literal(handle: jlong, id: jint, repr: JString, class_name: JString), fn = trace::register_literal, error_policy = ThrowJava },
+    native_method! { static fn register_literal(handle: jlong, id: jint, repr: JString, class_name: JString, profile_value: JString), fn = trace::register_literal, error_policy = ThrowJava },
     native_method! { static fn finish_trace(trace: jlong, graph: jlong, placeholders: java.lang.String[], output_names: java.lang.String[], output_ops: java.lang.String[], output_indices: jint[], control_ops: java.lang.String[], absorbed_ops: java.lang.String[], outputs_key: jint) -> jint, fn = trace::finish_trace, error_policy = ThrowJava },
     native_method! { static fn free_trace(trace: jlong), fn = trace::free_trace, error_policy = ThrowJava },
     native_method! { static fn set_handle_shape(graph: jlong, op_name: JString, dtype: jint, dims: jlong[]), fn = trace::set_handle_shape, error_policy = ThrowJava },

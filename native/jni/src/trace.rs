@@ -109,7 +109,8 @@ pub fn register_string<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong,
     Ok(())
 }
 
-/// `Native.registerLiteral`: the Java value a literal id stands for in facts.
+/// `Native.registerLiteral`: the Java value a literal id stands for in facts; `profile_value`
+/// (its whole text for signature profiles) is null for a value no profile can restore.
 pub fn register_literal<'l>(
     env: &mut Env<'l>,
     _class: JClass<'l>,
@@ -117,10 +118,12 @@ pub fn register_literal<'l>(
     id: jint,
     repr: JString<'l>,
     class_name: JString<'l>,
+    profile_value: JString<'l>,
 ) -> Result<()> {
     let repr = convert::string(env, &repr, "literal")?;
     let class_name = convert::string(env, &class_name, "class")?;
-    handles::function(env, handle)?.register_literal(id as i64, &repr, &class_name);
+    let profile_value = if profile_value.is_null() { None } else { Some(convert::string(env, &profile_value, "profile value")?) };
+    handles::function(env, handle)?.register_literal(id as i64, &repr, &class_name, profile_value.as_deref());
     Ok(())
 }
 

@@ -147,9 +147,10 @@ impl<C> Polymorphic<C> {
         self.state.lock().strings.insert(id, s);
     }
 
-    /// Registers the Java value a literal id stands for in facts (once per id).
-    pub fn register_literal(&self, id: i64, repr: &str, class_name: &str) {
-        self.state.lock().literals.insert(id, repr, class_name);
+    /// Registers the Java value a literal id stands for in facts (once per id): its short text,
+    /// class, and whole text for signature profiles (`None` when a profile cannot restore it).
+    pub fn register_literal(&self, id: i64, repr: &str, class_name: &str, profile_value: Option<&str>) {
+        self.state.lock().literals.insert(id, repr, class_name, profile_value.map(str::to_owned));
     }
 
     /// The type of one value described by `facts` (map keys and literals resolved).

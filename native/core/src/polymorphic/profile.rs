@@ -34,6 +34,8 @@ impl<C> Polymorphic<C> {
 
     /// The profile file (JSON, see [`crate::profile`]) of the recorded calls.
     pub fn profile_json(&self) -> String {
-        to_json(&self.name, &self.recorded_calls())
+        let calls = self.recorded_calls();
+        // Literal ids are never unregistered: every id the calls hold is still in the table.
+        to_json(&self.name, &calls, &self.state.lock().literals)
     }
 }

@@ -25,7 +25,7 @@ fn a_retrace_that_changes_only_a_kind_or_the_optional_flag_changes_the_parameter
 /// `(x: FLOAT tensor, n: Integer)`: facts and a trace of a two-parameter function.
 fn two(f: &Fn, dims: &[i64], n: i64) -> (Vec<i64>, String) {
     let facts = [tensor_facts(DType::FLOAT, dims), vec![TAG_LITERAL, n]].concat();
-    f.register_literal(n, &n.to_string(), "java.lang.Integer");
+    f.register_literal(n, &n.to_string(), "java.lang.Integer", Some(&n.to_string()));
     if let Some(c) = f.lookup::<String>(&facts).unwrap() {
         return (facts, c.inner.clone());
     }
@@ -53,7 +53,7 @@ fn a_function_of_two_parameters_dispatches_on_both_and_explains_the_one_that_cha
     assert_eq!((h[1].parameter.as_str(), h[1].reason.as_str()), ("n", "n: new value 2 (traced: 1)"));
     assert_eq!(h[2].parameter, "x");
     // A tensor where the Java value belongs is a type error naming the second parameter.
-    f.register_literal(9, "9", "java.lang.Integer");
+    f.register_literal(9, "9", "java.lang.Integer", Some("9"));
     let wrong = [tensor_facts(DType::FLOAT, &[2]), tensor_facts(DType::FLOAT, &[])].concat();
     let e = f.lookup::<String>(&wrong).unwrap_err();
     assert!(matches!(e, PolyError::Bind(BindError::TypeMismatch { ref param, .. }) if param == "n"), "{e}");

@@ -65,9 +65,9 @@ pub fn new_fn(options: Options) -> Fn {
     f.register_string(KEY_A, "a");
     f.register_string(KEY_B, "b");
     for id in 1..=20 {
-        f.register_literal(id, &id.to_string(), "java.lang.Integer");
+        f.register_literal(id, &id.to_string(), "java.lang.Integer", Some(&id.to_string()));
     }
-    f.register_literal(99, "s", "java.lang.String");
+    f.register_literal(99, "s", "java.lang.String", Some("\"s\""));
     f
 }
 

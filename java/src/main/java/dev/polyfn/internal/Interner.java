@@ -2,6 +2,7 @@ package dev.polyfn.internal;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,6 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Interner {
   private static final int MAX_REPR = 80;
+  /** The classes a signature profile restores, all final: {@code toString()} is theirs. */
+  private static final Set<Class<?>> RESTORABLE = Set.of(Integer.class, Long.class, Short.class, Byte.class,
+      Double.class, Float.class, Boolean.class, String.class);
 
   private final FunctionHandle function;
   private final Map<String, Integer> strings = new ConcurrentHashMap<>();
@@ -48,7 +52,7 @@ public final class Interner {
     synchronized (this) {
       return literals.computeIfAbsent(key, k -> {
         int fresh = next++;
-        Native.registerLiteral(function.address(), fresh, repr(value), declared.getName());
+        Native.registerLiteral(function.address(), fresh, repr(value), declared.getName(), profileValue(declared, value));
         return fresh;
       });
     }
@@ -82,6 +86,36 @@ public final class Interner {
       cut--; // never split a surrogate pair into an unpaired half
     }
     return s.substring(0, cut) + "...";
+  }
+
+  /**
+   * The whole text of a Java value as a signature profile records it, uncut, for the classes
+   * {@code SignatureProfile} reads back, declared as such or as their primitive type: {@code
+   * toString()} of a boxed number or boolean, a string quoted. Null for any other value, which a
+   * profile cannot restore, and for a string that is not well-formed UTF-16 (an unpaired
+   * surrogate): it cannot cross to the native side, whose strings are UTF-8, and come back the same.
+   */
+  static String profileValue(Class<?> declared, Object value) {
+    // A primitive parameter (int.class) holds its box, the class a profile restores.
+    if (value == null || !RESTORABLE.contains(value.getClass()) || (declared != value.getClass() && !declared.isPrimitive())) {
+      return null;
+    }
+    if (value instanceof String s) {
+      return wellFormed(s) ? "\"" + s + "\"" : null;
+    }
+    return value.toString();
+  }
+
+  private static boolean wellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static final class LiteralKey {

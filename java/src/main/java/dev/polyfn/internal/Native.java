@@ -131,8 +131,12 @@ public final class Native {
   /** Registers the map key that {@code id} stands for in facts. */
   public static native void registerString(long function, int id, String value);
 
-  /** Registers the Java value that literal {@code id} stands for in facts. */
-  public static native void registerLiteral(long function, int id, String repr, String className);
+  /**
+   * Registers the Java value that literal {@code id} stands for in facts: {@code repr} its short
+   * text for explanations, {@code profileValue} its whole text for signature profiles (null when a
+   * profile cannot restore it).
+   */
+  public static native void registerLiteral(long function, int id, String repr, String className, String profileValue);
 
   /** The id of the cached concrete function that accepts the call described by {@code facts}, or -1. */
   public static native int find(long function, long[] facts, int factCount);

@@ -234,6 +234,23 @@ class LookupTablesSaveTest {
   }
 
   /**
+   * A path relative to the working directory, with "." and ".." in it, saves the vocabulary file
+   * like an absolute one (refused before: "asset file name 'vocab.txt' is not under ./../..").
+   */
+  @Test
+  void aTableWithAVocabularyFileSavesToARelativePath() throws Exception {
+    Path relative = Path.of(".").resolve(Path.of("").toAbsolutePath().relativize(dir.toAbsolutePath().resolve("relative")));
+    assertTrue(relative.startsWith(Path.of(".", "..")), "a relative path with . and ..: " + relative);
+    try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
+      f.save(relative);
+    }
+    assertTrue(Files.isRegularFile(dir.resolve("relative").resolve("assets").resolve("vocab.txt")));
+    try (MapFunction g = (MapFunction) Function.load(relative)) {
+      assertArrayEquals(expected.get("vocab"), call(g, model("vocab")), "loaded back from the relative path");
+    }
+  }
+
+  /**
    * A table whose saved functions depend on something save cannot write (here: its destroy
    * function made to capture the model's variable) loads and runs, but save refuses it saying
    * why; the function stays usable and a good save still works.

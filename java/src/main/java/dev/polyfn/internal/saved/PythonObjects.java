@@ -287,8 +287,10 @@ final class PythonObjects {
     if (bound.isEmpty()) {
       return out;
     }
+    String index = root.resolve(SavedModelWriter.CHECKPOINT) + ".index";
+    String[] keys = new String[bound.size()];
+    List<TType> values;
     try {
-      String[] keys = new String[bound.size()];
       List<Class<? extends TType>> types = new ArrayList<>();
       for (int i = 0; i < keys.length; i++) {
         var node = trackables().getNodes(bound.get(i));
@@ -296,14 +298,26 @@ final class PythonObjects {
             .orElseThrow(() -> new IllegalArgumentException("the checkpoint has no value for a captured variable")).getCheckpointKey();
         types.add(DataTypes.tensorClass(graph.getNodes(bound.get(i)).getVariable().getDtype()));
       }
-      for (TType value : read(keys, types)) {
+      values = read(keys, types);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(index + ": the variables cannot be read: " + e.getMessage(), e);
+    }
+    for (int i = 0; i < keys.length; i++) {
+      try {
+        RestoreChecks.variableShape("'" + path(bound.get(i)) + "' (checkpoint key '" + keys[i] + "')",
+            graph.getNodes(bound.get(i)).getVariable().getShape(), values.get(i).shape());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(index + ": " + e.getMessage(), e);
+      }
+    }
+    try {
+      for (TType value : values) {
         out.add(Variable.create(value));
       }
       return out;
-    } catch (IllegalArgumentException e) {
+    } catch (RuntimeException e) {
       out.forEach(Variable::close);
-      throw new IllegalArgumentException(root.resolve(SavedModelWriter.CHECKPOINT) + ".index: the variables cannot be"
-          + " read: " + e.getMessage(), e);
+      throw e;
     }
   }
 

@@ -1,11 +1,14 @@
 package dev.polyfn.internal.saved;
 
 import dev.polyfn.internal.trace.Param;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.TensorShapeProto;
 
 /**
  * Checks that the parts of a concrete function read from a file (a trace cache entry, {@code
@@ -60,6 +63,27 @@ public final class RestoreChecks {
             + (p.optional() ? ", optional" : "") + ") in the parameter list, but '" + m.get("name") + "' (" + m.get("kind")
             + (Boolean.TRUE.equals(m.get("optional")) ? ", optional" : "") + ") in the " + which + " type");
       }
+    }
+  }
+
+  /**
+   * Checks the value of {@code variable} read from a checkpoint against the shape the SavedModel
+   * declares for it ({@code declared}; an unknown rank or dim accepts any): TensorFlow's RestoreV2
+   * checks the dtype only, and a variable of another shape would load, then change dispatch (a
+   * bodyless function refuses every call) or the weights a retrace adopts. An
+   * IllegalArgumentException names the variable and both shapes.
+   */
+  public static void variableShape(String variable, TensorShapeProto declared, Shape restored) {
+    long[] dims = restored.asArray();
+    boolean agrees = declared.getUnknownRank() || declared.getDimCount() == dims.length;
+    for (int i = 0; agrees && !declared.getUnknownRank() && i < dims.length; i++) {
+      long d = declared.getDim(i).getSize();
+      agrees = d < 0 || d == dims[i];
+    }
+    if (!agrees) {
+      List<Long> want = declared.getDimList().stream().map(d -> Math.max(d.getSize(), -1)).toList();
+      throw new IllegalArgumentException("variable " + variable + " has shape " + Arrays.toString(dims)
+          + " in the checkpoint, but the SavedModel declares " + want);
     }
   }
 

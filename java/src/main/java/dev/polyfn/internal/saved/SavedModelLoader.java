@@ -42,6 +42,7 @@ import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.TensorProto;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
@@ -355,6 +356,7 @@ public final class SavedModelLoader {
     }
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
     List<Class<? extends TType>> types = new ArrayList<>();
+    List<TensorShapeProto> shapes = new ArrayList<>();
     for (int i = 0; i < meta.variableKeys.size(); i++) {
       NodeDef node = node(root, nodes.get("variables/" + i));
       if (node == null || !node.getOp().equals("VarHandleOp")) {
@@ -363,6 +365,10 @@ public final class SavedModelLoader {
       if (!node.containsAttr("dtype")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no dtype");
       }
+      if (!node.containsAttr("shape")) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no shape");
+      }
+      shapes.add(node.getAttrOrThrow("shape").getShape());
       DataType dt = node.getAttrOrThrow("dtype").getType();
       try {
         types.add(DataTypes.tensorClass(dt));
@@ -374,6 +380,7 @@ public final class SavedModelLoader {
     Ops tf = Ops.create(EagerSession.getDefault());
     String[] slices = new String[types.size()];
     Arrays.fill(slices, "");
+    List<TType> values = new ArrayList<>();
     // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
     try (TString path = TString.scalarOf(prefix.toString());
          TString keys = TString.vectorOf(meta.variableKeys.toArray(new String[0]));
@@ -381,13 +388,27 @@ public final class SavedModelLoader {
       Restore restored = tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keys),
           TensorFlowInternals.eagerInput(noSlices), types);
       for (Operand<?> value : restored) {
-        out.add(Variable.create(value.asTensor()));
+        values.add(value.asTensor());
       }
-      return out;
     } catch (TensorFlowException | IllegalArgumentException e) {
-      out.forEach(Variable::close);
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
+    }
+    for (int i = 0; i < values.size(); i++) {
+      try {
+        RestoreChecks.variableShape("'" + meta.variableKeys.get(i) + "'", shapes.get(i), values.get(i).shape());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(prefix + ".index: " + e.getMessage(), e);
+      }
+    }
+    try {
+      for (TType value : values) {
+        out.add(Variable.create(value));
+      }
+      return out;
+    } catch (RuntimeException e) {
+      out.forEach(Variable::close);
+      throw e;
     }
   }
 

@@ -263,7 +263,9 @@ final class SavedTableWriter {
 
   /** Writes the tables' asset files under {@code target/assets}. */
   void writeAssets(Path target) throws IOException {
-    Path assets = target.resolve("assets");
+    // Both absolute and normalized: a target such as ./m or ../x/m keeps its "." or ".." in
+    // assets, which the normalized file's path would not start with.
+    Path assets = target.resolve("assets").toAbsolutePath().normalize();
     for (var f : files.entrySet()) {
       Path p = assets.resolve(f.getKey()).normalize();
       if (!p.startsWith(assets)) {

@@ -4,12 +4,17 @@ import dev.polyfn.TensorSpec;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.Json;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.TBfloat16;
 import org.tensorflow.types.TBool;
@@ -50,12 +55,33 @@ public final class SignatureProfile {
     return calls;
   }
 
-  /** Writes the profile JSON {@code json} to {@code file}. */
+  /**
+   * Writes the profile JSON {@code json} to {@code file}: to a new file next to it first, then
+   * renamed over it, so that a process killed mid-write, or a reader at the same time, never
+   * sees half a profile (which the next definition reading it would refuse).
+   */
   public static void write(Path file, String json) {
+    if (file.getFileName() == null || Files.isDirectory(file)) {
+      throw new UncheckedIOException("cannot write the signature profile " + file,
+          new java.nio.file.FileSystemException(file.toString(), null, "is a directory"));
+    }
+    // Created with the default permissions (Files.createTempFile's would be owner-only); a short
+    // name of its own, as the profile's may be near the file system's length limit.
+    Path temp = file.resolveSibling(".polyfn-profile-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
     try {
-      Files.writeString(file, json);
+      Files.writeString(temp, json, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      try {
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("cannot write the signature profile " + file, e);
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException ignored) {
+        // the write's failure is the one to report
+      }
+      throw new UncheckedIOException("cannot write the signature profile " + file, e);
     }
   }
 
@@ -156,7 +182,12 @@ public final class SignatureProfile {
       return map;
     }
     if (v.containsKey("java")) {
-      return javaValue(name, string(at + ".java", v.get("java")), string(at + ".value", v.get("value")));
+      String cls = string(at + ".java", v.get("java"));
+      if (v.get("value") == null) { // written so for a value whose text would not read back the same
+        throw new IllegalArgumentException("parameter '" + name + "': a " + cls + " value (" + v.get("display")
+            + ") cannot be restored from a profile (only numbers, booleans and strings of well-formed UTF-16)");
+      }
+      return javaValue(name, cls, string(at + ".value", v.get("value")));
     }
     throw new IllegalArgumentException("parameter '" + name + "': " + v.keySet()
         + " cannot be restored from a profile (only tensors, lists, maps and Java numbers, booleans and strings)");
@@ -197,13 +228,17 @@ public final class SignatureProfile {
 
   private static Object parsed(String name, String cls, String repr) {
     switch (cls) {
-      case "java.lang.Integer": return Integer.valueOf(repr);
-      case "java.lang.Long": return Long.valueOf(repr);
-      case "java.lang.Short": return Short.valueOf(repr);
-      case "java.lang.Byte": return Byte.valueOf(repr);
-      case "java.lang.Double": return Double.valueOf(repr);
-      case "java.lang.Float": return Float.valueOf(repr);
-      case "java.lang.Boolean": return Boolean.valueOf(repr);
+      case "java.lang.Integer", "int": return Integer.valueOf(repr);
+      case "java.lang.Long", "long": return Long.valueOf(repr);
+      case "java.lang.Short", "short": return Short.valueOf(repr);
+      case "java.lang.Byte", "byte": return Byte.valueOf(repr);
+      case "java.lang.Double", "double": return Double.valueOf(repr);
+      case "java.lang.Float", "float": return Float.valueOf(repr);
+      case "java.lang.Boolean", "boolean":
+        if (repr.equals("true") || repr.equals("false")) {
+          return Boolean.valueOf(repr);
+        }
+        throw new NumberFormatException(repr); // Boolean.valueOf would read any other text as false
       case "java.lang.String":
         if (repr.length() >= 2 && repr.startsWith("\"") && repr.endsWith("\"")) {
           return repr.substring(1, repr.length() - 1);
