@@ -1,5 +1,7 @@
 package dev.polyfn.internal;
 
+import java.lang.reflect.Array;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -118,24 +120,44 @@ public final class Interner {
     return true;
   }
 
+  /**
+   * A Java value's identity for dispatch: its parameter's declared class, its own class (a
+   * subclass whose inherited {@code equals} accepts its parent is another value) and the value by
+   * {@code equals}; an array by its elements, kept as a copy taken now (an array's own {@code
+   * equals} is identity, so a reused array changed between calls hit the trace of its old
+   * contents, and a fresh one per call retraced every call).
+   */
   private static final class LiteralKey {
     final Class<?> declared;
+    final Class<?> runtime;
     final Object value;
 
     LiteralKey(Class<?> declared, Object value) {
       this.declared = declared;
-      this.value = value;
+      this.runtime = value == null ? null : value.getClass();
+      this.value = value != null && value.getClass().isArray() ? deepCopy(value) : value;
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof LiteralKey && ((LiteralKey) o).declared == declared
-          && Objects.equals(((LiteralKey) o).value, value);
+      return o instanceof LiteralKey k && k.declared == declared && k.runtime == runtime
+          && Objects.deepEquals(k.value, value);
     }
 
     @Override
     public int hashCode() {
-      return declared.hashCode() * 31 + Objects.hashCode(value);
+      return (declared.hashCode() * 31 + Objects.hashCode(runtime)) * 31 + Arrays.deepHashCode(new Object[] {value});
+    }
+
+    /** A copy of an array and of every array inside it (other elements shared). */
+    private static Object deepCopy(Object array) {
+      int n = Array.getLength(array);
+      Object copy = Array.newInstance(array.getClass().getComponentType(), n);
+      for (int i = 0; i < n; i++) {
+        Object e = Array.get(array, i);
+        Array.set(copy, i, e != null && e.getClass().isArray() ? deepCopy(e) : e);
+      }
+      return copy;
     }
   }
 }

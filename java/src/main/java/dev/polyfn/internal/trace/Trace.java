@@ -41,6 +41,9 @@ final class Trace {
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(f.name(), graph, outs);
       String[] absorbed = Regions.absorbed(graph);
       Regions.requireNotUsedOutside(graph, absorbed, f.name(), resolved.ops());
+      if (f.params() != null) {
+        LaterTraces.requireSameAsFirst(f.name(), f.params(), f.captures(), inputs);
+      }
       int key = f.outputNames().record(outs.names());
       int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
           outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), absorbed, key);
