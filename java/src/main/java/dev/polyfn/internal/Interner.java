@@ -108,6 +108,16 @@ public final class Interner {
     return value.toString();
   }
 
+  /**
+   * Why map key {@code key} cannot be used, or null: one that is not well-formed UTF-16 (an
+   * unpaired surrogate) reaches the native side, whose strings are UTF-8, as U+FFFD, so two keys
+   * could become one and their order (which pairs values with placeholders) would differ.
+   */
+  public static String malformedKey(String key) {
+    return wellFormed(key) ? null : "map key " + repr(key) + " is not well-formed UTF-16 (it holds an unpaired "
+        + "surrogate); expected a string of whole characters";
+  }
+
   private static boolean wellFormed(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

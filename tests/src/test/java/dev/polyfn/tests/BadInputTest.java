@@ -53,6 +53,37 @@ class BadInputTest {
     }
   }
 
+  /**
+   * A map key that is not well-formed UTF-16 (an unpaired surrogate) is refused naming the
+   * argument: it reached the native side as U+FFFD, where "\uD800" and "\uE000" sort the other
+   * way round, so each value was paired with the other key's placeholder.
+   */
+  @Test
+  void aMapKeyWithAnUnpairedSurrogateIsRefusedNamingTheArgument() {
+    try (MapFunction f = Function.define((tf, in) -> {
+      Map<String, Operand<TFloat32>> m = in.map("m", TFloat32.class);
+      return Map.of("y", m.values().iterator().next());
+    });
+        TFloat32 a = TFloat32.vectorOf(1f);
+        TFloat32 b = TFloat32.vectorOf(1f, 2f)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> f.call(Map.of("m", Map.of("\uD800", a, "\uE000", b))));
+      assertTrue(e.getMessage().startsWith("argument 'm': map key") && e.getMessage().contains("unpaired surrogate"),
+          e.getMessage());
+      try (var g = Function.defineNested((tf, in) -> {
+        in.nest("n");
+        return Map.of("y", tf.constant(1f));
+      })) {
+        IllegalArgumentException nested = assertThrows(IllegalArgumentException.class,
+            () -> g.call(Map.of("n", Map.of("k\uDC00", a))));
+        assertTrue(nested.getMessage().contains("unpaired surrogate"), nested.getMessage());
+      }
+      try (Outputs out = f.call(Map.of("m", Map.of("\uD83D\uDE00", a)))) { // a whole surrogate pair is fine
+        assertEquals(1, out.get("y", TFloat32.class).shape().size(0));
+      }
+    }
+  }
+
   @Test
   void missingArgumentOnFirstTrace() {
     IllegalArgumentException e =

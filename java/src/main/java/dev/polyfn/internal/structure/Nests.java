@@ -176,6 +176,10 @@ public final class Nests {
         throw new PathError("map keys must be strings, got key " + Interner.repr(k) + " ("
             + (k == null ? "null" : k.getClass().getName()) + ")", null);
       }
+      String malformed = Interner.malformedKey((String) k);
+      if (malformed != null) {
+        throw new PathError(malformed, null);
+      }
     }
     String[] keys = map.keySet().toArray(new String[0]);
     inRustOrder(keys);

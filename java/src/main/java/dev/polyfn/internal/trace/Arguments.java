@@ -202,6 +202,10 @@ public final class Arguments {
         throw new IllegalArgumentException("argument '" + p.name() + "': map keys must be strings, got key "
             + Interner.repr(k) + " (" + describe(k) + ")");
       }
+      String malformed = Interner.malformedKey((String) k);
+      if (malformed != null) {
+        throw new IllegalArgumentException("argument '" + p.name() + "': " + malformed);
+      }
       keys[i++] = (String) k;
     }
     Nests.inRustOrder(keys);
