@@ -100,4 +100,37 @@ class PythonObjectGraphTest {
       }
     }
   }
+
+  @Test
+  void signatureInputsNotStartingWithALetterKeepTheirValuesInPython(@TempDir Path dir) throws Exception {
+    // Python names a signature key that does not start with a letter arg_<key> and passes the
+    // flat inputs sorted by those names: a, arg__1x, arg__b (not _1x, _b, a).
+    try (TFloat32 a = TFloat32.vectorOf(1f, 2f);
+         TFloat32 b = TFloat32.vectorOf(3f, 4f);
+         TFloat32 c = TFloat32.vectorOf(5f, 6f);
+         SingleFunction f = Function.defineSingle((tf, in) -> tf.math.add(tf.math.sub(in.input("a", TFloat32.class),
+             tf.math.mul(tf.constant(10f), in.input("_b", TFloat32.class))),
+             tf.math.mul(tf.constant(100f), in.input("_1x", TFloat32.class))), FunctionOptions.defaults().withName("mixed"));
+         TFloat32 y = (TFloat32) f.call(Map.of("a", a, "_b", b, "_1x", c))) {
+      assertEquals(List.of(471f, 562f), List.of(SavedModelTest.floats(y)[0], SavedModelTest.floats(y)[1]));
+      f.save(dir.resolve("mixed"));
+      check(dir.resolve("mixed"), "mixed", "mixed__float32_2__float32_2__float32_2", Map.of("a", a, "_b", b, "_1x", c),
+          Map.of(only(f, 0), y));
+    }
+  }
+
+  @Test
+  void outputNamesSortInPythonsCodePointOrder(@TempDir Path dir) throws Exception {
+    // Python sorts U+FA0E before U+20000; Java's String order (UTF-16 units) the other way round.
+    try (TFloat32 x = TFloat32.vectorOf(1.5f, -2f);
+         MapFunction f = Function.define((tf, in) -> {
+           Operand<TFloat32> v = in.input("x", TFloat32.class);
+           return Map.of("\uFA0E", tf.math.mul(v, tf.constant(2f)), "\uD840\uDC00", tf.math.mul(v, tf.constant(3f)));
+         }, FunctionOptions.defaults().withName("wide"));
+         Outputs o = f.call(Map.of("x", x))) {
+      f.save(dir.resolve("wide"));
+      check(dir.resolve("wide"), "wide", "wide__float32_2", Map.of("x", x),
+          Map.of("\uFA0E", (TFloat32) o.get("\uFA0E"), "\uD840\uDC00", (TFloat32) o.get("\uD840\uDC00")));
+    }
+  }
 }

@@ -19,6 +19,7 @@ import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TInt64;
 import org.tensorflow.types.family.TType;
 
 /** Variables: captured by handle, shared between functions and eager code, created once. */
@@ -358,6 +359,31 @@ class VariablesTest {
           assertEquals(2f, out.get("y", TFloat32.class).getFloat(), 0f);
         }
       }
+    }
+  }
+
+  /**
+   * A stateful operation whose output nothing uses still runs at every call, as in Python, where
+   * every stateful operation is a control output: here a ResourceCountUpTo beside an assignment.
+   */
+  @Test
+  void aStatefulOperationWhoseOutputIsUnusedRunsAtEveryCall() {
+    try (TInt64 zero = TInt64.scalarOf(0L);
+        TFloat32 none = TFloat32.scalarOf(0f);
+        Variable<TInt64> count = Variable.create(zero);
+        Variable<TFloat32> last = Variable.create(none);
+        SingleFunction f = Function.defineSingle((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class);
+          tf.resourceCountUpTo(count.handle(tf), 100L, TInt64.class); // its output unused
+          last.assign(tf, x);
+          return tf.math.neg(x);
+        });
+        TFloat32 one = TFloat32.scalarOf(1f)) {
+      for (int i = 1; i <= 4; i++) {
+        f.call(one).close();
+        assertEquals(i, count.value().getLong(), "calls: " + i);
+      }
+      assertEquals(1f, last.value().getFloat(), 0f);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.polyfn.internal.saved;
 
+import dev.polyfn.internal.structure.Nests;
 import java.util.List;
 import java.util.Set;
 
@@ -29,6 +30,28 @@ final class PythonNames {
       }
     }
     return true;
+  }
+
+  /**
+   * The parameter name Python gives signature key {@code key} ({@code sanitize_arg_name} in
+   * TensorFlow's function_type.py): a character other than a letter or digit becomes {@code _},
+   * and a name not starting with a letter gets {@code arg_} in front ({@code _b} is {@code
+   * arg__b}). Polyfn's keys are already ASCII letters, digits and {@code _} (where Java's and
+   * Python's notions of a letter agree), so only the prefix can change.
+   */
+  static String argName(String key) {
+    StringBuilder b = new StringBuilder();
+    key.codePoints().forEach(c -> b.appendCodePoint(Character.isLetterOrDigit(c) ? c : '_'));
+    return !b.isEmpty() && Character.isLetter(b.codePointAt(0)) ? b.toString() : "arg_" + b;
+  }
+
+  /**
+   * The order Python passes a signature's flat inputs in, given their keys: sorted by {@link
+   * #argName} in code point order ({@code FunctionType.unpack_inputs} sorts keyword-only
+   * parameters by name); {@code _b} comes after {@code a}, as {@code arg__b}.
+   */
+  static java.util.Comparator<String> argOrder() {
+    return (a, b) -> Nests.compareCodePoints(argName(a), argName(b));
   }
 
   /** The named tuple's type name for record class {@code className}: its simple name, else "Record". */

@@ -100,9 +100,10 @@ final class PythonObjectGraph {
     int[] same = java.util.stream.IntStream.range(0, inputs).toArray();
     OpDef callee = def.getSignature();
     List<String> names = s.info().outputNames();
+    // Python packs a dict's values in sorted key order (code points, not Java's UTF-16 units):
+    // the outputs in that order, by index.
     List<String> sorted = new ArrayList<>(names);
-    sorted.sort(null);
-    // Python packs a dict's values in sorted key order: the outputs in that order, by index.
+    sorted.sort(Nests::compareCodePoints);
     int[] order = sorted.stream().mapToInt(names::indexOf).toArray();
     DictValue.Builder outputs = DictValue.newBuilder();
     for (int i = 0; i < order.length; i++) {
@@ -112,10 +113,10 @@ final class PythonObjectGraph {
     List<FunctionDef> defs = new ArrayList<>(List.of(def));
 
     // The signature: flat keyword arguments, as Python's own signature functions take them,
-    // which Python passes in sorted key order (then the variables).
+    // which Python passes sorted by its names for the keys (then the variables).
     String signatureName = callee.getName() + "_signature";
     List<Integer> byKey = new ArrayList<>(java.util.stream.IntStream.range(0, s.inputs().size()).boxed().toList());
-    byKey.sort(java.util.Comparator.comparing(i -> s.inputs().get(i).key()));
+    byKey.sort(java.util.Comparator.comparing(i -> s.inputs().get(i).key(), PythonNames.argOrder()));
     int[] keyOrder = java.util.stream.IntStream.range(0, inputs)
         .map(k -> k < byKey.size() ? byKey.get(k) : k).toArray();
     AttrValue.ListValue.Builder keyShapes = AttrValue.ListValue.newBuilder();
@@ -339,7 +340,7 @@ final class PythonObjectGraph {
       SavedBareConcreteFunction.Builder bare = SavedBareConcreteFunction.newBuilder()
           .setConcreteFunctionName(c.signatureName()).setAllowedPositionalArguments(0);
       c.signature().getCanonicalizedInputSignature().getTupleValue().getValues(1).getDictValue().getFieldsMap().keySet()
-          .stream().sorted().forEach(bare::addArgumentKeywords);
+          .stream().sorted(PythonNames.argOrder()).forEach(bare::addArgumentKeywords);
       nodes.add(SavedObject.newBuilder().setBareConcreteFunction(bare).build());
       graph.putConcreteFunctions(c.signatureName(), c.signature().toBuilder().addAllBoundInputs(bound).build());
       if (c.functionName() != null) {

@@ -202,7 +202,8 @@ public final class Nests {
     return sorted;
   }
 
-  private static int compareCodePoints(String a, String b) {
+  /** Compares strings in code point order, as Python's {@code sorted} and Rust's {@code Ord} do. */
+  public static int compareCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
     while (i < a.length() && j < b.length()) {

@@ -80,10 +80,13 @@ public final class TraceOutputs {
   /**
    * Orders the body's stateful operations as Python's automatic control dependencies do (a read
    * after a write sees it, see {@link Effects}) and returns the operations run for their effects,
-   * which become the function's control outputs so every call runs them: those with no outputs
-   * (variable assignments...), which no output depends on, and stateful control flow (a cond or
-   * loop whose branches write), whose outputs may be unused. Operations gathered into branch
-   * functions are left out: a branch's effects run only in its branch.
+   * which become the function's control outputs so every call runs them, as Python makes every
+   * stateful operation one: those with no outputs (variable assignments...), which no output
+   * depends on, and every stateful operation but pure reads and random ops (a cond or loop whose
+   * branches write, a ResourceCountUpTo...), whose outputs may be unused: TensorFlow may prune an
+   * operation that is neither an output's source nor a control output from a function's body.
+   * Operations gathered into branch functions are left out: a branch's effects run only in its
+   * branch.
    */
   public static String[] effects(Graph graph) {
     // One native pass finds out what the walk below would for most bodies (no stateful op, no op
@@ -101,7 +104,7 @@ public final class TraceOutputs {
     Set<GraphOperation> mustRun = new HashSet<>(Effects.order(graph, own).mustRun());
     List<String> names = new ArrayList<>();
     for (GraphOperation op : own) {
-      if (op.numOutputs() == 0 || (mustRun.contains(op) && Effects.FUNCTIONAL.contains(op.type()))) {
+      if (op.numOutputs() == 0 || mustRun.contains(op)) {
         names.add(op.name());
       }
     }
