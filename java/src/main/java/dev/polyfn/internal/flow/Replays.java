@@ -35,8 +35,11 @@ public final class Replays {
   /** The conds and loops whose gradients are being built on this thread, innermost last. */
   private static final ThreadLocal<Deque<Forward>> WHAT = ThreadLocal.withInitial(ArrayDeque::new);
 
-  /** A cond or loop of the forward pass being differentiated, and how messages name it. */
-  private record Forward(GraphOperation op, String what) {}
+  /**
+   * A cond or loop of the forward pass being differentiated, how messages name it, and the
+   * resources the body wrote after it before the gradient began (the gradient runs after them).
+   */
+  private record Forward(String what, Map<String, GraphOperation> later) {}
 
   /**
    * Runs {@code work} with the branches and loop bodies it builds in {@code graph} re-traced: their
@@ -66,8 +69,16 @@ public final class Replays {
 
   /** Runs {@code work} building the gradient of {@code forward}, named {@code what} in refusals. */
   static void of(GraphOperation forward, String what, Runnable work) {
+    Graph graph = (Graph) forward.env();
+    Map<String, GraphOperation> later = Map.of();
+    List<GraphOperation> before = BEFORE.get().get(graph);
+    for (int i = 0; before != null && i < before.size(); i++) {
+      if (before.get(i).name().equals(forward.name())) {
+        later = writes(graph, before.subList(i + 1, before.size()));
+      }
+    }
     Deque<Forward> stack = WHAT.get();
-    stack.addLast(new Forward(forward, what));
+    stack.addLast(new Forward(what, later));
     try {
       work.run();
     } finally {
@@ -86,15 +97,7 @@ public final class Replays {
       return;
     }
     Map<String, GraphOperation> written = writes(graph, regions.stream().flatMap(r -> r.ops().stream()).toList());
-    // Writes the body made after the cond or loop, before the gradient: the gradient runs after them.
-    Map<String, GraphOperation> later = Map.of();
-    List<GraphOperation> before = BEFORE.get().get(graph);
-    String forward = WHAT.get().isEmpty() ? null : WHAT.get().getLast().op().name();
-    for (int i = 0; before != null && i < before.size(); i++) {
-      if (before.get(i).name().equals(forward)) {
-        later = writes(graph, before.subList(i + 1, before.size()));
-      }
-    }
+    Map<String, GraphOperation> later = WHAT.get().isEmpty() ? Map.of() : WHAT.get().getLast().later();
     for (Regions.Region<List<Output<?>>> r : regions) {
       for (GraphOperation op : r.ops()) {
         if (Effects.READS.contains(op.type())) {
