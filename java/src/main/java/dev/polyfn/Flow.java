@@ -184,11 +184,19 @@ public final class Flow {
    * each of {@code xs}, through {@link #cond} and {@link #whileLoop}: TensorFlow's C++ gradient
    * registry, which {@code tf.gradients} uses, has no gradient for their operations. Other
    * operations are differentiated by that registry; one it has no gradient for fails naming it.
-   * Branches and loop bodies are differentiated when the function runs, by TensorFlow's function
-   * gradients. Values that should be trained must be read (variables) outside the cond or loop.
-   * The lambdas traced again for the gradient leave out their writes, so it does not repeat them.
+   * Branches and loop bodies are differentiated when the body is traced, by tracing their lambdas
+   * again. Values that should be trained must be read (variables) outside the cond or loop.
+   * The gradient traces the branch and loop lambdas again and recomputes their values (rather than
+   * keeping the forward pass's, as Python does), leaving out the writes nothing in them depends on,
+   * so it does not repeat them. So it differentiates lambdas that are pure or only read variables
+   * nothing writes between the forward pass and the gradient.
    *
    * @return one gradient per x, zeros for an x that y does not depend on
+   * @throws IllegalArgumentException naming the cond or loop and the operation, for lambdas whose
+   *     recomputed values could differ: one reading a variable it writes (or one written after the
+   *     cond or loop, before the gradient), drawing random numbers its results depend on, or with
+   *     another stateful operation (a write something waits for, a call of a function with
+   *     effects); move that operation out of the cond or loop and use its value inside
    */
   public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
     return FlowGradients.gradients(tf, y, xs);

@@ -112,18 +112,6 @@ class ControlFlowBadInputTest {
   }
 
   @Test
-  void gradientsThroughAVariableHandleInsideALoopAreRefusedNamingTheLoop() {
-    try (TFloat32 one = TFloat32.scalarOf(1f); Variable<TFloat32> w = Variable.create(one)) {
-      String m = failure((tf, x) -> {
-        List<Operand<?>> out = Flow.whileLoop(tf, List.of(x), Flow.loop().maximumIterations(2), v -> tf.constant(true),
-            v -> List.of(tf.math.mul(f32(v.get(0)), w.read(tf))));
-        return f32(Flow.gradients(tf, tf.sum(f32(out.get(0)), tf.constant(0)), List.of(x)).get(0));
-      });
-      assertTrue(m.contains("gradients through loop") || m.contains("RESOURCE"), m);
-    }
-  }
-
-  @Test
   void mapFnOverAnEmptyBatchGivesAnEmptyResult() {
     try (UnaryFunction<TFloat32, TFloat32> f = Function.unary(TFloat32.class,
             (tf, x) -> Flow.mapFn(tf, x, row -> tf.math.mul(row, tf.constant(2f))));

@@ -22,16 +22,20 @@ import org.tensorflow.proto.DataType;
  * to it, and a write also after the reads since that write; stateful operations using no resource
  * run in creation order among themselves. A TensorFlow graph cannot gain a control edge after an
  * operation is built, so an operation that must wait gets its first input through a new {@code
- * Identity} that carries the control inputs (an operation without inputs cannot be ordered).
+ * Identity} that carries the control inputs (an operation without inputs cannot be ordered), and
+ * a control-flow operation or call ({@link #FUNCTIONAL}) every input: TensorFlow lowers a {@code
+ * While}/{@code If} to Switch/Merge and Enter operations, and inlines a call, starting what each
+ * input feeds as soon as that input is ready, so one gated input would not hold back the others
+ * (a loop's first write could run before a write made before the loop).
  */
 public final class Effects {
   private Effects() {}
 
   /** Operations that only read the resources they take. */
-  private static final Set<String> READS = Set.of("ReadVariableOp", "ResourceGather", "ResourceGatherNd",
+  static final Set<String> READS = Set.of("ReadVariableOp", "ResourceGather", "ResourceGatherNd",
       "VariableShape");
   /** Stateful only for their random state: neither ordered nor kept, as in Python. */
-  private static final Set<String> UNORDERED = Set.of("RandomUniform", "RandomUniformInt", "RandomStandardNormal",
+  static final Set<String> UNORDERED = Set.of("RandomUniform", "RandomUniformInt", "RandomStandardNormal",
       "ParameterizedTruncatedNormal", "TruncatedNormal", "RandomShuffle", "Multinomial", "RandomGamma",
       "RandomGammaGrad", "RandomPoisson", "RandomPoissonV2");
 
@@ -94,7 +98,7 @@ public final class Effects {
         if (tf == null) {
           tf = Ops.create(graph).withSubScope("polyfn_ordered");
         }
-        added.add(waitFor(graph, tf, op, after));
+        waitFor(graph, tf, op, after, added);
       }
       if (!read && !UNORDERED.contains(op.type())) {
         mustRun.add(op);
@@ -103,16 +107,22 @@ public final class Effects {
     return new Ordered(mustRun, added);
   }
 
-  /** Routes {@code op}'s first input through an Identity that runs after {@code after}. */
-  private static GraphOperation waitFor(Graph graph, Ops tf, GraphOperation op, Set<GraphOperation> after) {
-    Output<?> in = op.input(0);
-    var b = tf.scope().opBuilder("Identity", "identity").addInput(in);
-    for (GraphOperation a : after) {
-      b.addControlInput(a);
+  /**
+   * Routes {@code op}'s first input (every input of a control-flow operation or call) through an
+   * Identity that runs after {@code after}; adds the Identities to {@code added}.
+   */
+  private static void waitFor(Graph graph, Ops tf, GraphOperation op, Set<GraphOperation> after,
+      List<GraphOperation> added) {
+    int gated = FUNCTIONAL.contains(op.type()) ? op.numInputs() : 1;
+    for (int i = 0; i < gated; i++) {
+      var b = tf.scope().opBuilder("Identity", "identity").addInput(op.input(i));
+      for (GraphOperation a : after) {
+        b.addControlInput(a);
+      }
+      GraphOperation id = (GraphOperation) b.build();
+      GraphEdits.updateEdge(graph, id.output(0), op, i);
+      added.add(id);
     }
-    GraphOperation id = (GraphOperation) b.build();
-    GraphEdits.updateEdge(graph, id.output(0), op, 0);
-    return id;
   }
 
   /** The resource a handle comes from, looking through Identity operations (ours included). */

@@ -48,6 +48,8 @@ public final class FlowCond {
     }
     try {
       FlowChecks.sameStructure(t.result(), e.result(), label);
+      Replays.check(graph, "then branch", List.of(t));
+      Replays.check(graph, "else branch", List.of(e));
     } catch (IllegalArgumentException failure) {
       Regions.discard(graph, t.ops());
       Regions.discard(graph, e.ops());

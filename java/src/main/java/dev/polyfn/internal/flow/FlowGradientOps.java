@@ -40,11 +40,13 @@ public final class FlowGradientOps {
     }
     @SuppressWarnings("unchecked")
     Operand<TBool> pred = (Operand<TBool>) op.input(0);
-    List<Operand<?>> d = FlowCond.condList(g, pred, () -> branch(g, info.then().get(), dys, caps),
-        () -> branch(g, info.otherwise().get(), dys, caps));
-    for (int i = 0; i < caps.size(); i++) {
-      FlowGradients.add(grads, caps.get(i), d.get(i).asOutput());
-    }
+    Replays.of(op, "cond '" + op.name() + "'", () -> {
+      List<Operand<?>> d = FlowCond.condList(g, pred, () -> branch(g, info.then().get(), dys, caps),
+          () -> branch(g, info.otherwise().get(), dys, caps));
+      for (int i = 0; i < caps.size(); i++) {
+        FlowGradients.add(grads, caps.get(i), d.get(i).asOutput());
+      }
+    });
   }
 
   /** Inside a gradient branch: the forward branch's outputs backpropagated to the captures. */
@@ -60,8 +62,13 @@ public final class FlowGradientOps {
     return out;
   }
 
-  @SuppressWarnings("unchecked")
   public static void loop(Ops g, GraphOperation op, FlowFunctions.LoopInfo info, List<Output<?>> dys,
+      Map<String, List<Output<?>>> grads) {
+    Replays.of(op, "loop '" + op.name() + "'", () -> loopGradient(g, op, info, dys, grads));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void loopGradient(Ops g, GraphOperation op, FlowFunctions.LoopInfo info, List<Output<?>> dys,
       Map<String, List<Output<?>>> grads) {
     int skip = info.skip();
     int nv = info.vars();

@@ -48,7 +48,7 @@ public final class FlowGradients {
     xs.forEach(o -> x.add(o.asOutput()));
     Ops g = tf.withSubScope("gradients");
     // Branch and loop lambdas traced again for the gradient must not write again.
-    List<Output<?>> d = Regions.replaying(graph,
+    List<Output<?>> d = Replays.replaying(graph,
         () -> backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x));
     List<Operand<?>> out = new ArrayList<>();
     for (int i = 0; i < x.size(); i++) {
@@ -140,11 +140,16 @@ public final class FlowGradients {
     }
   }
 
-  /** The gradient of every output, zeros where nothing flowed back. */
+  /**
+   * The gradient of every output, zeros where nothing flowed back; null for a resource (a
+   * variable a loop captures and hands on), which has no zeros (no ZerosLike kernel) and no gradient.
+   */
   private static List<Output<?>> filled(Ops g, GraphOperation op, List<Output<?>> dys) {
     List<Output<?>> out = new ArrayList<>();
     for (int j = 0; j < dys.size(); j++) {
-      out.add(dys.get(j) != null ? dys.get(j) : g.zerosLike(op.output(j)).asOutput());
+      boolean none = dys.get(j) == null;
+      out.add(!none ? dys.get(j)
+          : op.output(j).dataType() == DataType.DT_RESOURCE ? null : g.zerosLike(op.output(j)).asOutput());
     }
     return out;
   }

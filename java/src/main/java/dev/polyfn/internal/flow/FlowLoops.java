@@ -66,7 +66,7 @@ public final class FlowLoops {
       return List.of(tf.identity(p).asOutput());
     });
     List<Output<?>> bodyArgs = placeholders(tf, init, shapes);
-    Regions.Region<List<Output<?>>> b;
+    Regions.Region<List<Output<?>>> b = null;
     try {
       b = Regions.trace(graph, () -> {
         List<? extends Operand<?>> next = body.apply(userView(bodyArgs, skip));
@@ -85,8 +85,12 @@ public final class FlowLoops {
         }
         return out;
       });
+      Replays.check(graph, "loop's condition or body", List.of(c, b));
     } catch (RuntimeException | Error failure) {
       Regions.discard(graph, c.ops());
+      if (b != null) {
+        Regions.discard(graph, b.ops());
+      }
       Regions.absorb(graph, condArgs);
       Regions.absorb(graph, bodyArgs);
       throw failure;

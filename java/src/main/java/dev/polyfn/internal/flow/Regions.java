@@ -201,8 +201,8 @@ public final class Regions {
     List<Output<?>> inputs = new ArrayList<>(args);
     inputs.addAll(captures);
     List<GraphOperation> effects = List.of();
-    if (REPLAYING.get().containsKey(graph)) {
-      body = dropWrites(graph, body);
+    if (Replays.active(graph)) {
+      body = Replays.dropWrites(graph, body);
     } else {
       Effects.Ordered ordered = Effects.order(graph, body);
       body.addAll(ordered.added());
@@ -223,46 +223,6 @@ public final class Regions {
     neutralize(graph, body);
     AbsorbedOps.add(graph, body);
     return new Built(name, stateful, Collections.unmodifiableList(captures));
-  }
-
-  /**
-   * The graphs whose branch and loop lambdas gradients are re-tracing on this thread ({@link
-   * #replaying}), with a depth each: the re-traced copies only compute values, so their writes are
-   * dropped (the forward pass already ran them). Per graph, so another function traced meanwhile
-   * (a nested call) keeps its effects.
-   */
-  private static final ThreadLocal<Map<Graph, Integer>> REPLAYING =
-      ThreadLocal.withInitial(java.util.IdentityHashMap::new);
-
-  /** Runs {@code work} with the branches and loop bodies it builds in {@code graph} stripped of their writes. */
-  public static <R> R replaying(Graph graph, Supplier<R> work) {
-    Map<Graph, Integer> depth = REPLAYING.get();
-    depth.merge(graph, 1, Integer::sum);
-    try {
-      return work.get();
-    } finally {
-      if (depth.merge(graph, -1, Integer::sum) == 0) {
-        depth.remove(graph);
-      }
-    }
-  }
-
-  /**
-   * The body without its effects that nothing depends on (stateful operations without outputs or
-   * control consumers: variable writes, prints...), which are absorbed so they never run.
-   */
-  private static List<GraphOperation> dropWrites(Graph graph, List<GraphOperation> body) {
-    List<GraphOperation> kept = new ArrayList<>();
-    List<GraphOperation> dropped = new ArrayList<>();
-    for (GraphOperation op : body) {
-      boolean write = op.numOutputs() == 0 && op.numControlConsumers() == 0 && Effects.stateful(op.type());
-      (write ? dropped : kept).add(op);
-    }
-    if (!dropped.isEmpty()) {
-      neutralize(graph, dropped);
-      AbsorbedOps.add(graph, dropped);
-    }
-    return kept;
   }
 
   /**
@@ -296,6 +256,12 @@ public final class Regions {
     for (Output<?> o : outputs) {
       ops.add((GraphOperation) o.op());
     }
+    neutralize(graph, ops);
+    AbsorbedOps.add(graph, ops);
+  }
+
+  /** Neutralizes {@code ops} and marks them absorbed: they never run. */
+  static void neutralizeAndAbsorb(Graph graph, List<GraphOperation> ops) {
     neutralize(graph, ops);
     AbsorbedOps.add(graph, ops);
   }
@@ -336,7 +302,7 @@ public final class Regions {
    * not a placeholder (a variable or a capture first used in the branch becomes an input of the
    * enclosing function; the branch takes it as a capture like any outer value).
    */
-  private static Set<String> names(Graph graph, List<GraphOperation> ops) {
+  static Set<String> names(Graph graph, List<GraphOperation> ops) {
     Set<String> set = new HashSet<>();
     for (GraphOperation op : ops) {
       if (!isAbsorbed(graph, op.name()) && !op.type().equals("Placeholder")) {
