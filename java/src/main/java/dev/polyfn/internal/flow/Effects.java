@@ -38,6 +38,8 @@ public final class Effects {
   static final Set<String> UNORDERED = Set.of("RandomUniform", "RandomUniformInt", "RandomStandardNormal",
       "ParameterizedTruncatedNormal", "TruncatedNormal", "RandomShuffle", "Multinomial", "RandomGamma",
       "RandomGammaGrad", "RandomPoisson", "RandomPoissonV2");
+  /** Stateful operations that run other functions (control flow, calls): every input is gated. */
+  static final Set<String> FUNCTIONAL = Set.of("If", "While", "StatefulPartitionedCall");
 
   /** Whether TensorFlow registers ops of type {@code type} as stateful (unknown types count as stateful). */
   public static boolean stateful(String type) {
