@@ -52,11 +52,14 @@ public final class Interner {
       return id;
     }
     synchronized (this) {
-      return literals.computeIfAbsent(key, k -> {
-        int fresh = next++;
-        Native.registerLiteral(function.address(), fresh, repr(value), declared.getName(), profileValue(declared, value));
-        return fresh;
-      });
+      Integer raced = literals.get(key);
+      if (raced != null) {
+        return raced;
+      }
+      int fresh = next++;
+      Native.registerLiteral(function.address(), fresh, repr(value), declared.getName(), profileValue(declared, value));
+      literals.put(key.kept(), fresh); // an array is copied here, once, not on every call's lookup
+      return fresh;
     }
   }
 
@@ -142,10 +145,16 @@ public final class Interner {
     final Class<?> runtime;
     final Object value;
 
+    /** The key of a call's value: the caller's object itself (a lookup copies nothing). */
     LiteralKey(Class<?> declared, Object value) {
       this.declared = declared;
       this.runtime = value == null ? null : value.getClass();
-      this.value = value != null && value.getClass().isArray() ? deepCopy(value) : value;
+      this.value = value;
+    }
+
+    /** The key to keep in the table: an array copied, so that the caller changing it changes no key. */
+    LiteralKey kept() {
+      return runtime != null && runtime.isArray() ? new LiteralKey(declared, deepCopy(value)) : this;
     }
 
     @Override
@@ -156,7 +165,8 @@ public final class Interner {
 
     @Override
     public int hashCode() {
-      return (declared.hashCode() * 31 + Objects.hashCode(runtime)) * 31 + Arrays.deepHashCode(new Object[] {value});
+      int h = runtime != null && runtime.isArray() ? Arrays.deepHashCode(new Object[] {value}) : Objects.hashCode(value);
+      return (declared.hashCode() * 31 + Objects.hashCode(runtime)) * 31 + h;
     }
 
     /** A copy of an array and of every array inside it (other elements shared). */

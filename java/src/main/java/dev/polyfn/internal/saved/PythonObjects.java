@@ -310,15 +310,7 @@ final class PythonObjects {
         throw new IllegalArgumentException(index + ": " + e.getMessage(), e);
       }
     }
-    try {
-      for (TType value : values) {
-        out.add(Variable.create(value));
-      }
-      return out;
-    } catch (RuntimeException e) {
-      out.forEach(Variable::close);
-      throw e;
-    }
+    return SavedModelLoader.variablesOf(values, out);
   }
 
   /** The checkpoint's tensors {@code keys} (eager tensors of TensorFlow Java's default session). */

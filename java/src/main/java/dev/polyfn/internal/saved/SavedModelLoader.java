@@ -401,6 +401,14 @@ public final class SavedModelLoader {
         throw new IllegalArgumentException(prefix + ".index: " + e.getMessage(), e);
       }
     }
+    return variablesOf(values, out);
+  }
+
+  /**
+   * Adds a variable holding each of {@code values} to {@code out} and returns it; if one cannot be
+   * made, those made already are closed. Shared with Python SavedModels' restore.
+   */
+  static List<Variable<?>> variablesOf(List<TType> values, List<Variable<?>> out) {
     try {
       for (TType value : values) {
         out.add(Variable.create(value));
