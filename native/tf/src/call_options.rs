@@ -274,6 +274,15 @@ pub(crate) fn set_config(rt: &Runtime, op: *mut TFE_Op, config: &[u8]) -> Result
     Ok(())
 }
 
+/// Used by the op cache's users: the `executor_type` attribute's setter (see
+/// `function::executor_trial`).
+pub(crate) fn set_executor_type(rt: &Runtime, op: *mut TFE_Op, executor: &[u8]) -> Result<(), TfError> {
+    let api = options_api(rt)?;
+    // SAFETY: a live op owned by the caller; the bytes live for the call (TensorFlow copies them).
+    unsafe { (api.set_attr_string)(op, c"executor_type".as_ptr(), executor.as_ptr().cast(), executor.len()) };
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

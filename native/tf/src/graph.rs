@@ -92,6 +92,27 @@ impl Graph {
         self.op("ReadVariableOp", &[handle], |api, d| unsafe { (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype) })
     }
 
+    /// A `VarHandleOp` of an anonymous variable of `dtype` and shape `dims` (each run makes a
+    /// new variable, alive while a tensor holds its handle).
+    pub fn var_handle(&mut self, dtype: i32, dims: &[i64]) -> Result<TF_Output, TfError> {
+        // SAFETY: live description; dims holds its count.
+        self.op("VarHandleOp", &[], |api, d| unsafe {
+            (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype);
+            (api.TF_SetAttrShape)(d, c"shape".as_ptr(), dims.as_ptr(), dims.len() as std::ffi::c_int);
+        })
+    }
+
+    /// An `AssignVariableOp` of `value` to the variable `handle` holds; returns the op (it has
+    /// no output), for a function's control outputs.
+    pub fn assign_variable(&mut self, handle: TF_Output, value: TF_Output) -> Result<*mut TF_Operation, TfError> {
+        self.check_input(value)?;
+        // SAFETY: value is an output of an operation of this live graph (checked above).
+        let dtype = unsafe { (self.rt.api().TF_OperationOutputType)(value) };
+        // SAFETY: live description.
+        self.op("AssignVariableOp", &[handle, value], |api, d| unsafe { (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype) })
+            .map(|o| o.oper)
+    }
+
     /// An error unless `o` is an existing output of an operation made by this graph.
     pub fn check_input(&self, o: TF_Output) -> Result<(), TfError> {
         if !self.made.contains(&o.oper) {

@@ -48,7 +48,12 @@ impl EagerFunction {
                 return result;
             }
             let start = out.len();
-            let timed = (fast && self.session.times_eager()).then(Instant::now);
+            // Functions the session path refused (or never could take) may run on the
+            // single-threaded executor.
+            let pool_tiers = self.may_try_executor();
+            let timed = ((fast && self.session.times_eager()) || (pool_tiers && self.executor.times_pool())).then(Instant::now);
+            let single = pool_tiers && self.executor.in_use();
+            let timed_single = (single && self.executor.times()).then(Instant::now);
             let result = {
                 // A purge of the wrapper this call's kernel is filed under (see kernel_cache) must
                 // not overlap the call: TensorFlow reads the wrapper's definition while it builds
@@ -57,14 +62,30 @@ impl EagerFunction {
                 // function, whose purge on this thread would then wait for this very guard.
                 let _no_purge = self.eager_inline().then(crate::kernel_cache::calls_guard);
                 // SAFETY: the caller's contract, passed on.
-                unsafe { self.call_with(inputs, out, status) }
+                match unsafe { self.call_with(inputs, out, status, single) } {
+                    Err(e) if single && super::executor_trial::refused(&e.message) => {
+                        // Refused at instantiation, before any kernel ran: run on the pool.
+                        self.executor.end();
+                        log::debug!("function {} stays on TensorFlow's thread pool: {}", self.name(), e.message);
+                        // SAFETY: as above.
+                        unsafe { self.call_with(inputs, out, status, false) }
+                    }
+                    r => r,
+                }
             };
             if let (Some(t), Ok(())) = (timed, &result) {
                 self.session.eager_took(nanos(t.elapsed()));
+                self.executor.pool_took(nanos(t.elapsed()));
+            }
+            if let (Some(t), Ok(())) = (timed_single, &result) {
+                self.single_threaded_timed(t.elapsed());
             }
             if result.is_ok() && fast && self.session.count_call() {
                 // SAFETY: as above; the outputs were just made and are live.
                 unsafe { self.promote(inputs, &out[start..]) };
+            }
+            if result.is_ok() && pool_tiers && self.executor.count_call() {
+                self.try_single_threaded();
             }
             result
         })
@@ -80,8 +101,69 @@ impl EagerFunction {
         // SAFETY: the caller's contract, passed on.
         match unsafe { super::session_path::SessionCall::build(self, inputs, outputs) } {
             Ok(session) => self.session.publish(session),
-            Err(e) => log::debug!("function {} stays on the eager call path: {e}", self.name()),
+            Err(e) => {
+                log::debug!("function {} stays on the eager call path: {e}", self.name());
+                self.try_single_threaded();
+            }
         }
+    }
+
+    /// Starts the trial of the single-threaded executor (see `executor_trial`) if the function
+    /// may take it.
+    fn try_single_threaded(&self) {
+        match self.single_threaded_blocker() {
+            None if self.executor.start() => log::debug!("function {} tries TensorFlow's single-threaded executor", self.name()),
+            None => {}
+            Some(why) => {
+                self.executor.end();
+                log::debug!("function {} keeps TensorFlow's thread pool: {why}", self.name());
+            }
+        }
+    }
+
+    /// Why the function must not try the single-threaded executor; `None` if it may.
+    fn single_threaded_blocker(&self) -> Option<String> {
+        if self.options.jit_compile || self.eager_inline() || !self.may_try_executor() {
+            return Some("its options choose the call path".to_owned());
+        }
+        if !self.ctx.only_cpus(self.rt) {
+            return Some("the eager context has devices other than CPUs".to_owned());
+        }
+        let stateful = match super::session_path::registry_stateful_ops(self.rt) {
+            Ok(s) => s,
+            Err(e) => return Some(e.message),
+        };
+        let ops = self.all_defs().map_err(|e| e.message).and_then(|defs| {
+            defs.iter().map(|d| crate::function_def_proto::node_ops(d)).collect::<Result<Vec<_>, _>>()
+        });
+        match ops {
+            Ok(ops) => super::executor_trial::blocker(&ops.concat(), |ty| stateful.contains(ty)),
+            Err(e) => Some(format!("its definition could not be read: {e}")),
+        }
+    }
+
+    /// Records a timed call on the single-threaded executor; logs the trial's verdict when this
+    /// call ended it.
+    fn single_threaded_timed(&self, took: Duration) {
+        if let Some(v) = self.executor.took(nanos(took), self.session.eager_best()) {
+            let (pool, single) = (v.pool_nanos as f64 / 1e3, v.single_nanos as f64 / 1e3);
+            if v.kept {
+                log::debug!("function {} keeps the single-threaded executor ({single:.1} µs against {pool:.1} µs on the pool)", self.name());
+            } else {
+                log::debug!("function {} goes back to the thread pool: the single-threaded executor took {single:.1} µs, the pool {pool:.1} µs", self.name());
+            }
+        }
+    }
+
+    /// Whether eager calls run on TensorFlow's single-threaded executor (on trial or kept).
+    pub fn on_single_threaded_executor(&self) -> bool {
+        self.may_try_executor() && self.executor.in_use()
+    }
+
+    /// Whether the options let calls leave the thread pool (the caller-thread paths are on, or
+    /// the function could never take them: only the executor remains to try).
+    fn may_try_executor(&self) -> bool {
+        self.options.fast_path && (self.fast_path() || self.fast_path_blocker.is_some())
     }
 
     /// Records a timed session call; logs the trial's verdict when this call ended it.
@@ -106,16 +188,19 @@ impl EagerFunction {
     ///
     /// # Safety
     /// The function's context must be live.
-    unsafe fn take_op(&self, status: &Status<'_>) -> Result<CachedOp, TfError> {
+    unsafe fn take_op(&self, status: &Status<'_>, single: bool) -> Result<CachedOp, TfError> {
         let fast = if self.eager_inline() { fast_api(self.rt) } else { None };
         // SAFETY: the caller's contract, passed on.
-        let (op, fresh) = unsafe { CachedOp::take(self.rt, self.ctx.0, &self.name, self.id, fast.is_some(), status) }?;
+        let (op, fresh) = unsafe { CachedOp::take(self.rt, self.ctx.0, &self.name, self.op_key(single), fast.is_some(), status) }?;
         if !fresh {
             return Ok(op);
         }
         // Grappler's configuration, as Python's tf.function sends it with every call (kept by
         // the op across calls: clearing an op keeps its attributes).
         crate::call_options::set_config(self.rt, op.raw, self.options.config_proto(self.tfg, self.ctx.only_cpus(self.rt)))?;
+        if single {
+            crate::call_options::set_executor_type(self.rt, op.raw, super::executor_trial::SINGLE_THREADED)?;
+        }
         if let Some(fast) = fast {
             let fname = self.name.as_bytes();
             let (tin, tout) = (&self.input_dtypes, &self.output_dtypes);
@@ -129,14 +214,20 @@ impl EagerFunction {
         Ok(op)
     }
 
-    /// [`EagerFunction::call`] with the status to use.
+    /// The key this thread's cached op is kept under: the function and its executor (an op
+    /// set for one executor is reset before it calls with the other).
+    fn op_key(&self, single: bool) -> u64 {
+        self.id << 1 | u64::from(single)
+    }
+
+    /// [`EagerFunction::call`] with the status to use, on the single-threaded executor if `single`.
     ///
     /// # Safety
     /// As for [`EagerFunction::call`].
-    unsafe fn call_with(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>, status: &Status<'_>) -> Result<(), TfError> {
+    unsafe fn call_with(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>, status: &Status<'_>, single: bool) -> Result<(), TfError> {
         let api = self.rt.api();
         // SAFETY: the context outlives every function registered in it.
-        let op = unsafe { self.take_op(status) }?;
+        let op = unsafe { self.take_op(status, single) }?;
         let mut handles = HandleList::new(self.rt);
         let mut result = Ok(());
         // Resource inputs' handles are kept across calls (see resource_inputs); locked until the
@@ -219,7 +310,7 @@ impl EagerFunction {
             }
         }
         // Only an op that executed cleanly is kept for reuse.
-        op.give_back(result.is_ok(), self.id);
+        op.give_back(result.is_ok(), self.op_key(single));
         result
     }
 }

@@ -96,6 +96,12 @@ impl EagerFunction {
         Ok(proto::library_of(&defs))
     }
 
+    /// The function's `FunctionDef` and its library's, each serialized.
+    pub(crate) fn all_defs(&self) -> Result<Vec<Vec<u8>>, TfError> {
+        let api = def_api(self.rt)?;
+        std::iter::once(self.function).chain(self.library.iter().copied()).map(|f| def_of(self.rt, api, f)).collect()
+    }
+
     /// Registers the function serialized in `def` in `ctx` under `name` (which must be unused
     /// there, e.g. from [`crate::naming::unused_function_name`]), together with the functions it
     /// refers to, serialized in `library` (a `FunctionDefLibrary`, possibly empty). Those are

@@ -4,6 +4,7 @@
 
 mod call;
 mod def;
+mod executor_trial;
 mod fast_path;
 mod resource_inputs;
 mod session_path;
@@ -84,6 +85,8 @@ pub struct EagerFunction {
     pub(crate) session: session_tier::SessionTier,
     /// The kept tensor handles of its resource inputs (None: it has none).
     pub(crate) resource_inputs: Option<resource_inputs::ResourceInputs>,
+    /// Its trial of the single-threaded executor, where the session path is refused.
+    pub(crate) executor: executor_trial::ExecutorTrial,
 }
 
 // SAFETY: the function is identified by name in a thread-safe context; nothing here is mutated.
@@ -290,6 +293,12 @@ impl EagerFunction {
                 options.session_after,
             ),
             resource_inputs,
+            // Functions the session tier does not count (those the caller-thread paths refuse)
+            // count their calls toward the executor's trial themselves.
+            executor: executor_trial::ExecutorTrial::new(
+                fast_path_blocker.is_some() && options.fast_path && !options.jit_compile && !options.eager_op_as_function,
+                options.session_after,
+            ),
             fast_path_blocker,
             fast_path: Default::default(),
             tfg,

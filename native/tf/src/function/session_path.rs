@@ -100,6 +100,11 @@ fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
     .map_err(|why| TfError::new(Code::Unimplemented, why.clone()))
 }
 
+/// The op types TensorFlow's registry marks stateful (read once; also used by `executor_trial`).
+pub(crate) fn registry_stateful_ops(rt: &Runtime) -> Result<&'static std::collections::HashSet<String>, TfError> {
+    session_api(rt).map(|api| &api.stateful_ops)
+}
+
 /// The names of the stateful ops in TensorFlow's registry (`OpList.op` is field 1, an `OpDef`
 /// whose name is field 1).
 ///

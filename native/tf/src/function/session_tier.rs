@@ -141,6 +141,11 @@ impl SessionTier {
         self.eager_best.fetch_min(nanos, Ordering::Relaxed);
     }
 
+    /// The fastest timed eager call (`u64::MAX` if none was timed).
+    pub(crate) fn eager_best(&self) -> u64 {
+        self.eager_best.load(Ordering::Relaxed)
+    }
+
     /// Whether a session call should be timed: the trial is still on.
     pub(crate) fn times_session(&self) -> bool {
         self.session_timed.load(Ordering::Relaxed) < TRIAL_CALLS

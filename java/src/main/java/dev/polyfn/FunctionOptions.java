@@ -229,7 +229,8 @@ public final class FunctionOptions {
    * call pays a few milliseconds to build it; the system property {@code
    * dev.polyfn.sessionPathAfter} changes the count, 0 never moves); its other calls, and every
    * call of other functions, run on TensorFlow's inter-op thread pool, as Python's {@code
-   * tf.function} does. The system property {@code dev.polyfn.eagerOpAsFunction=true} also runs
+   * tf.function} does, except that a function with variables (a loaded model) tries TensorFlow's
+   * single-threaded executor on the calling thread after the same count, kept only if faster. The system property {@code dev.polyfn.eagerOpAsFunction=true} also runs
    * those on the calling thread, under a TensorFlow mode that can make the program's own eager
    * constants wrong (see the guide's performance page). Results are the same on every path.
    * {@code false} keeps every call on the thread pool; the system property {@code
