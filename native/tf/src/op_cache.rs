@@ -10,7 +10,8 @@
 //! reused as is by the next call of the same function. Anything else takes `TFE_OpReset`.
 //!
 //! Skipping the reset keeps everything `Reset` would set to the same value anyway: the name,
-//! the attributes (a function call sets none), the device (`Reset` keeps the device the last
+//! the attributes (a call sets the same ones every time for one key: its `config_proto`, and its
+//! `executor_type` where the key says so), the device (`Reset` keeps the device the last
 //! execution picked unless the requested device name changes; Polyfn requests none), the
 //! executor (per thread, and the op is per thread).
 

@@ -49,11 +49,12 @@ impl EagerFunction {
             }
             let start = out.len();
             // Functions the session path refused (or never could take) may run on the
-            // single-threaded executor.
+            // single-threaded executor; a call on it is never timed as a pool call.
             let pool_tiers = self.may_try_executor();
-            let timed = ((fast && self.session.times_eager()) || (pool_tiers && self.executor.times_pool())).then(Instant::now);
             let single = pool_tiers && self.executor.in_use();
-            let timed_single = (single && self.executor.times()).then(Instant::now);
+            let timed = (!single && ((fast && self.session.times_eager()) || (pool_tiers && self.executor.times_pool())))
+                .then(Instant::now);
+            let mut timed_single = (single && self.executor.times()).then(Instant::now);
             let result = {
                 // A purge of the wrapper this call's kernel is filed under (see kernel_cache) must
                 // not overlap the call: TensorFlow reads the wrapper's definition while it builds
@@ -63,12 +64,20 @@ impl EagerFunction {
                 let _no_purge = self.eager_inline().then(crate::kernel_cache::calls_guard);
                 // SAFETY: the caller's contract, passed on.
                 match unsafe { self.call_with(inputs, out, status, single) } {
-                    Err(e) if single && super::executor_trial::refused(&e.message) => {
-                        // Refused at instantiation, before any kernel ran: run on the pool.
-                        self.executor.end();
-                        log::debug!("function {} stays on TensorFlow's thread pool: {}", self.name(), e.message);
-                        // SAFETY: as above.
-                        unsafe { self.call_with(inputs, out, status, false) }
+                    Err(e) if single => {
+                        let refused = super::executor_trial::refused(&e.message);
+                        // Any failure during the trial ends it (the pool is known to work).
+                        if refused || self.executor.on_trial() {
+                            self.executor.end();
+                        }
+                        if refused && self.executor.rerun_safe() {
+                            log::debug!("function {} stays on TensorFlow's thread pool: {}", self.name(), e.message);
+                            timed_single = None;
+                            // SAFETY: as above.
+                            unsafe { self.call_with(inputs, out, status, false) }
+                        } else {
+                            Err(e)
+                        }
                     }
                     r => r,
                 }
@@ -111,34 +120,40 @@ impl EagerFunction {
     /// Starts the trial of the single-threaded executor (see `executor_trial`) if the function
     /// may take it.
     fn try_single_threaded(&self) {
-        match self.single_threaded_blocker() {
-            None if self.executor.start() => log::debug!("function {} tries TensorFlow's single-threaded executor", self.name()),
-            None => {}
-            Some(why) => {
+        match self.single_threaded_check() {
+            Ok(only_reads) if self.executor.start(only_reads) => {
+                log::debug!("function {} tries TensorFlow's single-threaded executor", self.name())
+            }
+            Ok(_) => {}
+            Err(why) => {
                 self.executor.end();
                 log::debug!("function {} keeps TensorFlow's thread pool: {why}", self.name());
             }
         }
     }
 
-    /// Why the function must not try the single-threaded executor; `None` if it may.
-    fn single_threaded_blocker(&self) -> Option<String> {
+    /// Why the function must not try the single-threaded executor; if it may, whether it only
+    /// reads its state (see `executor_trial`).
+    fn single_threaded_check(&self) -> Result<bool, String> {
         if self.options.jit_compile || self.eager_inline() || !self.may_try_executor() {
-            return Some("its options choose the call path".to_owned());
+            return Err("its options choose the call path".to_owned());
+        }
+        if !super::fast_path_supported(self.rt) {
+            return Err(format!("TensorFlow {} predates the caller-thread paths", self.rt.version()));
         }
         if !self.ctx.only_cpus(self.rt) {
-            return Some("the eager context has devices other than CPUs".to_owned());
+            return Err("the eager context has devices other than CPUs".to_owned());
         }
-        let stateful = match super::session_path::registry_stateful_ops(self.rt) {
-            Ok(s) => s,
-            Err(e) => return Some(e.message),
-        };
-        let ops = self.all_defs().map_err(|e| e.message).and_then(|defs| {
-            defs.iter().map(|d| crate::function_def_proto::node_ops(d)).collect::<Result<Vec<_>, _>>()
-        });
-        match ops {
-            Ok(ops) => super::executor_trial::blocker(&ops.concat(), |ty| stateful.contains(ty)),
-            Err(e) => Some(format!("its definition could not be read: {e}")),
+        let (known, stateful) = super::session_path::registry_ops(self.rt).map_err(|e| e.message)?;
+        let ops = self
+            .all_defs()
+            .map_err(|e| e.message)
+            .and_then(|defs| defs.iter().map(|d| crate::function_def_proto::node_ops(d)).collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("its definition could not be read: {e}"))?
+            .concat();
+        match super::executor_trial::blocker(&ops, |ty| known.contains(ty), |ty| stateful.contains(ty)) {
+            Some(why) => Err(why),
+            None => Ok(super::executor_trial::only_reads(&ops, |ty| stateful.contains(ty))),
         }
     }
 

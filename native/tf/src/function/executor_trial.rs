@@ -9,9 +9,10 @@
 //! the other on the calling thread instead, intra-op parallelism kept: MobileNetV2 at batch 1 went
 //! from level with TensorFlow Java's `SavedModelBundle` to faster than it.
 //!
-//! That executor gives up inter-op parallelism and buffer forwarding (a kernel writes a new
-//! buffer rather than reusing its input's), and refuses low-level control flow, reference-typed
-//! edges, partitioned graphs and collectives. So a function takes it only when neither it nor a
+//! That executor gives up inter-op parallelism, and refuses low-level control flow,
+//! reference-typed edges, partitioned graphs and collectives. Its instantiation is a second one
+//! (Grappler, kernels), kept by TensorFlow's kernel cache as long as the function, even when the
+//! trial goes back to the pool. So a function takes it only when neither it nor a
 //! function it calls has control flow (which lowers to what it refuses), its context has no
 //! device but CPUs, and
 //! each stateful op it has keeps its state in a resource input (variables, lookup tables), since
@@ -21,8 +22,10 @@
 //! that path and was refused, or, for one it never could, by this trial's own count) the trial
 //! starts; after [`WARMUP_CALLS`] untimed calls (the new instantiation), the next [`TRIAL_CALLS`]
 //! are timed on the single-threaded executor, and it is kept only if its fastest call beats the
-//! pool's fastest. An executor that refuses the function at instantiation (before any kernel ran)
-//! ends the trial, and that call runs again on the pool.
+//! pool's fastest. An executor that refuses the function ends the trial, and that call runs again
+//! on the pool if the function only reads its state (a refusal comes at instantiation, before any
+//! kernel ran, but the rerun must not repeat a write if it ever came later); any other failure
+//! during the trial ends it too.
 
 use super::session_tier::TRIAL_CALLS;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -34,12 +37,9 @@ pub(crate) const SINGLE_THREADED: &[u8] = b"SINGLE_THREADED_EXECUTOR";
 pub(crate) const WARMUP_CALLS: u32 = 2;
 
 /// Stateful ops that keep their state in a resource input, so that instantiating the function
-/// anew changes nothing they do.
+/// anew changes nothing they do; the first ones only read it.
 const STATE_IN_INPUTS: &[&str] = &[
     "ReadVariableOp",
-    "AssignVariableOp",
-    "AssignAddVariableOp",
-    "AssignSubVariableOp",
     "ResourceGather",
     "ResourceGatherNd",
     "VarIsInitializedOp",
@@ -47,23 +47,44 @@ const STATE_IN_INPUTS: &[&str] = &[
     "LookupTableFindV2",
     "LookupTableSizeV2",
     "LookupTableExportV2",
+    "Assert",
+    "AssignVariableOp",
+    "AssignAddVariableOp",
+    "AssignSubVariableOp",
     "LookupTableInsertV2",
     "LookupTableRemoveV2",
-    "Assert",
     "PrintV2",
 ];
 
+/// How many of [`STATE_IN_INPUTS`] only read their state (or check a condition).
+const READS: usize = 9;
+
+/// Ops that instantiate functions of their own while they run (the executor would be passed on
+/// to them, and one refused then fails the call after other kernels ran).
+const RUN_FUNCTIONS: &[&str] = &["For", "RemoteCall", "MapDefun", "SymbolicGradient"];
+
 /// Why a function with these ops (type, node; its library functions' included) must not try the
-/// single-threaded executor (`stateful` says which op types TensorFlow's registry calls
-/// stateful); `None` if it may. Calls of library functions are inlined before the executor runs.
-pub(crate) fn blocker(ops: &[(String, String)], stateful: impl Fn(&str) -> bool) -> Option<String> {
+/// single-threaded executor; `None` if it may. `known` says which op types TensorFlow's registry
+/// has (another type names a function: a call by name), `stateful` which it calls stateful. Calls
+/// through `PartitionedCall`/`StatefulPartitionedCall` are inlined before the executor runs (their
+/// callees are among `ops`); control flow, ops that run functions, calls by name, collectives and
+/// kernels with state of their own are refused.
+pub(crate) fn blocker(ops: &[(String, String)], known: impl Fn(&str) -> bool, stateful: impl Fn(&str) -> bool) -> Option<String> {
     ops.iter()
         .find(|(ty, _)| {
-            crate::graph_ops::CONTROL_FLOW.contains(&ty.as_str())
+            let ty = ty.as_str();
+            crate::graph_ops::CONTROL_FLOW.contains(&ty)
+                || RUN_FUNCTIONS.contains(&ty)
                 || ty.starts_with("Collective")
-                || (stateful(ty) && !STATE_IN_INPUTS.contains(&ty.as_str()))
+                || !known(ty)
+                || (stateful(ty) && !crate::graph_ops::CALLS.contains(&ty) && !STATE_IN_INPUTS.contains(&ty))
         })
         .map(|(ty, node)| format!("its op {node} ({ty}) has control flow or state of its own"))
+}
+
+/// Whether every stateful op among `ops` only reads (a call that failed can then run again).
+pub(crate) fn only_reads(ops: &[(String, String)], stateful: impl Fn(&str) -> bool) -> bool {
+    ops.iter().all(|(ty, _)| !stateful(ty) || crate::graph_ops::CALLS.contains(&ty.as_str()) || STATE_IN_INPUTS[..READS].contains(&ty.as_str()))
 }
 
 const IDLE: u8 = 0;
@@ -82,6 +103,8 @@ pub(crate) struct ExecutorTrial {
     after: u32,
     pool_best: AtomicU64,
     state: AtomicU8,
+    /// Whether a call the executor refused may run again on the pool (the function only reads).
+    rerun_safe: AtomicBool,
     /// Calls started on the executor during the trial (the first [`WARMUP_CALLS`] are not timed).
     started: AtomicU32,
     /// Timed calls finished, and the fastest of them, in nanoseconds.
@@ -114,6 +137,7 @@ impl ExecutorTrial {
             after,
             pool_best: AtomicU64::new(u64::MAX),
             state: AtomicU8::new(IDLE),
+            rerun_safe: AtomicBool::new(false),
             started: AtomicU32::new(0),
             timed: AtomicU32::new(0),
             best: AtomicU64::new(u64::MAX),
@@ -141,9 +165,21 @@ impl ExecutorTrial {
         self.counting.swap(false, Ordering::AcqRel)
     }
 
-    /// Starts the trial; only once, and never after [`ExecutorTrial::end`].
-    pub(crate) fn start(&self) -> bool {
+    /// Starts the trial; only once, and never after [`ExecutorTrial::end`]. `rerun_safe`: the
+    /// function only reads its state, so a refused call may run again on the pool.
+    pub(crate) fn start(&self, rerun_safe: bool) -> bool {
+        self.rerun_safe.store(rerun_safe, Ordering::Relaxed);
         self.state.compare_exchange(IDLE, TRYING, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    /// Whether the trial is on (not yet decided).
+    pub(crate) fn on_trial(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == TRYING
+    }
+
+    /// Whether a call the executor refused may run again on the pool.
+    pub(crate) fn rerun_safe(&self) -> bool {
+        self.rerun_safe.load(Ordering::Relaxed)
     }
 
     /// Never tries (or stops using) the single-threaded executor.
@@ -194,21 +230,28 @@ mod tests {
 
     #[test]
     fn only_functions_whose_state_lives_in_their_inputs_may_try_it() {
-        let stateful = |ty: &str| matches!(ty, "ReadVariableOp" | "AssignVariableOp" | "RandomUniform" | "HashTableV2");
-        assert_eq!(blocker(&ops(&["Placeholder", "ReadVariableOp", "Conv2D", "AssignVariableOp"]), stateful), None);
-        assert_eq!(blocker(&ops(&["StatefulPartitionedCall", "ReadVariableOp"]), stateful), None, "calls are inlined");
-        for bad in ["RandomUniform", "HashTableV2", "While", "StatelessIf", "CollectiveReduceV2"] {
-            let why = blocker(&ops(&["Placeholder", bad]), stateful).expect(bad);
+        // As TensorFlow's registry has them: a call op is stateful too.
+        let stateful = |ty: &str| {
+            matches!(ty, "ReadVariableOp" | "AssignVariableOp" | "RandomUniform" | "HashTableV2" | "StatefulPartitionedCall" | "For")
+        };
+        let known = |ty: &str| !ty.starts_with("__inference");
+        assert_eq!(blocker(&ops(&["Placeholder", "ReadVariableOp", "Conv2D", "AssignVariableOp"]), known, stateful), None);
+        assert_eq!(blocker(&ops(&["StatefulPartitionedCall", "ReadVariableOp"]), known, stateful), None, "calls are inlined");
+        for bad in ["RandomUniform", "HashTableV2", "While", "StatelessIf", "CollectiveReduceV2", "For", "__inference_f_12"] {
+            let why = blocker(&ops(&["Placeholder", bad]), known, stateful).expect(bad);
             assert!(why.contains(bad), "{why}");
         }
+        assert!(only_reads(&ops(&["ReadVariableOp", "StatefulPartitionedCall", "Conv2D"]), stateful));
+        assert!(!only_reads(&ops(&["ReadVariableOp", "AssignVariableOp"]), stateful));
     }
 
     #[test]
     fn the_trial_keeps_the_faster_executor() {
         let faster = ExecutorTrial::default();
         assert!(!faster.in_use());
-        assert!(faster.start());
-        assert!(!faster.start(), "once");
+        assert!(faster.start(true));
+        assert!(!faster.start(true), "once");
+        assert!(faster.on_trial() && faster.rerun_safe());
         assert!(faster.in_use());
         for _ in 0..WARMUP_CALLS {
             assert!(!faster.times());
@@ -224,14 +267,14 @@ mod tests {
         assert!(faster.in_use() && !faster.times());
 
         let slower = ExecutorTrial::default();
-        slower.start();
+        slower.start(false);
         let verdicts: Vec<_> = (0..TRIAL_CALLS).filter_map(|_| slower.took(1_100, 1_000)).collect();
         assert_eq!(verdicts, vec![ExecutorVerdict { kept: false, pool_nanos: 1_000, single_nanos: 1_100 }]);
         assert!(!slower.in_use());
 
         // No pool call timed: the pool is kept.
         let unknown = ExecutorTrial::default();
-        unknown.start();
+        unknown.start(false);
         assert!((0..TRIAL_CALLS).filter_map(|_| unknown.took(10, u64::MAX)).all(|v| !v.kept));
         assert!(!unknown.in_use());
     }
@@ -248,7 +291,7 @@ mod tests {
             }
             if t.count_call() {
                 reached = call;
-                assert!(t.start());
+                assert!(t.start(true));
             }
         }
         assert_eq!(reached, 20);
@@ -263,9 +306,9 @@ mod tests {
     fn an_ended_trial_never_starts_and_a_refusal_stays() {
         let t = ExecutorTrial::default();
         t.end();
-        assert!(!t.start() && !t.in_use());
+        assert!(!t.start(true) && !t.in_use());
         let r = ExecutorTrial::default();
-        r.start();
+        r.start(true);
         r.end();
         let v: Vec<_> = (0..TRIAL_CALLS).filter_map(|_| r.took(1, 1_000)).collect();
         assert!(!v[0].kept && !r.in_use(), "refused during the trial: stays off");

@@ -76,6 +76,8 @@ struct SessionApi {
     extend_session: ExtendSession,
     /// The names of the ops TensorFlow's registry marks stateful.
     stateful_ops: std::collections::HashSet<String>,
+    /// The names of every op in the registry.
+    known_ops: std::collections::HashSet<String>,
 }
 
 fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
@@ -89,10 +91,12 @@ fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
         unsafe {
             let op_list = std::mem::transmute::<*mut c_void, GetAllOpList>(sym(c"TF_GetAllOpList")?);
             let delete_buffer = std::mem::transmute::<*mut c_void, DeleteBuffer>(sym(c"TF_DeleteBuffer")?);
+            let (known_ops, stateful_ops) = read_registry(op_list, delete_buffer)?;
             Ok(SessionApi {
                 set_config: std::mem::transmute::<*mut c_void, SetConfig>(sym(c"TF_SetConfig")?),
                 extend_session: std::mem::transmute::<*mut c_void, ExtendSession>(sym(c"TF_ExtendSession")?),
-                stateful_ops: stateful_ops(op_list, delete_buffer)?,
+                stateful_ops,
+                known_ops,
             })
         }
     })
@@ -100,30 +104,34 @@ fn session_api(rt: &Runtime) -> Result<&'static SessionApi, TfError> {
     .map_err(|why| TfError::new(Code::Unimplemented, why.clone()))
 }
 
-/// The op types TensorFlow's registry marks stateful (read once; also used by `executor_trial`).
-pub(crate) fn registry_stateful_ops(rt: &Runtime) -> Result<&'static std::collections::HashSet<String>, TfError> {
-    session_api(rt).map(|api| &api.stateful_ops)
+/// The op types of TensorFlow's registry, and those it marks stateful (read once; also used by
+/// `executor_trial`).
+pub(crate) fn registry_ops(rt: &Runtime) -> Result<(&'static OpNames, &'static OpNames), TfError> {
+    session_api(rt).map(|api| (&api.known_ops, &api.stateful_ops))
 }
 
-/// The names of the stateful ops in TensorFlow's registry (`OpList.op` is field 1, an `OpDef`
-/// whose name is field 1).
+type OpNames = std::collections::HashSet<String>;
+
+/// The names of the ops in TensorFlow's registry, and of the stateful ones (`OpList.op` is field
+/// 1, an `OpDef` whose name is field 1).
 ///
 /// # Safety
 /// The functions must be TensorFlow's `TF_GetAllOpList` and `TF_DeleteBuffer`.
-unsafe fn stateful_ops(op_list: GetAllOpList, delete_buffer: DeleteBuffer) -> Result<std::collections::HashSet<String>, String> {
+unsafe fn read_registry(op_list: GetAllOpList, delete_buffer: DeleteBuffer) -> Result<(OpNames, OpNames), String> {
     // SAFETY: a new buffer owned here, read, then deleted.
     unsafe {
         let buf = op_list();
         let bytes = crate::c_api::buffer_bytes(buf);
         let names = crate::function_def_proto::nested(bytes, &[1]).and_then(|ops| {
-            let mut out = std::collections::HashSet::new();
+            let (mut all, mut stateful) = (OpNames::new(), OpNames::new());
             for op in ops {
+                let name = String::from_utf8_lossy(crate::function_def_proto::single(op, 1)?.unwrap_or_default()).into_owned();
                 if crate::function_def_proto::varint_field(op, IS_STATEFUL)?.unwrap_or(0) != 0 {
-                    let name = crate::function_def_proto::single(op, 1)?.unwrap_or_default();
-                    out.insert(String::from_utf8_lossy(name).into_owned());
+                    stateful.insert(name.clone());
                 }
+                all.insert(name);
             }
-            Ok(out)
+            Ok((all, stateful))
         });
         delete_buffer(buf);
         names.map_err(|e| format!("TensorFlow's op list could not be read: {e}"))
