@@ -10,22 +10,22 @@
 //! from level with TensorFlow Java's `SavedModelBundle` to faster than it.
 //!
 //! That executor gives up inter-op parallelism, and refuses low-level control flow,
-//! reference-typed edges, partitioned graphs and collectives. Its instantiation is a second one
-//! (Grappler, kernels), kept by TensorFlow's kernel cache as long as the function, even when the
-//! trial goes back to the pool. So a function takes it only when neither it nor a
-//! function it calls has control flow (which lowers to what it refuses), its context has no
-//! device but CPUs, and
-//! each stateful op it has keeps its state in a resource input (variables, lookup tables), since
-//! the executor instantiates the function anew: a random op's kernel would restart its sequence.
-//! Then it is tried as the session path is: the last [`TRIAL_CALLS`] calls before the promotion
-//! count are timed on the pool; at the count (where a function the session path may take tried
-//! that path and was refused, or, for one it never could, by this trial's own count) the trial
-//! starts; after [`WARMUP_CALLS`] untimed calls (the new instantiation), the next [`TRIAL_CALLS`]
-//! are timed on the single-threaded executor, and it is kept only if its fastest call beats the
-//! pool's fastest. An executor that refuses the function ends the trial, and that call runs again
-//! on the pool if the function only reads its state (a refusal comes at instantiation, before any
-//! kernel ran, but the rerun must not repeat a write if it ever came later); any other failure
-//! during the trial ends it too.
+//! reference-typed edges, partitioned graphs and collectives; its instantiation is a second one
+//! (Grappler, kernels), which TensorFlow's kernel cache keeps as long as the function, even when
+//! the trial goes back to the pool. So a function tries it only when neither it nor a function it
+//! calls has control flow (which lowers to what it refuses) or an op that runs functions of its
+//! own, its context has no device but CPUs, and each stateful op keeps its state in a resource
+//! input (variables, lookup tables): a random op's kernel would restart its sequence in the new
+//! instantiation.
+//!
+//! The trial follows the session path's: the last [`TRIAL_CALLS`] calls before the promotion count
+//! are timed on the pool; at the count (where the session path was tried and refused, or, for a
+//! function it could never take, by this trial's own count) the trial starts; after
+//! [`WARMUP_CALLS`] untimed calls (the new instantiation), the next [`TRIAL_CALLS`] are timed on
+//! the single-threaded executor, which is kept only if its fastest call beats the pool's fastest.
+//! A call the executor refuses ends the trial and runs again on the pool if the function only
+//! reads its state (a refusal comes at instantiation, before any kernel ran, but a rerun must
+//! never repeat a write); any other failure during the trial ends it too.
 
 use super::session_tier::TRIAL_CALLS;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
