@@ -17,6 +17,7 @@ import org.tensorflow.types.family.TType;
  */
 public final class OutputNames {
   private final Map<Integer, String[]> byKey = new ConcurrentHashMap<>();
+  private final Map<List<String>, Integer> keys = new ConcurrentHashMap<>();
   private final AtomicInteger next = new AtomicInteger();
   private final Map<List<String>, String[]> canonical = new ConcurrentHashMap<>();
   private final String function;
@@ -26,11 +27,22 @@ public final class OutputNames {
     this.function = function;
   }
 
-  /** Records {@code names}; returns the key to publish the concrete function with. */
+  /**
+   * Records {@code names}; returns the key to publish the concrete function with. Equal names
+   * share one key, so a function that keeps retracing (evicting as it goes) keeps one entry per
+   * distinct list of names, not one per trace.
+   */
   public int record(String[] names) {
-    int key = next.incrementAndGet();
-    byKey.put(key, names);
-    return key;
+    return keys.computeIfAbsent(List.of(names), k -> {
+      int key = next.incrementAndGet();
+      byKey.put(key, names.clone());
+      return key;
+    });
+  }
+
+  /** How many distinct lists of names are recorded. */
+  int size() {
+    return byKey.size();
   }
 
   /**

@@ -1,39 +1,26 @@
 package dev.polyfn.internal.trace;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import dev.polyfn.internal.Wire;
 import org.junit.jupiter.api.Test;
 
-/**
- * A call's result is read only as far as the call wrote it: its head counts the outputs, and
- * recorded names that do not match that count are refused before any address is read (the
- * reused result array's tail holds earlier calls' addresses).
- */
+/** A function that keeps retracing keeps one entry per distinct list of output names. */
 class OutputNamesTest {
-  private static final long STALE = 0xdead_beefL;
-
-  private static long head(int key, long count) {
-    return (count << Wire.RESULT_COUNT_SHIFT) | (key & 0xffff_ffffL);
-  }
-
   @Test
-  void namesThatDoNotMatchTheOutputCountAreRefusedWithoutReadingStaleAddresses() {
+  void equalNamesShareOneKeyHoweverOftenTraced() {
     OutputNames names = new OutputNames("f");
-    int key = names.record(new String[] {"y", "extra"});
-    // The call wrote no output (count 0); a stale address follows in the reused array.
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> names.adopt(new long[] {head(key, 0), STALE, STALE}));
-    assertTrue(e.getMessage().contains("function 'f': its concrete function returned 0 outputs, but 2 output names"
-        + " are recorded for it [y, extra]"), e.getMessage());
-  }
-
-  @Test
-  void aCountBeyondTheResultArrayIsRefused() {
-    OutputNames names = new OutputNames("f");
-    int key = names.record(new String[] {"y"});
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> names.adopt(new long[] {head(key, 5), STALE}));
-    assertTrue(e.getMessage().contains("reported 5 outputs in a result of 1"), e.getMessage());
+    String[] y = {"y", "z"};
+    int key = names.record(y);
+    for (int i = 0; i < 10_000; i++) {
+      assertEquals(key, names.record(new String[] {"y", "z"}));
+    }
+    y[0] = "changed";  // the caller's array is not the one kept
+    assertArrayEquals(new String[] {"y", "z"}, names.get(key));
+    int other = names.record(new String[] {"z", "y"});
+    assertNotEquals(key, other);
+    assertArrayEquals(new String[] {"z", "y"}, names.get(other));
+    assertEquals(2, names.size());
   }
 }
