@@ -117,11 +117,18 @@ fn ending_threads_and_ops_that_cannot_be_cleared_keep_no_op() {
     let kept = live_call_ops();
     let add_ref = &add;
     std::thread::scope(|s| {
-        for _ in 0..8 {
-            s.spawn(move || {
-                let x = OwnedTensor::from_f32(rt, &[2], &[1.0, 2.0]);
-                assert_eq!(run(rt, add_ref, &[&x, &x]).unwrap(), vec![vec![2.0, 4.0]]);
-            });
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(move || {
+                    let x = OwnedTensor::from_f32(rt, &[2], &[1.0, 2.0]);
+                    assert_eq!(run(rt, add_ref, &[&x, &x]).unwrap(), vec![vec![2.0, 4.0]]);
+                })
+            })
+            .collect();
+        // Joined one by one: a join waits for the thread's end, thread-local destructors (which
+        // delete its op) included; the scope's own wait can return before they ran.
+        for t in threads {
+            t.join().unwrap();
         }
     });
     assert_eq!(live_call_ops(), kept, "ops left by ended threads");
