@@ -94,10 +94,17 @@ impl TraceSession {
             .and_then(|types| types.iter().find(|t| value.is_subtype_of(&***t) && t.is_subtype_of(&*constraint)).cloned());
         let traced = crate::infer::specialize(general.as_ref().unwrap_or(&value), structure.as_ref().unwrap_or(&constraint));
         let mut specs = Vec::new();
+        self.placeholders.take_composite_shapes();
         traced.placeholders(name, &mut self.placeholders, &mut specs);
         self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
         self.traced.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(traced) });
         Ok(specs)
+    }
+
+    /// The static shapes of the composites of the parameter declared last, as traced (generalized
+    /// with reduce-retracing), in flatten order: what the body's composite views are built with.
+    pub fn take_composite_shapes(&mut self) -> Vec<crate::shape::Shape> {
+        self.placeholders.take_composite_shapes()
     }
 
     /// Declares capture `name` (a value the body reads from outside, fed as a hidden input at
