@@ -30,6 +30,8 @@ pub struct PlaceholderSpec {
 #[derive(Clone, Debug, Default)]
 pub struct PlaceholderContext {
     aliases: HashMap<u64, usize>,
+    /// The static shapes of the composites walked since the last take, in walk order.
+    composite_shapes: Vec<Shape>,
 }
 
 impl PlaceholderContext {
@@ -45,6 +47,17 @@ impl PlaceholderContext {
     /// Remember that `alias_id` was emitted at `flat_index`; the first record wins.
     pub fn record_alias(&mut self, alias_id: u64, flat_index: usize) {
         self.aliases.entry(alias_id).or_insert(flat_index);
+    }
+
+    /// Remember the static shape of a composite whose placeholders are being emitted: Java hands
+    /// the traced (maybe generalized) shape, not the call's, to the composite's view.
+    pub fn record_composite_shape(&mut self, shape: Shape) {
+        self.composite_shapes.push(shape);
+    }
+
+    /// The composite shapes recorded since the last take, in walk order (flatten order).
+    pub fn take_composite_shapes(&mut self) -> Vec<Shape> {
+        std::mem::take(&mut self.composite_shapes)
     }
 }
 
@@ -72,6 +85,30 @@ pub fn encode_placeholder_specs(specs: &[PlaceholderSpec]) -> Vec<i64> {
         }
     }
     flat
+}
+
+/// Appends the static shapes of a parameter's composites (in flatten order) after its placeholder
+/// specs, as Java reads them: `[count, (rank, d0, ..., d(rank-1))...]`, rank [`RANK_UNKNOWN`]
+/// with no dims for an unknown shape.
+///
+/// ```
+/// use polyfn_core::placeholder::encode_composite_shapes;
+/// use polyfn_core::Shape;
+/// let mut flat = vec![0];
+/// encode_composite_shapes(&mut flat, &[Shape::of(&[-1, 4]), Shape::Unknown]);
+/// assert_eq!(flat, [0, 2, 2, -1, 4, -1]);
+/// ```
+pub fn encode_composite_shapes(flat: &mut Vec<i64>, shapes: &[Shape]) {
+    flat.push(shapes.len() as i64);
+    for shape in shapes {
+        match shape {
+            Shape::Unknown => flat.push(RANK_UNKNOWN),
+            Shape::Known(dims) => {
+                flat.push(dims.len() as i64);
+                flat.extend(dims.iter().map(|d| d.unwrap_or(DIM_UNKNOWN)));
+            }
+        }
+    }
 }
 
 /// The placeholder encoded at `at` of `flat` (as [`encode_placeholder_specs`] writes them): its

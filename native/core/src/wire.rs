@@ -29,6 +29,10 @@
 //! | `rank` | number of dims that follow, or [`RANK_UNKNOWN`] (then no dims follow) |
 //! | `d_i` | a dim, or [`DIM_UNKNOWN`] |
 //!
+//! A declared parameter's specs are followed by the traced static shapes of its composites, in
+//! flatten order ([`encode_composite_shapes`](crate::placeholder::encode_composite_shapes)):
+//! `[count, (rank, d0, ..., d(rank-1))...]`, what Java builds each composite's view with.
+//!
 //! ## Statistics
 //!
 //! [`Stats::to_wire`](crate::polymorphic::Stats::to_wire) gives an array indexed by the `STAT_*`

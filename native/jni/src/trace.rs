@@ -11,7 +11,7 @@ use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::Env;
-use polyfn_core::placeholder::encode_placeholder_specs;
+use polyfn_core::placeholder::{encode_composite_shapes, encode_placeholder_specs};
 use polyfn_core::polymorphic::duration_text;
 use polyfn_core::{DType, DTypeSet, ParamKind};
 use polyfn_tf::c_api::TF_Graph;
@@ -40,7 +40,8 @@ pub fn begin_trace<'l>(
 }
 
 /// `Native.declareParameter`: declares a parameter with its constraint and the call's argument;
-/// returns its placeholder specs (see `polyfn_core::placeholder::encode_placeholder_specs`).
+/// returns its placeholder specs (see `polyfn_core::placeholder::encode_placeholder_specs`), then
+/// the traced static shapes of its composites (`encode_composite_shapes`).
 pub fn declare_parameter<'l>(
     env: &mut Env<'l>,
     _class: JClass<'l>,
@@ -72,7 +73,9 @@ pub fn declare_parameter<'l>(
     // An example is traced as the declaration allows (narrowed to it, or another example).
     let value = if trace.examples { f.example_argument(&name, &constraint, value) } else { value };
     let specs = trace.session.declare::<TfError>(&name, kind, optional, constraint, value).map_err(|e| f.annotate(e))?;
-    convert::new_longs(env, &encode_placeholder_specs(&specs))
+    let mut flat = encode_placeholder_specs(&specs);
+    encode_composite_shapes(&mut flat, &trace.session.take_composite_shapes());
+    convert::new_longs(env, &flat)
 }
 
 /// `Native.traceExamples`: marks a trace as one of example inputs at definition, whose arguments

@@ -335,7 +335,7 @@ impl<C> Polymorphic<C> {
             return Err(BindError::Unexpected { names: unexpected, parameters }.into());
         }
         let declared = FunctionType::new(session.declared.clone()).with_captures(session.declared_captures.clone());
-        let traced = FunctionType::new(session.traced.clone()).with_captures(session.traced_captures.clone());
+        let traced = session.traced_type();
         // Another trace may have fixed the list since this one began.
         let id = self.reserve_id(&declared)?;
         let concrete = Self::build_concrete(id, &traced, output_names, Some(body_nanos), build)?;

@@ -10,6 +10,7 @@ use crate::function_type::{describe_mismatch, FunctionType};
 use crate::parameter::{ParamKind, Parameter};
 use crate::placeholder::{PlaceholderContext, PlaceholderSpec};
 use crate::trace_type::TypeRef;
+use crate::types::VariableSpec;
 
 /// The parameters a body declares while it is traced.
 pub struct TraceSession {
@@ -94,10 +95,17 @@ impl TraceSession {
             .and_then(|types| types.iter().find(|t| value.is_subtype_of(&***t) && t.is_subtype_of(&*constraint)).cloned());
         let traced = crate::infer::specialize(general.as_ref().unwrap_or(&value), structure.as_ref().unwrap_or(&constraint));
         let mut specs = Vec::new();
+        self.placeholders.take_composite_shapes();
         traced.placeholders(name, &mut self.placeholders, &mut specs);
         self.declared.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(constraint) });
         self.traced.push(Parameter { name: name.to_owned(), kind, optional, type_constraint: Some(traced) });
         Ok(specs)
+    }
+
+    /// The static shapes of the composites of the parameter declared last, as traced (generalized
+    /// with reduce-retracing), in flatten order: what the body's composite views are built with.
+    pub fn take_composite_shapes(&mut self) -> Vec<crate::shape::Shape> {
+        self.placeholders.take_composite_shapes()
     }
 
     /// Declares capture `name` (a value the body reads from outside, fed as a hidden input at
@@ -131,6 +139,32 @@ impl TraceSession {
         self.declared_captures.push((name.to_owned(), constraint));
         self.traced_captures.push((name.to_owned(), value));
         Ok(specs)
+    }
+
+    /// The traced signature, the key of this trace's concrete function. Its variables' alias ids
+    /// are renumbered by first appearance over the parameters, then the captures: the order a
+    /// call writes them in. The body numbers them as it meets them, so one that reads a captured
+    /// variable before it declares a variable parameter would otherwise key its trace under a
+    /// numbering no call has, and every call would trace again.
+    pub(super) fn traced_type(&self) -> FunctionType {
+        let mut order: Vec<u64> = Vec::new();
+        let mut in_call_order = |t: &TypeRef| match t.downcast_ref::<VariableSpec>() {
+            Some(v) => {
+                let at = order.iter().position(|a| *a == v.alias).unwrap_or_else(|| {
+                    order.push(v.alias);
+                    order.len() - 1
+                });
+                TypeRef::new(VariableSpec { alias: at as u64, ..v.clone() })
+            }
+            None => t.clone(),
+        };
+        let parameters = self
+            .traced
+            .iter()
+            .map(|p| Parameter { type_constraint: p.type_constraint.as_ref().map(&mut in_call_order), ..p.clone() })
+            .collect();
+        let captures = self.traced_captures.iter().map(|(n, t)| (n.clone(), in_call_order(t))).collect();
+        FunctionType::new(parameters).with_captures(captures)
     }
 
     /// The error for a trace whose declarations (so far, plus `next`) differ from the fixed list.

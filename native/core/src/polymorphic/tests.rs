@@ -440,6 +440,23 @@ fn a_capture_is_part_of_the_signature_and_an_aliased_capture_shares_a_placeholde
     assert!(last.reason.starts_with("capture w: "), "{}", last.reason);
 }
 
+/// A call writes its parameters before its captures; a body may meet a capture first. The trace
+/// is keyed in the call's numbering, so the next call with the same variables hits it.
+#[test]
+fn a_capture_met_before_a_variable_parameter_is_numbered_as_a_call_numbers_it() {
+    let f = Fn::new("capture_first");
+    let mut s = f.begin_trace::<String>(vec!["v".into()], None, true).unwrap();
+    s.declare_capture::<String>("w", var_constraint(), f.decode_value(&variable_facts(0)).unwrap()).unwrap();
+    let v = f.decode_value(&variable_facts(1)).unwrap();
+    s.declare::<String>("v", ParamKind::Variable, false, var_constraint(), Some(v)).unwrap();
+    f.finish_trace(&s, vec![], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    let call: Vec<i64> = [variable_facts(0), variable_facts(1)].concat();
+    assert_eq!(
+        f.lookup::<String>(&call).unwrap().unwrap().inner,
+        "(v: VariableSpec(FLOAT, [], alias 0); captures: w: VariableSpec(FLOAT, [], alias 1))"
+    );
+}
+
 #[test]
 fn a_remembered_miss_is_forgotten_when_a_trace_can_serve_it() {
     let f = Fn::new("f");

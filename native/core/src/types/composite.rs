@@ -115,6 +115,7 @@ impl TraceType for CompositeType {
     }
 
     fn placeholders(&self, path: &str, ctx: &mut PlaceholderContext, out: &mut Vec<PlaceholderSpec>) {
+        ctx.record_composite_shape(self.shape.clone());
         for (name, t) in &self.components {
             t.placeholders(&format!("{path}.{name}"), ctx, out);
         }
@@ -192,6 +193,18 @@ mod tests {
         let mut out = Vec::new();
         ragged(5, 2).placeholders("r", &mut PlaceholderContext::new(), &mut out);
         assert_eq!(out.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(), ["r.values", "r.row_splits"]);
+    }
+
+    /// Java builds the view of a traced composite from its traced static shape, so placeholders
+    /// record it, generalized dims included.
+    #[test]
+    fn placeholders_record_the_traced_static_shape() {
+        let j = ragged(5, 2).most_specific_common_supertype(&[&ragged(5, 3)]).unwrap();
+        let list = crate::ListType::new(vec![TypeRef::new(ragged(5, 2)), j]);
+        let mut ctx = PlaceholderContext::new();
+        list.placeholders("xs", &mut ctx, &mut Vec::new());
+        assert_eq!(ctx.take_composite_shapes(), [Shape::of(&[2, -1]), Shape::of(&[-1, -1])]);
+        assert!(ctx.take_composite_shapes().is_empty(), "taken once");
     }
 
     /// The kind names composites in messages, such as why two examples are traced apart.

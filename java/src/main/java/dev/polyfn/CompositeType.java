@@ -63,7 +63,15 @@ public interface CompositeType<V, B> {
     return value;
   }
 
-  /** The body's view of a value of type {@code spec}, from one placeholder per component. */
+  /**
+   * The body's view of a value of type {@code spec}, from one placeholder per component. When the
+   * body is traced, {@code spec} is the type the trace is keyed and cached under, which later calls
+   * of other values share: with reduce-retracing, the generalized spec (static shape and component
+   * dims -1 where calls differed, e.g. {@code [-1, 4]} rather than the call's {@code [5, 4]}),
+   * matching the components' placeholders; so static dims read from it hold for every call the
+   * trace serves. When the body runs eagerly, it is the call's value's {@link #spec}. For the
+   * output of a function called inside another's body, {@code spec} is null.
+   */
   B view(CompositeSpec spec, List<Operand<?>> components);
 
   /** The operands an output view is made of, in component order. */

@@ -50,6 +50,15 @@ public final class Nest {
   public interface Placeholders {
     /** The placeholder of the next tensor. */
     Operand<?> next();
+
+    /**
+     * The spec a composite's view is built with, once its {@code components} were taken: the
+     * spec the trace is keyed under (generalized by reduce-retracing), else {@code call}, the
+     * argument's own.
+     */
+    default CompositeSpec traced(CompositeSpec call, List<Operand<?>> components) {
+      return call;
+    }
   }
 
   /**
@@ -70,6 +79,7 @@ public final class Nest {
       for (int i = 0; i < spec.components().size(); i++) {
         components.add(placeholders.next());
       }
+      spec = placeholders.traced(spec, components);
       return new Nest(Kind.COMPOSITE, path, CompositeContract.view(composite, spec, Collections.unmodifiableList(components)), null, null,
           composite.viewClass());
     }

@@ -83,7 +83,8 @@ public final class Native {
 
   /**
    * Declares a parameter in a trace and returns its placeholder specs in flatten order (list
-   * elements in order, map values by sorted key); see {@link Wire} for the layout.
+   * elements in order, map values by sorted key), then the static shape of each of its composites
+   * as traced (generalized with reduce-retracing), in flatten order; see {@link Wire} for the layout.
    *
    * @param kind one of {@code Wire.KIND_*}
    * @param dtypes accepted (element) dtype codes (empty: any)

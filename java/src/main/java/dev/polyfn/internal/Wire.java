@@ -20,7 +20,8 @@ import java.util.Map;
  * TAG_VARIABLE [5, dtype, rank, dims..., alias]    alias: which distinct variable of the call it is
  * </pre>
  *
- * Placeholder specs come back as {@code [count, (dtype, rank, dims...)...]}.
+ * Placeholder specs come back as {@code [count, (dtype, rank, dims...)...]}; a declared
+ * parameter's are followed by its composites' traced static shapes, {@code [count, (rank, dims...)...]}.
  */
 public final class Wire {
   private Wire() {}

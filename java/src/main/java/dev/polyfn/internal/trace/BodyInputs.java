@@ -1,5 +1,6 @@
 package dev.polyfn.internal.trace;
 
+import dev.polyfn.CompositeSpec;
 import dev.polyfn.CompositeType;
 import dev.polyfn.Inputs;
 import dev.polyfn.Nest;
@@ -65,6 +66,11 @@ abstract class BodyInputs implements Inputs {
 
     /** The next one; {@link #count()} of them exist. */
     Operand<?> next();
+
+    /** The spec of a composite whose components were just taken: {@code call}, unless traced under another. */
+    default CompositeSpec traced(CompositeSpec call, List<Operand<?>> components) {
+      return call;
+    }
   }
 
   /** The parameter's operands, once the native trace accepted its declaration (spec) and facts. */
@@ -205,11 +211,19 @@ abstract class BodyInputs implements Inputs {
   /** The body's view of nested argument {@code value}, its tensors the parameter's operands. */
   private static Nest nestView(String name, Object value, Operands operands) {
     int[] left = {operands.count()};
-    return Nest.build(name, value, () -> {
-      if (left[0]-- <= 0) {
-        throw new IllegalStateException("argument '" + name + "' has more tensors than its type has placeholders");
+    return Nest.build(name, value, new Nest.Placeholders() {
+      @Override
+      public Operand<?> next() {
+        if (left[0]-- <= 0) {
+          throw new IllegalStateException("argument '" + name + "' has more tensors than its type has placeholders");
+        }
+        return operands.next();
       }
-      return operands.next();
+
+      @Override
+      public CompositeSpec traced(CompositeSpec call, List<Operand<?>> components) {
+        return operands.traced(call, components);
+      }
     });
   }
 

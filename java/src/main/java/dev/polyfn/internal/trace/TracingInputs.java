@@ -1,6 +1,8 @@
 package dev.polyfn.internal.trace;
 
+import dev.polyfn.CompositeSpec;
 import dev.polyfn.Inputs;
+import dev.polyfn.TensorSpec;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.Aliases;
 import dev.polyfn.internal.CallBuffer;
@@ -10,6 +12,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -18,6 +21,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import org.tensorflow.Graph;
 import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.types.family.TType;
 
@@ -200,14 +204,21 @@ public final class TracingInputs extends BodyInputs {
 
   /**
    * A parameter's placeholders, built from its specs as the body asks for them: spec[0] counts the
-   * tensors, then each is its dtype, its rank and its dims.
+   * tensors, then each is its dtype, its rank and its dims; then come the count of its composites
+   * and each one's traced static shape (rank, dims), in flatten order.
    */
   private final class Specs implements Operands {
     final long[] spec;
     private int at = 1;
+    /** Where each placeholder handed out so far starts in {@link #spec}. */
+    private final int[] starts;
+    private int handed;
+    /** Where the next composite's static shape starts (past the placeholders), once known. */
+    private int shapeAt = -1;
 
     Specs(long[] spec) {
       this.spec = spec;
+      this.starts = new int[(int) spec[0]];
     }
 
     @Override
@@ -218,8 +229,42 @@ public final class TracingInputs extends BodyInputs {
     @Override
     public Operand<?> next() {
       Operand<?> o = placeholders.build(spec, at);
+      starts[handed++] = at;
       at += 2 + Math.max(0, (int) spec[at + 1]);
       return o;
+    }
+
+    /**
+     * The composite's spec as traced: with reduce-retracing its static shape and components' dims
+     * are the generalized ones the trace is cached under, which the view must build on (a view
+     * baking the call's dims into the graph would serve later calls wrongly).
+     */
+    @Override
+    public CompositeSpec traced(CompositeSpec call, List<Operand<?>> components) {
+      if (shapeAt < 0) {
+        shapeAt = 1;
+        for (int i = 0; i < count(); i++) {
+          shapeAt += 2 + Math.max(0, (int) spec[shapeAt + 1]);
+        }
+        shapeAt++; // the composites' count, which the nest's walk matches one by one
+      }
+      if (shapeAt >= spec.length || handed < components.size()) {
+        throw new IllegalStateException("the trace sent no static shape for a composite of this parameter");
+      }
+      Shape shape = shapeAt(shapeAt);
+      shapeAt += 1 + Math.max(0, (int) spec[shapeAt]);
+      List<TensorSpec> specs = new ArrayList<>();
+      for (int i = 0; i < components.size(); i++) {
+        int start = starts[handed - components.size() + i];
+        specs.add(TensorSpec.of(call.components().get(i).type(), shapeAt(start + 1)));
+      }
+      return new CompositeSpec(call.dtype(), shape, call.metadata(), call.names(), specs);
+    }
+
+    /** The shape written as (rank, dims...) at {@code i}; rank -1: unknown. */
+    private Shape shapeAt(int i) {
+      int rank = (int) spec[i];
+      return rank < 0 ? Shape.unknown() : Shape.of(Arrays.copyOfRange(spec, i + 1, i + 1 + rank));
     }
   }
 
