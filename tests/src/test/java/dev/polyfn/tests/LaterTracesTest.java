@@ -148,4 +148,55 @@ class LaterTracesTest {
       }
     }
   }
+
+  /** Whether {@code t} is still open: a closed tensor's data cannot be read. */
+  private static boolean open(TFloat32 t) {
+    try {
+      t.asRawTensor().data();
+      return true;
+    } catch (IllegalStateException closed) {
+      return false;
+    }
+  }
+
+  /**
+   * The values a later trace's suppliers and defaults return are the caller's (as the docs say of
+   * every capture and default): comparing them with the first trace's, refused or found equal,
+   * closes none of them, which the caller may still use (closing them would be a use after close
+   * of the caller's tensors); the function goes on with the first trace's, open too.
+   */
+  @Test
+  void aLaterTraceComparedWithTheFirstClosesNoneOfTheCallersTensors() {
+    try (TFloat32 en = TFloat32.scalarOf(3f);
+        TFloat32 fr = TFloat32.scalarOf(10f);
+        TFloat32 twoA = TFloat32.scalarOf(2f);
+        TFloat32 twoB = TFloat32.scalarOf(2f);
+        TFloat32 x = TFloat32.vectorOf(1f, 1f);
+        TFloat32 x3 = TFloat32.vectorOf(1f, 1f, 1f)) {
+      Map<String, TFloat32> tables = Map.of("en", en, "fr", fr);
+      TFloat32[] defaults = {twoA};
+      try (MapFunction f = Function.define((tf, in) -> {
+        String lang = in.javaInput("lang", String.class);
+        return Map.of("y", tf.math.mul(tf.math.mul(in.input("x", TFloat32.class),
+            in.capture("emb", () -> tables.get(lang))), in.input("s", TFloat32.class, defaults[0])));
+      })) {
+        try (Outputs out = f.call(Map.of("x", x, "lang", "en"))) {
+          assertEquals(6f, out.get("y", TFloat32.class).getFloat(1), 0f);
+        }
+        assertThrows(IllegalArgumentException.class, () -> f.call(Map.of("x", x, "lang", "fr")).close());
+        defaults[0] = twoB; // an equal default on a later trace: accepted, the first one's kept
+        try (Outputs out = f.call(Map.of("x", x3, "lang", "en"))) {
+          assertEquals(6f, out.get("y", TFloat32.class).getFloat(2), 0f);
+        }
+        assertEquals(2, f.traceCount());
+        for (TFloat32 t : java.util.List.of(en, fr, twoA, twoB)) {
+          assertTrue(open(t), "the caller's tensor is left open");
+        }
+        assertEquals(10f, fr.getFloat(), 0f);
+        try (Outputs out = f.call(Map.of("x", x, "lang", "en"))) {
+          assertEquals(6f, out.get("y", TFloat32.class).getFloat(1), 0f);
+        }
+      }
+    }
+  }
 }

@@ -18,6 +18,34 @@ final class PythonNames {
       "with", "yield", "assert", "break", "class", "continue", "else", "finally", "for", "if", "import", "return",
       "try", "while");
 
+  /**
+   * Refuses parameter names Python's loader cannot take for the restored {@code tf.function} of
+   * {@code function}: a keyword, or two names that {@link #argName} makes the same.
+   */
+  static void checkParameters(String function, List<String> names) {
+    java.util.Map<String, String> seen = new java.util.HashMap<>();
+    for (String name : names) {
+      String python = argName(name);
+      if (keyword(python)) {
+        throw new IllegalArgumentException("cannot save '" + function + "': parameter '" + name + "' would be Python's"
+            + " parameter '" + python + "', a Python keyword, so Python's tf.saved_model.load would refuse the"
+            + " SavedModel; rename it");
+      }
+      String before = seen.putIfAbsent(python, name);
+      if (before != null) {
+        throw new IllegalArgumentException("cannot save '" + function + "': parameters '" + before + "' and '" + name
+            + "' would both be Python's parameter '" + python + "' (Python names a parameter that does not start"
+            + " with a letter arg_<name>, and replaces other characters with _), so Python's tf.saved_model.load"
+            + " would refuse the SavedModel; rename one of them");
+      }
+    }
+  }
+
+  /** Whether {@code s} is one of Python's hard keywords, which no parameter may be named. */
+  static boolean keyword(String s) {
+    return KEYWORDS.contains(s);
+  }
+
   /** Whether {@code s} is a Python identifier (ASCII letters, digits, {@code _}) and no keyword. */
   static boolean identifier(String s) {
     if (s == null || s.isEmpty() || Character.isDigit(s.charAt(0)) || KEYWORDS.contains(s)) {

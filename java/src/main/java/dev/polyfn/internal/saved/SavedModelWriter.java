@@ -109,6 +109,7 @@ public final class SavedModelWriter {
   }
 
   private static void check(FunctionCore f, Param[] params, Capture[] captures) {
+    PythonNames.checkParameters(f.name(), java.util.Arrays.stream(params).map(Param::name).toList());
     for (Param p : params) {
       if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
         throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name() + "' takes "
@@ -157,7 +158,7 @@ public final class SavedModelWriter {
       if (!chosen.equals(name)) {
         renamed.add(name);
       }
-      SavedSignatures.checkUnique(chosen, inputs);
+      SavedSignatures.checkNames(f.name(), chosen, inputs);
       out.add(new Saved(chosen, c, types[1], types[0], def, library, inputs));
     }
     for (String asked : options.signatureNames().keySet()) {
@@ -252,6 +253,7 @@ public final class SavedModelWriter {
     for (Saved s : saved) {
       meta.putSignatureDef(s.signature(), signature(g, s, captureNodes, f.name()));
     }
+    checkRootName(f.name(), python, varNodes.size(), resources.size());
     SavedTableWriter.Placed placed = tables.place(PythonObjectGraph.tablesBase(varNodes.size(), python));
     List<Integer> bound = slots.stream().map(j -> j >= 0 ? 1 + j : placed.tables().get(-1 - j)).toList();
     SavedObjectGraph objects = PythonObjectGraph.objectGraph(f.name(),
@@ -277,6 +279,30 @@ public final class SavedModelWriter {
     time.end("files");
   }
 
+  /**
+   * Refuses a function name that is also the name of another child of the object graph's root
+   * ({@code signatures}, a variable's {@code v0}, a table's {@code table_0}): Python's loader
+   * would give the attribute to one of them, losing the function or mixing up a variable.
+   */
+  private static void checkRootName(String name, List<PythonObjectGraph.Concrete> python, int variables, int tables) {
+    if (python.stream().noneMatch(c -> c.functionName() != null)) {
+      return; // no function node: the name is not written
+    }
+    boolean taken = name.equals("signatures");
+    for (int i = 0; i < variables && !taken; i++) {
+      taken = name.equals("v" + i);
+    }
+    for (int t = 0; t < tables && !taken; t++) {
+      taken = name.equals(SavedTableWriter.name(t));
+    }
+    if (taken) {
+      throw new IllegalArgumentException("cannot save '" + name + "': Python's tf.saved_model.load names the"
+          + " function's attribute after the function, and '" + name + "' is already the attribute of the SavedModel's"
+          + " " + (name.equals("signatures") ? "signature map" : name.startsWith("v") ? "variable" : "table")
+          + " '" + name + "'; give the function another name (FunctionOptions.withName)");
+    }
+  }
+
   /** The signature of one concrete function: placeholders → call → one identity per output. */
   private static SignatureDef signature(SavedGraph g, Saved s, List<String> captureNodes, String function) {
     OpDef sig = s.def().getSignature();
@@ -290,6 +316,9 @@ public final class SavedModelWriter {
     SignatureDef.Builder def = SignatureDef.newBuilder().setMethodName("tensorflow/serving/predict");
     List<String> callInputs = new ArrayList<>();
     List<DataType> in = new ArrayList<>();
+    // A graph has no two nodes of a name: an input "call", or "output_x", or outputs "a-b" and
+    // "a_b", get another name than the one they'd share (the signature maps the names users see).
+    Set<String> nodes = new HashSet<>();
     for (int i = 0; i < flat; i++) {
       SavedSignatures.Input input = s.inputs().get(i);
       DataType dt = sig.getInputArg(i).getType();
@@ -297,7 +326,7 @@ public final class SavedModelWriter {
         throw new IllegalStateException("cannot save '" + function + "': input " + input.key() + " is " + dt
             + " in the function but " + input.dtype() + " in its type");
       }
-      String node = scope + "/" + input.key();
+      String node = fresh(nodes, scope + "/" + input.key());
       g.placeholder(node, dt, SavedGraph.shape(input.dims()));
       def.putInputs(input.key(), TensorInfo.newBuilder().setName(node + ":0").setDtype(dt)
           .setTensorShape(SavedGraph.shape(input.dims())).build());
@@ -309,15 +338,25 @@ public final class SavedModelWriter {
       in.add(DataType.DT_RESOURCE);
     }
     List<DataType> out = sig.getOutputArgList().stream().map(a -> a.getType()).toList();
-    g.call(scope + "/call", sig.getName(), callInputs, in, out);
+    String call = fresh(nodes, scope + "/call");
+    g.call(call, sig.getName(), callInputs, in, out);
     for (int i = 0; i < out.size(); i++) {
       String name = s.info().outputNames().get(i);
-      String node = scope + "/output_" + SavedSignatures.sanitize(name);
-      g.identity(node, scope + "/call:" + i, out.get(i));
+      String node = fresh(nodes, scope + "/output_" + SavedSignatures.sanitize(name));
+      g.identity(node, call + ":" + i, out.get(i));
       def.putOutputs(name, TensorInfo.newBuilder().setName(node + ":0").setDtype(out.get(i))
           .setTensorShape(SavedGraph.shape(null)).build());
     }
     return def.build();
+  }
+
+  /** {@code name}, or {@code name_2}, {@code name_3}... if taken; added to {@code taken}. */
+  private static String fresh(Set<String> taken, String name) {
+    String out = name;
+    for (int n = 2; !taken.add(out); n++) {
+      out = name + "_" + n;
+    }
+    return out;
   }
 
   /**

@@ -23,8 +23,15 @@ import org.tensorflow.proto.DataType;
 public final class SavedSignatures {
   private SavedSignatures() {}
 
-  /** One flat input: its signature key, dtype and dims (null: unknown rank). */
-  public record Input(String key, DataType dtype, long[] dims) {}
+  /**
+   * One flat input: its signature key, dtype and dims (null: unknown rank), and where it comes
+   * from, for errors ({@code xs[1]}, {@code feats["a"]}, {@code point.x}).
+   */
+  public record Input(String key, DataType dtype, long[] dims, String origin) {
+    Input(String key, DataType dtype, long[] dims) {
+      this(key, dtype, dims, key);
+    }
+  }
 
   /** The flat inputs of the traced type document {@code tracedJson}, in the function's input order. */
   @SuppressWarnings("unchecked")
@@ -34,25 +41,29 @@ public final class SavedSignatures {
     List<Input> out = new ArrayList<>();
     for (Object p : (List<Object>) type.get("parameters")) {
       Map<String, Object> param = (Map<String, Object>) p;
-      flatten(sanitize((String) param.get("name")), (Map<String, Object>) param.get("type"), out);
+      String name = (String) param.get("name");
+      flatten(sanitize(name), name, (Map<String, Object>) param.get("type"), out);
     }
     return out;
   }
 
   @SuppressWarnings("unchecked")
-  private static void flatten(String key, Map<String, Object> type, List<Input> out) {
+  private static void flatten(String key, String origin, Map<String, Object> type, List<Input> out) {
     String kind = type == null ? "none" : (String) type.get("kind");
     switch (kind) {
-      case "tensor_spec" -> out.add(tensorInput(key, type));
+      case "tensor_spec" -> {
+        Input in = tensorInput(key, type);
+        out.add(new Input(key, in.dtype(), in.dims(), origin));
+      }
       case "list" -> {
         List<Object> elements = (List<Object>) type.get("elements");
         for (int i = 0; i < elements.size(); i++) {
-          flatten(key + "_" + i, (Map<String, Object>) elements.get(i), out);
+          flatten(key + "_" + i, origin + "[" + i + "]", (Map<String, Object>) elements.get(i), out);
         }
       }
       case "map" -> {
         for (Map.Entry<String, Object> e : Nests.inCodePointOrder((Map<String, Object>) type.get("entries")).entrySet()) {
-          flatten(key + "_" + sanitize(e.getKey()), (Map<String, Object>) e.getValue(), out);
+          flatten(key + "_" + sanitize(e.getKey()), origin + "[\"" + e.getKey() + "\"]", (Map<String, Object>) e.getValue(), out);
         }
       }
       case "record" -> {
@@ -60,7 +71,7 @@ public final class SavedSignatures {
         List<Object> names = (List<Object>) type.get("names");
         List<Object> types = (List<Object>) type.get("types");
         for (int i = 0; i < names.size(); i++) {
-          flatten(key + "_" + sanitize((String) names.get(i)), (Map<String, Object>) types.get(i), out);
+          flatten(key + "_" + sanitize((String) names.get(i)), origin + "." + names.get(i), (Map<String, Object>) types.get(i), out);
         }
       }
       case "composite" -> {
@@ -68,7 +79,7 @@ public final class SavedSignatures {
         List<Object> names = (List<Object>) type.get("component_names");
         List<Object> types = (List<Object>) type.get("components");
         for (int i = 0; i < names.size(); i++) {
-          flatten(key + "_" + sanitize((String) names.get(i)), (Map<String, Object>) types.get(i), out);
+          flatten(key + "_" + sanitize((String) names.get(i)), origin + "." + names.get(i), (Map<String, Object>) types.get(i), out);
         }
       }
       case "literal" -> {
@@ -172,13 +183,34 @@ public final class SavedSignatures {
     return b.toString();
   }
 
-  /** Keys must be unique within a signature: {@code x_1} from a list and a parameter {@code x_1} clash. */
-  public static void checkUnique(String signature, List<Input> inputs) {
-    Set<String> seen = new HashSet<>();
+  /**
+   * Refuses inputs that a signature, or Python's loader, could not tell apart: two with the same
+   * key ({@code x_1} from a list and a parameter {@code x_1}), two whose keys Python turns into
+   * the same parameter name ({@code _b} and {@code arg__b}: see {@link PythonNames#argName}),
+   * which makes {@code tf.saved_model.load} refuse the whole SavedModel, and a key that is a
+   * Python keyword ({@code lambda}), which it refuses too.
+   */
+  public static void checkNames(String function, String signature, List<Input> inputs) {
+    Map<String, Input> byKey = new java.util.HashMap<>();
+    Map<String, Input> byPython = new java.util.HashMap<>();
+    String where = "cannot save '" + function + "': signature " + signature + ": ";
     for (Input in : inputs) {
-      if (!seen.add(in.key())) {
-        throw new IllegalStateException("signature " + signature + ": two inputs are both named '" + in.key()
-            + "' once flattened; rename a parameter");
+      Input before = byKey.putIfAbsent(in.key(), in);
+      if (before != null) {
+        throw new IllegalArgumentException(where + "inputs " + before.origin() + " and " + in.origin()
+            + " would both be the signature input '" + in.key() + "' once flattened; rename a parameter");
+      }
+      String python = PythonNames.argName(in.key());
+      if (PythonNames.keyword(python)) {
+        throw new IllegalArgumentException(where + "input " + in.origin() + " would be Python's parameter '" + python
+            + "', a Python keyword, so Python's tf.saved_model.load would refuse the SavedModel; rename it");
+      }
+      before = byPython.putIfAbsent(python, in);
+      if (before != null) {
+        throw new IllegalArgumentException(where + "inputs " + before.origin() + " and " + in.origin() + " (signature inputs '"
+            + before.key() + "' and '" + in.key() + "') would both be Python's parameter '" + python
+            + "' (Python names an input that does not start with a letter arg_<name>), so Python's"
+            + " tf.saved_model.load would refuse the SavedModel; rename one of them");
       }
     }
   }

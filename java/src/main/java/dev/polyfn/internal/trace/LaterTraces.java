@@ -9,6 +9,9 @@ import org.tensorflow.types.family.TType;
  * trace's (its calls feed them whichever concrete function serves them), so a later trace that
  * declared another default or captured another value under the same name would be served the
  * first one's silently; it is refused instead, before its concrete function is cached.
+ *
+ * <p>The values compared (a supplier's tensor, a default tensor) are the caller's, as at every
+ * call: nothing here closes them, refused or equal, since the caller may still hold and use them.
  */
 final class LaterTraces {
   private LaterTraces() {}
