@@ -32,7 +32,8 @@ import org.tensorflow.TensorFlow;
  * example inputs and signature profile (they shape the declarations a restored entry carries).
  *
  * <p>A body is refused, never keyed, when what it computes could differ under one key: it holds an
- * instance field (its own or a superclass's: a captured value no class file shows), the function
+ * instance field (its own or a superclass's: a captured value no class file shows; a field holding
+ * a Kotlin function, as polyfn-kotlin's wrappers do, is followed and that function keyed), the function
  * has the default name (two lambdas of one class would share it), or another body of this process
  * already opened the same key in the same directory.
  */
@@ -52,19 +53,13 @@ final class TraceCacheKey {
    */
   static String of(FunctionOptions options, Object body, String kind, Class<?> unaryInput) {
     String name = options.name();
-    Class<?> c = body.getClass();
-    List<Class<?>> classes = new ArrayList<>();
-    for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
-      for (Field field : k.getDeclaredFields()) {
-        if (!Modifier.isStatic(field.getModifiers())) {
-          // A captured or inherited value is not in any class file: two runs with different
-          // values would share entries.
-          debug("'" + name + "' is not trace-cached: its body holds a value (" + k.getName() + "." + field.getName()
-              + "), which the cache key cannot see");
-          return null;
-        }
-      }
-      classes.add(k);
+    List<Part> parts = new ArrayList<>();
+    String held = collect(body, parts, 0);
+    if (held != null) {
+      // A captured or inherited value is not in any class file: two runs with different values
+      // would share entries.
+      debug("'" + name + "' is not trace-cached: its body holds a value (" + held + "), which the cache key cannot see");
+      return null;
     }
     if (name.equals(DEFAULT_NAME)) {
       // Lambdas of one class are told apart by nothing stable but their name.
@@ -77,18 +72,20 @@ final class TraceCacheKey {
     StringBuilder key = new StringBuilder("polyfn trace cache key ").append(VERSION).append("\nname=").append(name)
         .append("\nkind=").append(kind).append(unaryInput == null ? "" : " " + unaryInput.getName())
         .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version());
-    for (Class<?> k : classes) {
-      String className = k.getName();
+    StringBuilder bodyClasses = new StringBuilder();
+    for (Part part : parts) {
+      String className = part.type.getName();
+      bodyClasses.append(className).append(' ');
       int lambda = className.indexOf("$$Lambda");
       String defining = lambda >= 0 ? className.substring(0, lambda) : className;
-      byte[] code = classFile(k.getClassLoader(), defining);
+      byte[] code = classFile(part.type.getClassLoader(), defining);
       if (code == null) {
         debug("'" + name + "' is not trace-cached: the class file of " + defining + " cannot be read");
         return null;
       }
       key.append("\nclass=").append(defining).append(' ').append(hex(Native.sha256(code)));
       if (lambda >= 0) {
-        key.append(implementation(k, body));
+        key.append(implementation(part.type, part.instance));
       }
     }
     String inferred = inferred(options);
@@ -96,13 +93,69 @@ final class TraceCacheKey {
       return null; // the profile cannot be read: the definition fails and says why
     }
     String result = key.append("\ninferred=").append(inferred).toString();
-    String owner = OWNERS.putIfAbsent(options.traceCache().toAbsolutePath().normalize() + "\n" + result, c.getName());
-    if (owner != null && !owner.equals(c.getName())) {
+    String owner = OWNERS.putIfAbsent(options.traceCache().toAbsolutePath().normalize() + "\n" + result,
+        bodyClasses.toString());
+    if (owner != null && !owner.equals(bodyClasses.toString())) {
       warn("'" + name + "' is not trace-cached: another body (" + owner + ") of the same class already uses its"
           + " name and trace cache " + options.traceCache() + "; give each cached function a name of its own");
       return null;
     }
     return result;
+  }
+
+  /** A class whose code the body's result depends on, and the object of that class. */
+  private record Part(Class<?> type, Object instance) {}
+
+  /**
+   * Adds to {@code parts} the classes of {@code o} up to Object, and of the functions it holds;
+   * returns the field that holds a value (which no class file shows), or null. The one value
+   * followed is a Kotlin function: polyfn-kotlin's wrappers ({@code MapBody { tf, in -> body(tf, in) }})
+   * hold the user's lambda, which is keyed in turn, by its own class.
+   */
+  private static String collect(Object o, List<Part> parts, int depth) {
+    for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+      if (k.getName().equals("kotlin.jvm.internal.Lambda")) {
+        break; // its one field, the arity, is set by the lambda class's own constructor
+      }
+      parts.add(new Part(k, o));
+      for (Field field : k.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers())) {
+          continue;
+        }
+        Object value = depth < 4 ? kotlinFunction(field, o) : null;
+        String held = value == null ? k.getName() + "." + field.getName() : collect(value, parts, depth + 1);
+        if (held != null) {
+          return held;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The value of {@code field} of {@code o} when it is a Kotlin function, else null. */
+  private static Object kotlinFunction(Field field, Object o) {
+    if (field.getType().isPrimitive()) {
+      return null;
+    }
+    Object value;
+    try {
+      field.setAccessible(true);
+      value = field.get(o);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
+    }
+    return value != null && isKotlinFunction(value.getClass()) ? value : null;
+  }
+
+  private static boolean isKotlinFunction(Class<?> c) {
+    for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+      for (Class<?> i : k.getInterfaces()) {
+        if (i.getName().equals("kotlin.Function") || isKotlinFunction(i)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**
