@@ -9,6 +9,7 @@ import dev.polyfn.Inputs;
 import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.TensorSpec;
+import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +46,16 @@ class TraceCacheKeyTest {
     return Map.of("y", tf.math.mul(x, x));
   };
 
+  private static final MapBody ADD_SERIALIZABLE = (MapBody & Serializable) (tf, in) -> {
+    var x = in.input("x", TFloat32.class);
+    return Map.of("y", tf.math.add(x, x));
+  };
+
+  private static final MapBody MUL_SERIALIZABLE = (MapBody & Serializable) (tf, in) -> {
+    var x = in.input("x", TFloat32.class);
+    return Map.of("y", tf.math.mul(x, x));
+  };
+
   private static final MapBody SUM = (tf, in) -> Map.of("y", tf.reduceSum(in.input("x", TFloat32.class),
       tf.constant(new int[] {0, 1})));
 
@@ -64,12 +75,15 @@ class TraceCacheKeyTest {
           System.out.println("scaled " + call(f, 2f) + " traces " + f.traceCount());
         }
       }
-      case "unnamed", "same-name" -> {
+      case "unnamed", "same-name", "serializable" -> {
         // args[2]: which is defined first ("add" or "mul")
         FunctionOptions options = args[0].equals("unnamed") ? cached : cached.withName("twin");
+        boolean serializable = args[0].equals("serializable");
+        MapBody addBody = serializable ? ADD_SERIALIZABLE : ADD;
+        MapBody mulBody = serializable ? MUL_SERIALIZABLE : MUL;
         boolean addFirst = args[2].equals("add");
-        try (MapFunction first = Function.define(addFirst ? ADD : MUL, options);
-             MapFunction second = Function.define(addFirst ? MUL : ADD, options)) {
+        try (MapFunction first = Function.define(addFirst ? addBody : mulBody, options);
+             MapFunction second = Function.define(addFirst ? mulBody : addBody, options)) {
           MapFunction add = addFirst ? first : second;
           MapFunction mul = addFirst ? second : first;
           System.out.println("add " + call(add, 3f) + " traces " + add.traceCount());
@@ -136,6 +150,16 @@ class TraceCacheKeyTest {
     // add (defined first) owns the key and restores its own entry; mul traces again.
     assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 1"), second);
     assertTrue(first.contains("'twin' is not trace-cached: another body"), first);
+  }
+
+  @Test
+  void serializableLambdasOfOneClassAreToldApartByTheirMethod(@TempDir Path dir) throws Exception {
+    String first = run(dir, "serializable", "add");
+    assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
+    assertFalse(first.contains("is not trace-cached"), first);
+    // Defined in the other order: each still restores its own entry.
+    String second = run(dir, "serializable", "mul");
+    assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 0"), second);
   }
 
   @Test
