@@ -96,7 +96,7 @@ final class TraceCacheKey {
     String owner = OWNERS.putIfAbsent(options.traceCache().toAbsolutePath().normalize() + "\n" + result,
         bodyClasses.toString());
     if (owner != null && !owner.equals(bodyClasses.toString())) {
-      warn("'" + name + "' is not trace-cached: another body (" + owner + ") of the same class already uses its"
+      warn("'" + name + "' is not trace-cached: another body (" + owner.trim() + ") of the same class already uses its"
           + " name and trace cache " + options.traceCache() + "; give each cached function a name of its own");
       return null;
     }
