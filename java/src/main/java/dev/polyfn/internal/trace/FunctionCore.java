@@ -264,7 +264,7 @@ public final class FunctionCore {
   /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
   public void traceInferred(Object userBody) {
     try {
-      cache = TraceCache.open(options, userBody);
+      cache = TraceCache.open(options, userBody, kind, unaryInput);
       if (cache != null) {
         cache.restoreInto(this);
       }

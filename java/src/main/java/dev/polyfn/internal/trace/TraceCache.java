@@ -14,10 +14,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.System.Logger.Level;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -38,7 +35,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.tensorflow.TensorFlow;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.FunctionDefLibrary;
@@ -48,9 +44,8 @@ import org.tensorflow.types.family.TType;
  * The warm-start trace cache of one function ({@link FunctionOptions#withTraceCache}): one file
  * per concrete function, named by a hash of the key and of the traced type, holding the
  * function's parameter list, output names, its declared and traced types (JSON), its
- * TensorFlow FunctionDef and the library functions that one refers to (see {@link FunctionLibrary}). The key is the function's name, the user's version, TensorFlow's
- * version and the SHA-256 of the class file that defines the body (for a lambda: the class whose
- * code contains it). A file is written to a temporary file in the same directory and renamed, so
+ * TensorFlow FunctionDef and the library functions that one refers to (see {@link FunctionLibrary}). The key
+ * ({@link TraceCacheKey}) is written into each entry and checked on read. A file is written to a temporary file in the same directory and renamed, so
  * a reader never sees half of one; a SHA-256 of its payload, checked on read, catches the rest.
  *
  * <p>Files are written by one background thread, not the tracing one: logging and disk I/O stay
@@ -111,45 +106,16 @@ public final class TraceCache {
     this.prefix = hex(sha256(key.getBytes(StandardCharsets.UTF_8))).substring(0, 24);
   }
 
-  /** The cache for a function with this body, or null when there is none or it cannot be keyed. */
-  public static TraceCache open(FunctionOptions options, Object body) {
+  /**
+   * The cache for a function of {@code kind} ({@code unaryInput} for a unary one) with this body,
+   * or null when there is none or it must not be keyed (see {@link TraceCacheKey}).
+   */
+  public static TraceCache open(FunctionOptions options, Object body, String kind, Class<?> unaryInput) {
     if (options.traceCache() == null) {
       return null;
     }
-    Class<?> c = body.getClass();
-    for (Field field : c.getDeclaredFields()) {
-      if (!Modifier.isStatic(field.getModifiers())) {
-        // A captured value is not in the class file: two runs with different values would share entries.
-        debug("'" + options.name() + "' is not trace-cached: its body captures a value (" + field.getName()
-            + "), which the cache key cannot see");
-        return null;
-      }
-    }
-    String name = c.getName();
-    int lambda = name.indexOf("$$Lambda");
-    String defining = lambda >= 0 ? name.substring(0, lambda) : name;
-    byte[] code = classFile(c.getClassLoader(), defining);
-    if (code == null) {
-      debug("'" + options.name() + "' is not trace-cached: the class file of " + defining + " cannot be read");
-      return null;
-    }
-    // Appended, not concatenated: a concatenation of 13 parts bootstraps its own method handles
-    // (tens of ms in a fresh JVM, before the first restored signature).
-    String key = new StringBuilder("polyfn trace cache ").append(FORMAT).append("\nname=").append(options.name())
-        .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version())
-        .append("\nclass=").append(defining).append("\nbytecode=").append(hex(sha256(code))).toString();
-    return new TraceCache(options.traceCache(), key);
-  }
-
-  private static byte[] classFile(ClassLoader loader, String className) {
-    if (loader == null) {
-      return null;
-    }
-    try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
-      return in == null ? null : in.readAllBytes();
-    } catch (IOException e) {
-      return null;
-    }
+    String key = TraceCacheKey.of(options, body, kind, unaryInput);
+    return key == null ? null : new TraceCache(options.traceCache(), key);
   }
 
   /** Restores every readable entry of this key into {@code f}; called once, at definition. */

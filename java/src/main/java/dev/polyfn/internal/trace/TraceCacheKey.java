@@ -1,0 +1,255 @@
+package dev.polyfn.internal.trace;
+
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.TensorSpec;
+import dev.polyfn.internal.Native;
+import dev.polyfn.internal.NativeLog;
+import dev.polyfn.internal.saved.BoundedFiles;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.lang.invoke.SerializedLambda;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.tensorflow.Tensor;
+import org.tensorflow.TensorFlow;
+
+/**
+ * The key of a function's trace cache entries ({@link TraceCache}), or why it has none. An entry
+ * must only ever be served to a function that would trace the same graph and declare the same
+ * types, so the key holds the function's name, kind (and a unary function's input type), the
+ * user's version, TensorFlow's version, the SHA-256 of the class file that defines the body and of
+ * each superclass's, a serializable lambda's implementation method, and a SHA-256 of this run's
+ * example inputs and signature profile (they shape the declarations a restored entry carries).
+ *
+ * <p>A body is refused, never keyed, when what it computes could differ under one key: it holds an
+ * instance field (its own or a superclass's: a captured value no class file shows; a field holding
+ * a Kotlin function, as polyfn-kotlin's wrappers do, is followed and that function keyed), the function
+ * has the default name (two lambdas of one class would share it), or another body of this process
+ * already opened the same key in the same directory.
+ */
+final class TraceCacheKey {
+  /** Bumped when what the key holds changes, so older entries are never read. */
+  private static final int VERSION = 3;
+  private static final String DEFAULT_NAME = FunctionOptions.defaults().name();
+  private static final AtomicBoolean WARNED_UNNAMED = new AtomicBoolean();
+  /** Directory and key to the name of the body class that opened it first in this process. */
+  private static final Map<String, String> OWNERS = new ConcurrentHashMap<>();
+
+  private TraceCacheKey() {}
+
+  /**
+   * The key for a function of {@code kind} ({@code unaryInput} for a unary one) with this body and
+   * these options, or null (logged) when it must not be cached.
+   */
+  static String of(FunctionOptions options, Object body, String kind, Class<?> unaryInput) {
+    String name = options.name();
+    List<Part> parts = new ArrayList<>();
+    String held = collect(body, parts, 0);
+    if (held != null) {
+      // A captured or inherited value is not in any class file: two runs with different values
+      // would share entries.
+      debug("'" + name + "' is not trace-cached: its body holds a value (" + held + "), which the cache key cannot see");
+      return null;
+    }
+    if (name.equals(DEFAULT_NAME)) {
+      // Lambdas of one class are told apart by nothing stable but their name.
+      if (!WARNED_UNNAMED.getAndSet(true)) {
+        warn("a function named '" + name + "' is not trace-cached: it has no name of its own; give each cached"
+            + " function one with FunctionOptions.withName (two lambdas of one class would share entries)");
+      }
+      return null;
+    }
+    StringBuilder key = new StringBuilder("polyfn trace cache key ").append(VERSION).append("\nname=").append(name)
+        .append("\nkind=").append(kind).append(unaryInput == null ? "" : " " + unaryInput.getName())
+        .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version());
+    StringBuilder bodyClasses = new StringBuilder();
+    for (Part part : parts) {
+      String className = part.type.getName();
+      bodyClasses.append(className).append(' ');
+      int lambda = className.indexOf("$$Lambda");
+      String defining = lambda >= 0 ? className.substring(0, lambda) : className;
+      byte[] code = classFile(part.type.getClassLoader(), defining);
+      if (code == null) {
+        debug("'" + name + "' is not trace-cached: the class file of " + defining + " cannot be read");
+        return null;
+      }
+      key.append("\nclass=").append(defining).append(' ').append(hex(Native.sha256(code)));
+      if (lambda >= 0) {
+        key.append(implementation(part.type, part.instance));
+      }
+    }
+    String inferred = inferred(options);
+    if (inferred == null) {
+      return null; // the profile cannot be read: the definition fails and says why
+    }
+    String result = key.append("\ninferred=").append(inferred).toString();
+    String owner = OWNERS.putIfAbsent(options.traceCache().toAbsolutePath().normalize() + "\n" + result,
+        bodyClasses.toString());
+    if (owner != null && !owner.equals(bodyClasses.toString())) {
+      warn("'" + name + "' is not trace-cached: another body (" + owner.trim() + ") of the same class already uses its"
+          + " name and trace cache " + options.traceCache() + "; give each cached function a name of its own");
+      return null;
+    }
+    return result;
+  }
+
+  /** A class whose code the body's result depends on, and the object of that class. */
+  private record Part(Class<?> type, Object instance) {}
+
+  /**
+   * Adds to {@code parts} the classes of {@code o} up to Object, and of the functions it holds;
+   * returns the field that holds a value (which no class file shows), or null. The one value
+   * followed is a Kotlin function: polyfn-kotlin's wrappers ({@code MapBody { tf, in -> body(tf, in) }})
+   * hold the user's lambda, which is keyed in turn, by its own class.
+   */
+  private static String collect(Object o, List<Part> parts, int depth) {
+    for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+      if (k.getName().equals("kotlin.jvm.internal.Lambda")) {
+        break; // its one field, the arity, is set by the lambda class's own constructor
+      }
+      parts.add(new Part(k, o));
+      for (Field field : k.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers())) {
+          continue;
+        }
+        Object value = depth < 4 ? kotlinFunction(field, o) : null;
+        String held = value == null ? k.getName() + "." + field.getName() : collect(value, parts, depth + 1);
+        if (held != null) {
+          return held;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The value of {@code field} of {@code o} when it is a Kotlin function, else null. */
+  private static Object kotlinFunction(Field field, Object o) {
+    if (field.getType().isPrimitive()) {
+      return null;
+    }
+    Object value;
+    try {
+      field.setAccessible(true);
+      value = field.get(o);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
+    }
+    return value != null && isKotlinFunction(value.getClass()) ? value : null;
+  }
+
+  private static boolean isKotlinFunction(Class<?> c) {
+    for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+      for (Class<?> i : k.getInterfaces()) {
+        if (i.getName().equals("kotlin.Function") || isKotlinFunction(i)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A serializable lambda's implementation method, which tells lambdas of one class apart; empty
+   * for others (their class's hidden name is not stable across runs).
+   */
+  private static String implementation(Class<?> c, Object body) {
+    try {
+      Method writeReplace = c.getDeclaredMethod("writeReplace");
+      writeReplace.setAccessible(true);
+      if (writeReplace.invoke(body) instanceof SerializedLambda l) {
+        return " lambda=" + l.getImplMethodName() + l.getImplMethodSignature();
+      }
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      // not serializable: the name must tell it apart
+    }
+    return "";
+  }
+
+  /** SHA-256 of the example inputs' types and the signature profile's bytes; null if it cannot be read. */
+  private static String inferred(FunctionOptions options) {
+    StringBuilder text = new StringBuilder();
+    for (Map<String, ?> example : options.exampleInputs()) {
+      describe(example, text.append("\nexample "));
+    }
+    byte[] all = text.toString().getBytes(StandardCharsets.UTF_8);
+    if (options.signatureProfile() != null) {
+      byte[] profile;
+      try {
+        profile = BoundedFiles.read(options.signatureProfile(), BoundedFiles.PROFILE);
+      } catch (IOException e) {
+        return null;
+      }
+      byte[] both = new byte[all.length + 1 + profile.length];
+      System.arraycopy(all, 0, both, 0, all.length);
+      both[all.length] = '\n';
+      System.arraycopy(profile, 0, both, all.length + 1, profile.length);
+      all = both;
+    }
+    return all.length == 0 ? "none" : hex(Native.sha256(all));
+  }
+
+  /**
+   * An example's type as inference sees it (a tensor's dtype and shape, not its values; a Java
+   * value by class and text), in an order that does not depend on a map's iteration order.
+   */
+  private static void describe(Object v, StringBuilder out) {
+    if (v instanceof Map<?, ?> m) {
+      List<String> entries = new ArrayList<>();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        StringBuilder one = new StringBuilder(String.valueOf(e.getKey())).append('=');
+        describe(e.getValue(), one);
+        entries.add(one.toString());
+      }
+      entries.sort(null);
+      out.append('{').append(String.join(",", entries)).append('}');
+    } else if (v instanceof Collection<?> list) {
+      out.append('[');
+      for (Object o : list) {
+        describe(o, out);
+        out.append(',');
+      }
+      out.append(']');
+    } else if (v instanceof Tensor t) {
+      out.append("tensor(").append(t.dataType()).append(' ').append(t.shape()).append(')');
+    } else if (v instanceof TensorSpec s) {
+      out.append(s);
+    } else {
+      // A Java value, a variable spec, a record: an object with no stable text only keeps its
+      // function from being restored, never serves it a wrong entry.
+      out.append(v == null ? "null" : v.getClass().getName() + ":" + v);
+    }
+  }
+
+  private static byte[] classFile(ClassLoader loader, String className) {
+    if (loader == null) {
+      return null;
+    }
+    try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
+      return in == null ? null : in.readAllBytes();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static void warn(String message) {
+    NativeLog.logger().log(Level.WARNING, message);
+  }
+
+  private static void debug(String message) {
+    NativeLog.logger().log(Level.DEBUG, message);
+  }
+
+  private static String hex(byte[] b) {
+    return HexFormat.of().formatHex(b);
+  }
+}

@@ -1,0 +1,176 @@
+package dev.polyfn.tests;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.Inputs;
+import dev.polyfn.MapBody;
+import dev.polyfn.MapFunction;
+import dev.polyfn.TensorSpec;
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * What the trace cache's key must tell apart, each over two JVMs sharing one directory: a value an
+ * anonymous body inherits from its superclass, two lambdas of one class, and this run's example
+ * inputs. In each case the second JVM must return what a JVM with an empty cache returns.
+ */
+class TraceCacheKeyTest {
+  /** A body holding a value in a superclass field: not in any class file, so not in the key. */
+  abstract static class Scaled implements MapBody {
+    final float k;
+
+    Scaled(float k) {
+      this.k = k;
+    }
+  }
+
+  private static final MapBody ADD = (tf, in) -> {
+    var x = in.input("x", TFloat32.class);
+    return Map.of("y", tf.math.add(x, x));
+  };
+
+  private static final MapBody MUL = (tf, in) -> {
+    var x = in.input("x", TFloat32.class);
+    return Map.of("y", tf.math.mul(x, x));
+  };
+
+  private static final MapBody ADD_SERIALIZABLE = (MapBody & Serializable) (tf, in) -> {
+    var x = in.input("x", TFloat32.class);
+    return Map.of("y", tf.math.add(x, x));
+  };
+
+  private static final MapBody MUL_SERIALIZABLE = (MapBody & Serializable) (tf, in) -> {
+    var x = in.input("x", TFloat32.class);
+    return Map.of("y", tf.math.mul(x, x));
+  };
+
+  private static final MapBody SUM = (tf, in) -> Map.of("y", tf.reduceSum(in.input("x", TFloat32.class),
+      tf.constant(new int[] {0, 1})));
+
+  /** Child JVM: args = mode, cache dir, then the mode's own. Prints results and trace counts. */
+  public static void main(String[] args) throws Exception {
+    Path dir = Path.of(args[1]);
+    FunctionOptions cached = FunctionOptions.defaults().withTraceCache(dir);
+    switch (args[0]) {
+      case "inherited" -> {
+        MapBody body = new Scaled(Float.parseFloat(args[2])) {
+          @Override
+          public Map<String, Operand<?>> define(Ops tf, Inputs in) {
+            return Map.of("y", tf.math.mul(in.input("x", TFloat32.class), tf.constant(k)));
+          }
+        };
+        try (MapFunction f = Function.define(body, cached.withName("scaled"))) {
+          System.out.println("scaled " + call(f, 2f) + " traces " + f.traceCount());
+        }
+      }
+      case "unnamed", "same-name", "serializable" -> {
+        // args[2]: which is defined first ("add" or "mul")
+        FunctionOptions options = args[0].equals("unnamed") ? cached : cached.withName("twin");
+        boolean serializable = args[0].equals("serializable");
+        MapBody addBody = serializable ? ADD_SERIALIZABLE : ADD;
+        MapBody mulBody = serializable ? MUL_SERIALIZABLE : MUL;
+        boolean addFirst = args[2].equals("add");
+        try (MapFunction first = Function.define(addFirst ? addBody : mulBody, options);
+             MapFunction second = Function.define(addFirst ? mulBody : addBody, options)) {
+          MapFunction add = addFirst ? first : second;
+          MapFunction mul = addFirst ? second : first;
+          System.out.println("add " + call(add, 3f) + " traces " + add.traceCount());
+          System.out.println("mul " + call(mul, 3f) + " traces " + mul.traceCount());
+        }
+      }
+      default -> {
+        // examples: args[2..] are shapes "2x3"
+        List<Map<String, ?>> examples = new ArrayList<>();
+        for (int i = 2; i < args.length; i++) {
+          String[] dims = args[i].split("x");
+          examples.add(Map.of("x", TensorSpec.of(TFloat32.class,
+              Shape.of(Long.parseLong(dims[0]), Long.parseLong(dims[1])))));
+        }
+        try (MapFunction f = Function.define(SUM, cached.withName("sum").withExampleInputs(examples));
+             TFloat32 x = TFloat32.tensorOf(Shape.of(4, 7), d -> d.scalars().forEach(s -> s.setFloat(1f)));
+             var out = f.call(Map.of("x", x))) {
+          System.out.println("sum " + out.get("y", TFloat32.class).getFloat() + " traces " + f.traceCount());
+        } catch (IllegalArgumentException e) {
+          System.out.println("refused " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static float call(MapFunction f, float x) {
+    try (TFloat32 t = TFloat32.scalarOf(x); var out = f.call(Map.of("x", t))) {
+      return out.get("y", TFloat32.class).getFloat();
+    }
+  }
+
+  private static String run(Path dir, String mode, String... rest) throws Exception {
+    String[] args = new String[rest.length + 2];
+    args[0] = mode;
+    args[1] = dir.toString();
+    System.arraycopy(rest, 0, args, 2, rest.length);
+    return ChildJvm.run(TraceCacheKeyTest.class, args);
+  }
+
+  @Test
+  void aValueInheritedFromASuperclassIsNotBakedIntoTheCache(@TempDir Path dir) throws Exception {
+    String first = run(dir, "inherited", "2");
+    assertTrue(first.contains("scaled 4.0 traces 1"), first);
+    String second = run(dir, "inherited", "5");
+    // Used to restore the first JVM's graph, k = 2 in it: 4.0 with no trace.
+    assertTrue(second.contains("scaled 10.0 traces 1"), second);
+  }
+
+  @Test
+  void unnamedFunctionsAreNotCachedAndSayWhy(@TempDir Path dir) throws Exception {
+    String first = run(dir, "unnamed", "add");
+    assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
+    String second = run(dir, "unnamed", "add");
+    // Both used to share the default name's entries: add served mul's graph (9.0).
+    assertTrue(second.contains("add 6.0 traces 1") && second.contains("mul 9.0 traces 1"), second);
+    assertTrue(first.contains("is not trace-cached: it has no name of its own"), first);
+  }
+
+  @Test
+  void aSecondBodyUnderTheSameNameAndClassIsNotCached(@TempDir Path dir) throws Exception {
+    String first = run(dir, "same-name", "add");
+    assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
+    String second = run(dir, "same-name", "add");
+    // add (defined first) owns the key and restores its own entry; mul traces again.
+    assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 1"), second);
+    assertTrue(first.contains("'twin' is not trace-cached: another body"), first);
+  }
+
+  @Test
+  void serializableLambdasOfOneClassAreToldApartByTheirMethod(@TempDir Path dir) throws Exception {
+    String first = run(dir, "serializable", "add");
+    assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
+    assertFalse(first.contains("is not trace-cached"), first);
+    // Defined in the other order: each still restores its own entry.
+    String second = run(dir, "serializable", "mul");
+    assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 0"), second);
+  }
+
+  @Test
+  void changedExampleInputsAreNotOverriddenByTheCachedDeclaration(@TempDir Path dir) throws Exception {
+    String first = run(dir, "examples", "2x3", "5x3");
+    assertTrue(first.contains("refused"), first); // [4, 7] is outside FLOAT[-1, 3]
+    String second = run(dir, "examples", "2x3", "5x3", "4x7");
+    // Used to restore the first JVM's declaration FLOAT[-1, 3] and refuse [4, 7].
+    assertFalse(second.contains("refused"), second);
+    assertTrue(second.contains("sum 28.0"), second);
+    String third = run(dir, "examples", "2x3", "5x3", "4x7");
+    assertTrue(third.contains("sum 28.0 traces 0"), third); // this run's examples: its own entries
+  }
+}
