@@ -111,12 +111,12 @@ final class PythonObjects {
       if (returns.size() != 1 || returns.get(0).getType() != DataType.DT_RESOURCE) {
         throw new IllegalArgumentException("its _create_resource function returns no resource handle");
       }
-      List<Operand<?>> handle = run(create, List.of(), true);
+      List<Operand<?>> handle = run(create, List.of(), id);
       r = new EagerResource("'" + path(id) + "'", handle.get(0));
       made.put(id, r);
       owner.accept(r);
       if (children.containsKey("_initialize")) {
-        run(concrete(children.get("_initialize"), "_initialize is no function"), List.of(), false);
+        run(concrete(children.get("_initialize"), "_initialize is no function"), List.of(), -1);
       }
       for (var saveable : o.getSaveableObjectsMap().entrySet()) {
         restoreSaved(id, saveable.getKey(), saveable.getValue().getRestoreFunction());
@@ -160,7 +160,7 @@ final class PythonObjects {
     List<TType> values = read(new String[] {base + "-keys", base + "-values"}, types);
     List<Operand<?>> inputs = new ArrayList<>();
     values.forEach(t -> inputs.add(TensorFlowInternals.eagerInput(t)));
-    run(fn, inputs, false);
+    run(fn, inputs, -1);
   }
 
   /** The concrete function of function object {@code node}. */
@@ -176,13 +176,13 @@ final class PythonObjects {
 
   /**
    * Runs saved concrete function {@code name} once, eagerly, on {@code explicit} inputs and the
-   * objects bound to it; its outputs. {@code unshared}: resources it creates get a shared name of
-   * this load's own.
+   * objects bound to it; its outputs. {@code creating}: the object whose resources it creates
+   * (they get shared names of this load's own), or -1.
    */
-  private List<Operand<?>> run(String name, List<Operand<?>> explicit, boolean unshared) {
+  private List<Operand<?>> run(String name, List<Operand<?>> explicit, int creating) {
     PythonCaptures.Inlined in = captures.inline(library.get(name), graph.getConcreteFunctionsOrThrow(name).getBoundInputsList());
     assetsRead.addAll(in.assets());
-    FunctionDef def = unshared ? ownSharedNames(in.def()) : in.def();
+    FunctionDef def = creating >= 0 ? ownSharedNames(in.def(), creating) : in.def();
     List<Operand<?>> inputs = new ArrayList<>(explicit);
     for (int b : in.bound()) {
       if (!graph.getNodes(b).hasResource()) {
@@ -231,14 +231,22 @@ final class PythonObjects {
     }
   }
 
-  /** {@code def} whose resource-creating nodes use shared names of this load's own. */
-  private FunctionDef ownSharedNames(FunctionDef def) {
+  /**
+   * {@code def} (object {@code id}'s create function) whose resource-creating nodes use shared
+   * names of this load's own (a resource private to its kernel would go with the function, which
+   * is removed after it ran): a shared name, or a node name shared by name, prefixed with this
+   * load's; a private resource's (no shared name, no node name sharing) made unique to the object,
+   * so that two objects' private tables, whose nodes may be named alike, stay two.
+   */
+  private FunctionDef ownSharedNames(FunctionDef def, int id) {
     FunctionDef.Builder b = def.toBuilder();
     for (NodeDef.Builder n : b.getNodeDefBuilderList()) {
       if (n.containsAttr("shared_name")) {
         String shared = n.getAttrOrThrow("shared_name").getS().toStringUtf8();
-        n.putAttr("shared_name", AttrValue.newBuilder().setS(com.google.protobuf.ByteString.copyFromUtf8(
-            load + (shared.isEmpty() ? n.getName() : shared))).build());
+        boolean byNodeName = n.containsAttr("use_node_name_sharing") && n.getAttrOrThrow("use_node_name_sharing").getB();
+        String own = !shared.isEmpty() ? shared : byNodeName ? n.getName() : "object_" + id + "/" + n.getName();
+        n.putAttr("shared_name", AttrValue.newBuilder().setS(com.google.protobuf.ByteString.copyFromUtf8(load + own))
+            .build());
         if (n.containsAttr("use_node_name_sharing")) {
           n.putAttr("use_node_name_sharing", AttrValue.newBuilder().setB(false).build());
         }
