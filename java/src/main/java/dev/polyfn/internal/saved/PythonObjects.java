@@ -48,6 +48,8 @@ import org.tensorflow.types.family.TType;
  */
 final class PythonObjects {
   private static final AtomicLong LOADS = new AtomicLong();
+  /** Resources made from resources at most this deep (Python's tables are 1 or 2 deep); deeper is refused. */
+  static final int MAX_DEPTH = 64;
 
   private final Path root;
   private final MetaGraphDef meta;
@@ -102,6 +104,12 @@ final class PythonObjects {
     if (!making.add(id)) {
       throw new IllegalArgumentException(what + " is needed to make itself");
     }
+    if (making.size() > MAX_DEPTH) {
+      making.remove(id);
+      // Refused before the stack runs out (a StackOverflowError would surface as an Error).
+      throw new TooDeep(what + " is made from a chain of more than " + MAX_DEPTH + " resources (each one's functions"
+          + " capturing the next), deeper than Polyfn follows");
+    }
     Map<String, Integer> children = new HashMap<>();
     o.getChildrenList().forEach(c -> children.put(c.getLocalName(), c.getNodeId()));
     int assetsBefore = assetsRead.size();
@@ -130,6 +138,8 @@ final class PythonObjects {
       List<Path> assets = assetsRead.subList(assetsBefore, assetsRead.size());
       throw new IllegalArgumentException(what + " cannot be restored" + (assets.isEmpty() ? "" : " from "
           + (assets.size() == 1 ? "asset file " + assets.get(0) : "asset files " + assets)) + ": " + e.getMessage(), e);
+    } catch (TooDeep e) {
+      throw e; // named once, not by every resource of the chain
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(what + " cannot be restored: " + e.getMessage(), e);
     } finally {
@@ -183,6 +193,8 @@ final class PythonObjects {
     PythonCaptures.Inlined in = captures.inline(library.get(name), graph.getConcreteFunctionsOrThrow(name).getBoundInputsList());
     assetsRead.addAll(in.assets());
     FunctionDef def = creating >= 0 ? ownSharedNames(in.def(), creating) : in.def();
+    List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
+    TableSizes.check(def, called, in.assets());
     List<Operand<?>> inputs = new ArrayList<>(explicit);
     for (int b : in.bound()) {
       if (!graph.getNodes(b).hasResource()) {
@@ -216,7 +228,7 @@ final class PythonObjects {
     });
     try {
       once.restoreConcrete(new Param[0], new Capture[0], doc, doc,
-          FunctionLibrary.forRestore(def, FunctionLibrary.reachable(def, library, "the SavedModel's function library")),
+          FunctionLibrary.forRestore(def, called),
           outputs);
       var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");
       inputs.forEach(o -> op.addInput(o.asOutput()));
@@ -253,6 +265,13 @@ final class PythonObjects {
       }
     }
     return b.build();
+  }
+
+  /** A chain of resources deeper than {@link #MAX_DEPTH}. */
+  private static final class TooDeep extends IllegalArgumentException {
+    TooDeep(String message) {
+      super(message);
+    }
   }
 
   /** The object's path from the root (local names joined by '.'), for messages. */

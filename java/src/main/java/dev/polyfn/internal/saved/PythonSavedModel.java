@@ -142,8 +142,8 @@ public final class PythonSavedModel {
       }
       restore(f, root, converted, new PythonObjects(root, meta, library, inliner, f::adopt));
       return made;
-    } catch (RuntimeException e) {
-      f.close();
+    } catch (RuntimeException | Error e) {
+      f.close(); // an Error too: the half-loaded function must not leak its tables and variables
       throw e;
     }
   }
@@ -198,6 +198,7 @@ public final class PythonSavedModel {
     // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
     // the library functions it reaches travel with it (renamed on restore, cycles refused).
     List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
+    TableSizes.check(def, called, inlined.assets());
     List<StructuredValue> args = PythonLiterals.args(c);
     if (args.size() > argNames.size()) {
       throw new IllegalArgumentException("it takes " + args.size() + " positional arguments, its Python signature names "
