@@ -16,6 +16,10 @@ named self), as older SavedModels need.
 OUT_DIR/private_tables: lookup(words) returns {"a": table a's values, "b": table b's}, two
 StaticHashTables whose create functions are edited to make private tables (shared_name "", as
 TensorFlow 1's tables were; both nodes are named hash_table): Python's loader keeps them two.
+OUT_DIR/order: three functions of x, any (2x for a vector of any length), three (3x for 3 values),
+four (4x for 3 values), their saved lists of concrete functions edited: any lists [any's, three's]
+(a general one before a more specific one), three lists [three's, four's] (two of one signature).
+Python's loader calls the first that accepts the call: 2x and 3x for 3 values.
 """
 import shutil
 import sys
@@ -57,6 +61,35 @@ class TwoTables(tf.Module):
 
 
 WORDS = ["cat", "dog", "bird", "fish"]
+
+
+class Order(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def any(self, x):
+        return {"y": x * 2.0}
+
+    @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+    def three(self, x):
+        return {"y": x * 3.0}
+
+    @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+    def four(self, x):
+        return {"y": x * 4.0}
+
+
+def reorder(path):
+    pb = path + "/saved_model.pb"
+    model = saved_model_pb2.SavedModel()
+    with open(pb, "rb") as f:
+        model.ParseFromString(f.read())
+    graph = model.meta_graphs[0].object_graph_def
+    nodes = {c.local_name: graph.nodes[c.node_id] for c in graph.nodes[0].children}
+    concrete = {name: list(nodes[name].function.concrete_functions) for name in ["any", "three", "four"]}
+    for name, listed in [("any", concrete["any"] + concrete["three"]), ("three", concrete["three"] + concrete["four"])]:
+        del nodes[name].function.concrete_functions[:]
+        nodes[name].function.concrete_functions.extend(listed)
+    with open(pb, "wb") as f:
+        f.write(model.SerializeToString())
 
 
 def show(name, t):
@@ -125,6 +158,12 @@ def main(out):
     d = tf.saved_model.load(out + "/private_tables").lookup(tf.constant(WORDS))
     show("private_tables:a", d["a"])
     show("private_tables:b", d["b"])
+
+    tf.saved_model.save(Order(), out + "/order")
+    reorder(out + "/order")
+    r = tf.saved_model.load(out + "/order")
+    show("order_any:y", r.any(tf.constant(X))["y"])
+    show("order_three:y", r.three(tf.constant(X))["y"])
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ import org.tensorflow.types.TString;
  * SavedModels at the edges of what {@code Function.load} reads from Python, written now by Python
  * ({@code tests/python/make_load_edge_models.py}), compared with what Python's own restored
  * functions return: outputs in a dict holding a tuple and a None, argspecs whose first
- * argument Python's loader drops, and two private tables whose create functions name their
- * nodes alike.
+ * argument Python's loader drops, two private tables whose create functions name their
+ * nodes alike, and saved lists of concrete functions Python's loader takes in order.
  */
 class PythonLoadEdgesTest {
   private static final float[] X = {1f, -2f, 3f};
@@ -115,6 +115,21 @@ class PythonLoadEdgesTest {
           got[i] = ids.getLong(i);
         }
         assertArrayEquals(expected.get("private_tables:" + table), got, "table " + table);
+      }
+    }
+  }
+
+  /**
+   * Python's loader calls the first concrete function, in saved order, that accepts the call: a
+   * general one saved before a more specific one serves a call both accept (2x, not the specific
+   * 3x), and of two with one signature the first (3x, not 4x) serves, the second left out.
+   */
+  @Test
+  void concreteFunctionsServeCallsInSavedOrderAsInPython() {
+    for (String model : List.of("any", "three")) {
+      try (MapFunction f = Function.load(dir.resolve("order"), model)) {
+        assertSameOutputs(python("order_" + model), call(f, "x"));
+        assertEquals(model.equals("any") ? 2 : 1, f.concreteFunctions().size(), model);
       }
     }
   }

@@ -117,6 +117,7 @@ public final class PythonSavedModel {
       });
       PythonCaptures inliner = new PythonCaptures(root, meta);
       List<Converted> converted = new ArrayList<>();
+      List<String> kept = new ArrayList<>(); // their names
       List<String> reasons = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
@@ -130,7 +131,15 @@ public final class PythonSavedModel {
           if (first != null && !first.bound().equals(c.bound())) {
             throw new IllegalArgumentException("it captures other variables than the first");
           }
+          // Python's loader calls the first of two that accept the same calls (by Polyfn's types).
+          for (int k = 0; k < converted.size(); k++) {
+            if (converted.get(k).traced().equals(c.traced())) {
+              throw new IllegalArgumentException("its signature is that of " + kept.get(k) + ", saved before it,"
+                  + " which serves its calls as in Python");
+            }
+          }
           converted.add(c);
+          kept.add(concrete);
         } catch (IllegalArgumentException e) {
           reasons.add(concrete + ": " + e.getMessage());
           NativeLog.logger().log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
@@ -153,6 +162,7 @@ public final class PythonSavedModel {
     try {
       Capture[] captures = objects.captures(converted.get(0).bound(), f::adopt);
       Param[] params = converted.get(0).params().toArray(new Param[0]);
+      f.useSavedOrder(); // the first that accepts a call serves it, as in Python (not the most specific)
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
             FunctionLibrary.forRestore(c.def(), c.called()), c.outputs());
