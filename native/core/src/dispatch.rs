@@ -77,6 +77,9 @@ pub struct DispatchTable<V: Clone> {
     /// Bumped by every change of the cached signatures (see [`Self::generation`]).
     generation: u64,
     clock: u64,
+    /// The first cached supertype in insertion order serves a call, not the most specific (see
+    /// [`Self::use_saved_order`]).
+    saved_order: bool,
 }
 
 impl<V: Clone> Default for DispatchTable<V> {
@@ -97,7 +100,19 @@ impl<V: Clone> DispatchTable<V> {
             next_seq: 0,
             generation: 0,
             clock: 0,
+            saved_order: false,
         }
+    }
+
+    /// From now on a call is served by the first signature, in insertion order, that accepts it
+    /// (its own type or a supertype), as Python's `tf.saved_model.load` serves a restored
+    /// function's calls from its concrete functions in saved order
+    /// (`function_deserialization.py`); for a function restored from Python's SavedModel,
+    /// whose signatures are inserted in that order.
+    pub fn use_saved_order(&mut self) {
+        self.saved_order = true;
+        self.memo.clear();
+        self.generation += 1;
     }
 
     fn touch(&mut self, seq: u64) -> Option<&Entry<V>> {
@@ -127,8 +142,17 @@ impl<V: Clone> DispatchTable<V> {
     /// (earliest inserted on ties); if they are incomparable, a TF-style greedy scan in
     /// insertion order keeps replacing the pick with any more specific candidate.
     pub fn lookup(&mut self, call: &FunctionType, facts: Option<&[i64]>) -> Option<(V, Hit)> {
-        let (seq, hit) = match self.by_type.get(call) {
-            Some(&seq) => (seq, Hit::Exact),
+        let exact = self.by_type.get(call).copied();
+        let (seq, hit) = match exact {
+            _ if self.saved_order => {
+                let first = self.supertype_candidates(call).first().map(|e| e.seq);
+                match (exact, first) {
+                    (Some(e), Some(f)) if f < e => (f, Hit::Inexact),
+                    (Some(e), _) => (e, Hit::Exact),
+                    (None, f) => (f?, Hit::Inexact),
+                }
+            }
+            Some(seq) => (seq, Hit::Exact),
             None => (self.most_specific_supertype(call)?, Hit::Inexact),
         };
         if let Some(facts) = facts {

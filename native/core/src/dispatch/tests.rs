@@ -351,3 +351,26 @@ fn the_index_holds_no_minimal_signature_and_forgets_removed_ones() {
     assert_eq!(d.remove(&x(&[1])), Some(1));
     assert_eq!(d.lookup(&x(&[2, 3]), None), Some((2, Hit::Exact)));
 }
+
+/// In saved order, the first signature that accepts a call serves it, even where a later one is
+/// more specific or the call's own type, as Python's loader serves a restored function.
+#[test]
+fn saved_order_serves_a_call_from_the_first_signature_that_accepts_it() {
+    let mut d = DispatchTable::new();
+    d.use_saved_order();
+    d.insert(x(&[-1]), "any");
+    d.insert(x(&[3]), "three");
+    d.insert(x(&[2]), "two");
+    assert_eq!(d.lookup(&x(&[3]), Some(&[1, 1, 1, 3])), Some(("any", Hit::Inexact)), "the earlier supertype");
+    assert_eq!(d.lookup_facts(&[1, 1, 1, 3]), Some(("any", Hit::Inexact)), "memoized as served");
+    let mut specific_first = DispatchTable::new();
+    specific_first.use_saved_order();
+    specific_first.insert(x(&[3]), "three");
+    specific_first.insert(x(&[-1]), "any");
+    assert_eq!(specific_first.lookup(&x(&[3]), None), Some(("three", Hit::Exact)));
+    assert_eq!(specific_first.lookup(&x(&[4]), None), Some(("any", Hit::Inexact)));
+    let mut most_specific = DispatchTable::new();
+    most_specific.insert(x(&[-1]), "any");
+    most_specific.insert(x(&[3]), "three");
+    assert_eq!(most_specific.lookup(&x(&[3]), None), Some(("three", Hit::Exact)), "otherwise the most specific");
+}

@@ -61,6 +61,14 @@ impl<C> Polymorphic<C> {
 }
 
 impl<C> Polymorphic<C> {
+    /// From now on serves a call from the first cached concrete function, in the order they were
+    /// restored, that accepts it, as Python's loader does (see
+    /// [`crate::dispatch::DispatchTable::use_saved_order`]): for a function restored from
+    /// Python's SavedModel, set before its concrete functions are restored and it is first called.
+    pub fn use_saved_order(&self) {
+        self.state.lock().table.use_saved_order();
+    }
+
     /// Why no cached concrete function accepts the call typed by `facts`, for a function that
     /// cannot trace (loaded without a body): the cached signatures, one per line, then the first
     /// mismatch of the closest one, as a retrace explanation says it. `None` when a cached

@@ -282,6 +282,13 @@ public final class Native {
       byte[] library, String[] outputNames, int outputsKey);
 
   /**
+   * From now on, a call is served by the first concrete function, in the order they are restored,
+   * that accepts it (as Python's {@code tf.saved_model.load} serves a restored function's calls),
+   * not by the most specific one. Set before restoring, for a function loaded from Python.
+   */
+  public static native void useSavedOrder(long function);
+
+  /**
    * Why no concrete function accepts the call typed by {@code facts}: the saved signatures and the
    * closest mismatch (null when one accepts it). For functions loaded without a body.
    */

@@ -28,7 +28,16 @@ import org.tensorflow.Tensor;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.core.Placeholder;
+import org.tensorflow.proto.AttrValue;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.MetaGraphDef;
+import org.tensorflow.proto.NodeDef;
+import org.tensorflow.proto.OpDef;
 import org.tensorflow.proto.SavedModel;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedBareConcreteFunction;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
+import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedResource;
 import org.tensorflow.types.TInt64;
 import org.tensorflow.types.TString;
 
@@ -230,5 +239,100 @@ class LookupTablesLoadTest {
     assertTrue(e.getMessage().contains(broken.resolve("saved_model.pb").toString())
         && e.getMessage().contains("the resource 'table'") && e.getMessage().contains("has no _create_resource function"),
         e.getMessage());
+  }
+
+  /** A copy of model {@code model} under {@code name} whose saved_model.pb's meta graph {@code edit} changed. */
+  private static Path edited(String model, String name, java.util.function.Consumer<MetaGraphDef.Builder> edit)
+      throws IOException {
+    Path copy = dir.resolve(name).resolve(model);
+    FileFuzzer.copy(dir.resolve(model), copy);
+    SavedModel.Builder b = SavedModel.parseFrom(Files.readAllBytes(copy.resolve("saved_model.pb"))).toBuilder();
+    edit.accept(b.getMetaGraphsBuilder(0));
+    Files.write(copy.resolve("saved_model.pb"), b.build().toByteArray());
+    return copy;
+  }
+
+  /** Sets attribute {@code attr} of every {@code op} node of the library's functions to {@code value}. */
+  private static void setAttr(MetaGraphDef.Builder meta, String op, String attr, long value) {
+    int set = 0;
+    for (FunctionDef.Builder f : meta.getGraphDefBuilder().getLibraryBuilder().getFunctionBuilderList()) {
+      for (NodeDef.Builder n : f.getNodeDefBuilderList()) {
+        if (n.getOp().equals(op)) {
+          n.putAttr(attr, AttrValue.newBuilder().setI(value).build());
+          set++;
+        }
+      }
+    }
+    assertTrue(set > 0, "no " + op + " node");
+  }
+
+  /**
+   * Sizes TensorFlow allocates a table by before reading anything are bounded first: a vocabulary
+   * of 2^40 words (TensorFlow reserved them, and std::bad_alloc aborted the JVM; the file holds
+   * 5) and a dense table of 2^40 initial buckets are refused naming the attribute, and the JVM
+   * goes on: a good load after works.
+   */
+  @Test
+  void hostileTableSizesAreRefusedNamingTheAttribute() throws IOException {
+    Path vocab = edited("vocab", "huge-vocab", m -> setAttr(m, "InitializeTableFromTextFileV2", "vocab_size", 1L << 40));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(vocab, "lookup"));
+    assertTrue(e.getMessage().contains("the resource '") && e.getMessage().contains("attribute vocab_size is " + (1L << 40))
+        && e.getMessage().contains(vocab.resolve("assets").resolve("vocab.txt").toAbsolutePath().toString()), e.getMessage());
+    Path dense = edited("dense", "huge-buckets", m -> setAttr(m, "MutableDenseHashTableV2", "initial_num_buckets", 1L << 40));
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(dense, "lookup"));
+    assertTrue(e.getMessage().contains("attribute initial_num_buckets is " + (1L << 40)), e.getMessage());
+    try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
+      assertArrayEquals(expected.get("vocab"), call(f, "vocab"), "a good load after the refusals");
+    }
+  }
+
+  /**
+   * A chain of 20000 resources, each one's create function capturing the next: followed
+   * recursively, it ran the stack out (a StackOverflowError, an Error the load did not clean up
+   * after); refused past 64, naming the chain, and a good load works after.
+   */
+  @Test
+  void aDeepChainOfResourcesIsRefused() throws IOException {
+    Path chain = edited("static", "chain", m -> {
+      var graph = m.getObjectGraphDefBuilder();
+      int table = -1;
+      for (int i = 0; i < graph.getNodesCount(); i++) {
+        table = graph.getNodes(i).hasResource() ? i : table;
+      }
+      var tableNode = graph.getNodesBuilder(table);
+      int createAt = -1;
+      for (int k = 0; k < tableNode.getChildrenCount(); k++) {
+        createAt = tableNode.getChildren(k).getLocalName().equals("_create_resource") ? k : createAt;
+      }
+      int create = tableNode.getChildren(createAt).getNodeId();
+      String createName = graph.getNodes(create).getFunction().getConcreteFunctions(0);
+      FunctionDef createDef = m.getGraphDef().getLibrary().getFunctionList().stream()
+          .filter(d -> d.getSignature().getName().equals(createName)).findFirst().orElseThrow();
+      int links = 20000;
+      int first = graph.getNodesCount(); // link i: function node first + 2i, resource node first + 2i + 1
+      for (int i = 0; i < links; i++) {
+        // The last link creates the table as saved; each other one captures the next link's resource.
+        String name = "chain_" + i;
+        boolean last = i == links - 1;
+        var signature = createDef.getSignature().toBuilder().setName(name);
+        var concrete = graph.getConcreteFunctionsOrThrow(createName).toBuilder();
+        if (!last) {
+          signature.addInputArg(OpDef.ArgDef.newBuilder().setName("chain").setType(DataType.DT_RESOURCE));
+          concrete.clearBoundInputs().addBoundInputs(first + 2 * i + 3);
+        }
+        m.getGraphDefBuilder().getLibraryBuilder().addFunction(createDef.toBuilder().setSignature(signature));
+        graph.putConcreteFunctions(name, concrete.build());
+        graph.addNodes(SavedObject.newBuilder().setBareConcreteFunction(
+            SavedBareConcreteFunction.newBuilder().setConcreteFunctionName(name)));
+        graph.addNodes(SavedObject.newBuilder().setResource(SavedResource.getDefaultInstance()).addChildren(
+            tableNode.getChildren(createAt).toBuilder().setNodeId(first + 2 * i)));
+      }
+      graph.getNodesBuilder(table).setChildren(createAt, tableNode.getChildren(createAt).toBuilder().setNodeId(first));
+    });
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(chain, "lookup"));
+    assertTrue(e.getMessage().contains("chain of more than 64 resources"), e.getMessage());
+    try (MapFunction f = Function.load(dir.resolve("static"), "lookup")) {
+      assertArrayEquals(expected.get("static"), call(f, "static"), "a good load after the refusal");
+    }
   }
 }

@@ -48,6 +48,8 @@ import org.tensorflow.types.family.TType;
  */
 final class PythonObjects {
   private static final AtomicLong LOADS = new AtomicLong();
+  /** Resources made from resources at most this deep (Python's tables are 1 or 2 deep); deeper is refused. */
+  static final int MAX_DEPTH = 64;
 
   private final Path root;
   private final MetaGraphDef meta;
@@ -102,6 +104,12 @@ final class PythonObjects {
     if (!making.add(id)) {
       throw new IllegalArgumentException(what + " is needed to make itself");
     }
+    if (making.size() > MAX_DEPTH) {
+      making.remove(id);
+      // Refused before the stack runs out (a StackOverflowError would surface as an Error).
+      throw new TooDeep(what + " is made from a chain of more than " + MAX_DEPTH + " resources (each one's functions"
+          + " capturing the next), deeper than Polyfn follows");
+    }
     Map<String, Integer> children = new HashMap<>();
     o.getChildrenList().forEach(c -> children.put(c.getLocalName(), c.getNodeId()));
     int assetsBefore = assetsRead.size();
@@ -111,12 +119,12 @@ final class PythonObjects {
       if (returns.size() != 1 || returns.get(0).getType() != DataType.DT_RESOURCE) {
         throw new IllegalArgumentException("its _create_resource function returns no resource handle");
       }
-      List<Operand<?>> handle = run(create, List.of(), true);
+      List<Operand<?>> handle = run(create, List.of(), id);
       r = new EagerResource("'" + path(id) + "'", handle.get(0));
       made.put(id, r);
       owner.accept(r);
       if (children.containsKey("_initialize")) {
-        run(concrete(children.get("_initialize"), "_initialize is no function"), List.of(), false);
+        run(concrete(children.get("_initialize"), "_initialize is no function"), List.of(), -1);
       }
       for (var saveable : o.getSaveableObjectsMap().entrySet()) {
         restoreSaved(id, saveable.getKey(), saveable.getValue().getRestoreFunction());
@@ -130,6 +138,8 @@ final class PythonObjects {
       List<Path> assets = assetsRead.subList(assetsBefore, assetsRead.size());
       throw new IllegalArgumentException(what + " cannot be restored" + (assets.isEmpty() ? "" : " from "
           + (assets.size() == 1 ? "asset file " + assets.get(0) : "asset files " + assets)) + ": " + e.getMessage(), e);
+    } catch (TooDeep e) {
+      throw e; // named once, not by every resource of the chain
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(what + " cannot be restored: " + e.getMessage(), e);
     } finally {
@@ -160,7 +170,7 @@ final class PythonObjects {
     List<TType> values = read(new String[] {base + "-keys", base + "-values"}, types);
     List<Operand<?>> inputs = new ArrayList<>();
     values.forEach(t -> inputs.add(TensorFlowInternals.eagerInput(t)));
-    run(fn, inputs, false);
+    run(fn, inputs, -1);
   }
 
   /** The concrete function of function object {@code node}. */
@@ -176,13 +186,15 @@ final class PythonObjects {
 
   /**
    * Runs saved concrete function {@code name} once, eagerly, on {@code explicit} inputs and the
-   * objects bound to it; its outputs. {@code unshared}: resources it creates get a shared name of
-   * this load's own.
+   * objects bound to it; its outputs. {@code creating}: the object whose resources it creates
+   * (they get shared names of this load's own), or -1.
    */
-  private List<Operand<?>> run(String name, List<Operand<?>> explicit, boolean unshared) {
+  private List<Operand<?>> run(String name, List<Operand<?>> explicit, int creating) {
     PythonCaptures.Inlined in = captures.inline(library.get(name), graph.getConcreteFunctionsOrThrow(name).getBoundInputsList());
     assetsRead.addAll(in.assets());
-    FunctionDef def = unshared ? ownSharedNames(in.def()) : in.def();
+    FunctionDef def = creating >= 0 ? ownSharedNames(in.def(), creating) : in.def();
+    List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
+    TableSizes.check(def, called, in.assets());
     List<Operand<?>> inputs = new ArrayList<>(explicit);
     for (int b : in.bound()) {
       if (!graph.getNodes(b).hasResource()) {
@@ -216,7 +228,7 @@ final class PythonObjects {
     });
     try {
       once.restoreConcrete(new Param[0], new Capture[0], doc, doc,
-          FunctionLibrary.forRestore(def, FunctionLibrary.reachable(def, library, "the SavedModel's function library")),
+          FunctionLibrary.forRestore(def, called),
           outputs);
       var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");
       inputs.forEach(o -> op.addInput(o.asOutput()));
@@ -231,20 +243,35 @@ final class PythonObjects {
     }
   }
 
-  /** {@code def} whose resource-creating nodes use shared names of this load's own. */
-  private FunctionDef ownSharedNames(FunctionDef def) {
+  /**
+   * {@code def} (object {@code id}'s create function) whose resource-creating nodes use shared
+   * names of this load's own (a resource private to its kernel would go with the function, which
+   * is removed after it ran): a shared name, or a node name shared by name, prefixed with this
+   * load's; a private resource's (no shared name, no node name sharing) made unique to the object,
+   * so that two objects' private tables, whose nodes may be named alike, stay two.
+   */
+  private FunctionDef ownSharedNames(FunctionDef def, int id) {
     FunctionDef.Builder b = def.toBuilder();
     for (NodeDef.Builder n : b.getNodeDefBuilderList()) {
       if (n.containsAttr("shared_name")) {
         String shared = n.getAttrOrThrow("shared_name").getS().toStringUtf8();
-        n.putAttr("shared_name", AttrValue.newBuilder().setS(com.google.protobuf.ByteString.copyFromUtf8(
-            load + (shared.isEmpty() ? n.getName() : shared))).build());
+        boolean byNodeName = n.containsAttr("use_node_name_sharing") && n.getAttrOrThrow("use_node_name_sharing").getB();
+        String own = !shared.isEmpty() ? shared : byNodeName ? n.getName() : "object_" + id + "/" + n.getName();
+        n.putAttr("shared_name", AttrValue.newBuilder().setS(com.google.protobuf.ByteString.copyFromUtf8(load + own))
+            .build());
         if (n.containsAttr("use_node_name_sharing")) {
           n.putAttr("use_node_name_sharing", AttrValue.newBuilder().setB(false).build());
         }
       }
     }
     return b.build();
+  }
+
+  /** A chain of resources deeper than {@link #MAX_DEPTH}. */
+  private static final class TooDeep extends IllegalArgumentException {
+    TooDeep(String message) {
+      super(message);
+    }
   }
 
   /** The object's path from the root (local names joined by '.'), for messages. */

@@ -15,9 +15,11 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.MetaGraphDef;
@@ -45,7 +47,7 @@ import org.tensorflow.types.family.TType;
  * concrete function that takes a None where others take values, has another parameter list
  * or captures other variables than the first is left out with a WARNING. The library functions a
  * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
- * Keras RNN loops) are restored with it under fresh names; the outputs are named by the output dict's keys ({@code output_0}... otherwise).
+ * Keras RNN loops) are restored with it under fresh names; the outputs are named by their paths in the returned dict (see {@link #outputs}).
  */
 public final class PythonSavedModel {
 
@@ -79,7 +81,7 @@ public final class PythonSavedModel {
         .findFirst().orElseThrow().getKey();
     Map<String, FunctionDef> library = new HashMap<>();
     meta.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
-    List<String> argNames = argNames(graph.getNodes(node));
+    List<String> argNames = argNames(graph.getNodes(node), pb + ": function '" + fname + "'");
     List<String> names = graph.getNodes(node).getFunction().getConcreteFunctionsList();
     List<SavedConcreteFunction> saved = new ArrayList<>();
     for (String n : names) {
@@ -115,6 +117,7 @@ public final class PythonSavedModel {
       });
       PythonCaptures inliner = new PythonCaptures(root, meta);
       List<Converted> converted = new ArrayList<>();
+      List<String> kept = new ArrayList<>(); // their names
       List<String> reasons = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
@@ -128,7 +131,15 @@ public final class PythonSavedModel {
           if (first != null && !first.bound().equals(c.bound())) {
             throw new IllegalArgumentException("it captures other variables than the first");
           }
+          // Python's loader calls the first of two that accept the same calls (by Polyfn's types).
+          for (int k = 0; k < converted.size(); k++) {
+            if (converted.get(k).traced().equals(c.traced())) {
+              throw new IllegalArgumentException("its signature is that of " + kept.get(k) + ", saved before it,"
+                  + " which serves its calls as in Python");
+            }
+          }
           converted.add(c);
+          kept.add(concrete);
         } catch (IllegalArgumentException e) {
           reasons.add(concrete + ": " + e.getMessage());
           NativeLog.logger().log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
@@ -140,8 +151,8 @@ public final class PythonSavedModel {
       }
       restore(f, root, converted, new PythonObjects(root, meta, library, inliner, f::adopt));
       return made;
-    } catch (RuntimeException e) {
-      f.close();
+    } catch (RuntimeException | Error e) {
+      f.close(); // an Error too: the half-loaded function must not leak its tables and variables
       throw e;
     }
   }
@@ -151,6 +162,7 @@ public final class PythonSavedModel {
     try {
       Capture[] captures = objects.captures(converted.get(0).bound(), f::adopt);
       Param[] params = converted.get(0).params().toArray(new Param[0]);
+      f.useSavedOrder(); // the first that accepts a call serves it, as in Python (not the most specific)
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
             FunctionLibrary.forRestore(c.def(), c.called()), c.outputs());
@@ -163,8 +175,8 @@ public final class PythonSavedModel {
     }
   }
 
-  /** The positional parameter names of the function's Python signature, without {@code self}. */
-  private static List<String> argNames(SavedObject function) {
+  /** The positional parameter names of the function's Python signature, without the object ({@code self}). */
+  private static List<String> argNames(SavedObject function, String what) {
     StructuredValue spec = function.getFunction().getFunctionSpec().getFullargspec();
     List<String> names = new ArrayList<>();
     for (var pair : spec.getNamedTupleValue().getValuesList()) {
@@ -172,7 +184,12 @@ public final class PythonSavedModel {
         pair.getValue().getListValue().getValuesList().forEach(v -> names.add(v.getStringValue()));
       }
     }
-    if (function.getFunction().getFunctionSpec().getIsMethod() && !names.isEmpty() && names.get(0).equals("self")) {
+    // As Python's loader (function_deserialization.py): a method's first argument, or a first
+    // argument named self, is the object, which a restored function is not called with.
+    if (function.getFunction().getFunctionSpec().getIsMethod() || (!names.isEmpty() && names.get(0).equals("self"))) {
+      if (names.isEmpty()) {
+        throw new IllegalArgumentException(what + " is saved as a method whose argument list names no 'self' argument");
+      }
       names.remove(0);
     }
     return names;
@@ -191,6 +208,7 @@ public final class PythonSavedModel {
     // Nested tf.functions, tf.cond/while_loop/switch_case branches, map_fn and Keras RNN loops:
     // the library functions it reaches travel with it (renamed on restore, cycles refused).
     List<FunctionDef> called = FunctionLibrary.reachable(def, library, "the SavedModel's function library");
+    TableSizes.check(def, called, inlined.assets());
     List<StructuredValue> args = PythonLiterals.args(c);
     if (args.size() > argNames.size()) {
       throw new IllegalArgumentException("it takes " + args.size() + " positional arguments, its Python signature names "
@@ -366,16 +384,57 @@ public final class PythonSavedModel {
     return paths.toArray(new String[0]);
   }
 
-  /** Output names: a dict's keys (sorted, as Python flattens it), else output_0, output_1... */
-  private static String[] outputs(StructuredValue out, int count) {
-    String[] names = new String[count];
-    if (out.hasDictValue() && out.getDictValue().getFieldsCount() == count) {
-      return Nests.inCodePointOrder(out.getDictValue().getFieldsMap()).keySet().toArray(new String[0]);
+  /**
+   * Output names of a function whose outputs are named tensors, one per tensor of the returned
+   * structure in Python's flattening order (a dict by sorted key, nested; a None is no output, as
+   * in Python's FunctionDef): a returned dict's tensor by its key ({@code logits}), a deeper one by
+   * its path below that key ({@code extras[0]}, {@code extras['a']}); another structure's tensors
+   * {@code output_0}, {@code output_1}... in that order. A structure naming two tensors alike, or
+   * holding what is no tensor, is refused: a name must not go to another output's value.
+   */
+  static String[] outputs(StructuredValue out, int count) {
+    List<String> names = new ArrayList<>();
+    if (out.hasDictValue()) {
+      Nests.inCodePointOrder(out.getDictValue().getFieldsMap()).forEach((k, v) -> namedLeaves(v, k, k, names));
+    } else {
+      namedLeaves(out, OutputStructure.ROOT, null, names);
+      for (int i = 0; i < names.size(); i++) {
+        names.set(i, "output_" + i);
+      }
     }
-    for (int i = 0; i < count; i++) {
-      names[i] = "output_" + i;
+    if (names.size() != count) {
+      throw new IllegalArgumentException("its output structure holds " + names.size() + " tensors, its FunctionDef has "
+          + count + " outputs");
     }
-    return names;
+    Set<String> seen = new HashSet<>();
+    for (String n : names) {
+      if (!seen.add(n)) {
+        throw new IllegalArgumentException("its outputs hold two tensors named '" + n + "', which named outputs cannot"
+            + " tell apart: load it with Function.loadNested(dir, name)");
+      }
+    }
+    return names.toArray(new String[0]);
+  }
+
+  /** Adds the names of {@code v}'s tensors at {@code path} ({@code name}: the name of a tensor there). */
+  private static void namedLeaves(StructuredValue v, String path, String name, List<String> out) {
+    if (v.hasNoneValue()) {
+      return; // Python returns None there; its FunctionDef has no output for it
+    }
+    List<StructuredValue> items = PythonStructures.sequence(v);
+    if (v.hasTensorSpecValue()) {
+      out.add(name != null ? name : path);
+    } else if (items != null) {
+      for (int i = 0; i < items.size(); i++) {
+        namedLeaves(items.get(i), path + "[" + i + "]", null, out);
+      }
+    } else if (v.hasDictValue()) {
+      Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).forEach((k, e) ->
+          namedLeaves(e, path + "['" + OutputStructure.escape(k) + "']", null, out));
+    } else {
+      throw new IllegalArgumentException("output " + path + " is a " + v.getKindCase() + ", which a named tensor output"
+          + " cannot hold");
+    }
   }
 
   public static boolean isPythonSavedModel(MetaGraphDef meta) {

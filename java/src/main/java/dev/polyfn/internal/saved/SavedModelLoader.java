@@ -141,7 +141,7 @@ public final class SavedModelLoader {
     F made;
     try {
       made = create(facades, meta, body);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       variables.forEach(Variable::close);
       throw e;
     }
@@ -168,10 +168,11 @@ public final class SavedModelLoader {
       }
       f.countSavedTraces(defs.size());
       time.end("functions");
-    } catch (RuntimeException e) {
-      f.close(); // releases what was restored and the variables it adopted
-      if (e instanceof IllegalArgumentException && e.getMessage() != null && e.getMessage().startsWith(root.toString())) {
-        throw e; // already names its file
+    } catch (RuntimeException | Error e) {
+      f.close(); // releases what was restored and the variables it adopted (after an Error too)
+      if (e instanceof Error || (e instanceof IllegalArgumentException && e.getMessage() != null
+          && e.getMessage().startsWith(root.toString()))) {
+        throw e; // already names its file, or an Error
       }
       throw new IllegalArgumentException(metaFile + ": " + e.getMessage(), e);
     }

@@ -298,6 +298,14 @@ public final class FunctionCore {
     bodyless = true;
   }
 
+  /**
+   * Serves each call from the first concrete function restored (in order) that accepts it, as
+   * Python's loader does, instead of the most specific: before restoring a Python SavedModel's.
+   */
+  public void useSavedOrder() {
+    Native.useSavedOrder(handle.address());
+  }
+
   /** Counts {@code n} concrete functions loaded from a SavedModel as traces (see {@link #traceCount}). */
   public void countSavedTraces(int n) {
     savedTraces = n;
