@@ -27,7 +27,7 @@
 //! reads its state (a refusal comes at instantiation, before any kernel ran, but a rerun must
 //! never repeat a write); any other failure during the trial ends it too.
 
-use super::session_tier::TRIAL_CALLS;
+use super::session_tier::{CallCount, TRIAL_CALLS};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// The `executor_type` attribute's value that selects the single-threaded executor.
@@ -96,11 +96,9 @@ const DONE: u8 = 3;
 /// done with it (slower, refused, or not allowed).
 #[derive(Debug)]
 pub(crate) struct ExecutorTrial {
-    /// Counting the function's pool calls up to `after` (only for functions the session tier
+    /// The function's pool calls counted until the trial (only for functions the session tier
     /// does not count), and the fastest of the last [`TRIAL_CALLS`] of them.
-    counting: AtomicBool,
-    calls: AtomicU32,
-    after: u32,
+    count: CallCount,
     pool_best: AtomicU64,
     state: AtomicU8,
     /// Whether a call the executor refused may run again on the pool (the function only reads).
@@ -132,9 +130,7 @@ impl ExecutorTrial {
     /// one started by [`ExecutorTrial::start`].
     pub(crate) fn new(counting: bool, after: u32) -> Self {
         ExecutorTrial {
-            counting: AtomicBool::new(counting && after > 0),
-            calls: AtomicU32::new(0),
-            after,
+            count: CallCount::new(counting, after),
             pool_best: AtomicU64::new(u64::MAX),
             state: AtomicU8::new(IDLE),
             rerun_safe: AtomicBool::new(false),
@@ -146,7 +142,7 @@ impl ExecutorTrial {
 
     /// Whether a pool call should be timed: one of the last [`TRIAL_CALLS`] before the count.
     pub(crate) fn times_pool(&self) -> bool {
-        self.counting.load(Ordering::Relaxed) && self.calls.load(Ordering::Relaxed) + TRIAL_CALLS >= self.after
+        self.count.near()
     }
 
     /// Records how long a timed pool call took.
@@ -156,13 +152,7 @@ impl ExecutorTrial {
 
     /// Counts a pool call; true for exactly one caller, the one whose call reached the count.
     pub(crate) fn count_call(&self) -> bool {
-        if !self.counting.load(Ordering::Relaxed) {
-            return false;
-        }
-        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 < self.after {
-            return false;
-        }
-        self.counting.swap(false, Ordering::AcqRel)
+        self.count.count()
     }
 
     /// Starts the trial; only once, and never after [`ExecutorTrial::end`]. `rerun_safe`: the

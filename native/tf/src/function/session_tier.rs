@@ -39,11 +39,8 @@ fn thread_slot() -> usize {
 /// core; slot 0 is built at promotion, the others by the first thread that needs them.
 #[derive(Debug)]
 pub(crate) struct SessionTier {
-    /// Still counting eager calls (cleared by the call that reaches the count, or at once when
-    /// the function cannot take the path).
-    counting: AtomicBool,
-    calls: AtomicU32,
-    after: u32,
+    /// Eager calls counted until promotion (not counted when the function cannot take the path).
+    count: CallCount,
     slots: Box<[Slot]>,
     /// The fastest of the last [`TRIAL_CALLS`] eager calls before promotion, in nanoseconds.
     eager_best: AtomicU64,
@@ -52,6 +49,39 @@ pub(crate) struct SessionTier {
     session_best: AtomicU64,
     /// Set when the trial found the session slower: the sessions are no longer used.
     retired: AtomicBool,
+}
+
+/// Counting a function's calls up to a promotion count, and telling the last [`TRIAL_CALLS`]
+/// before it (timed for a trial); the session tier's and the executor trial's (`executor_trial`).
+#[derive(Debug)]
+pub(crate) struct CallCount {
+    /// Still counting (cleared by the call that reaches the count; never set for a count of 0).
+    counting: AtomicBool,
+    calls: AtomicU32,
+    after: u32,
+}
+
+impl CallCount {
+    /// A count to `after` calls, if `on` and `after` is not 0.
+    pub(crate) fn new(on: bool, after: u32) -> Self {
+        CallCount { counting: AtomicBool::new(on && after > 0), calls: AtomicU32::new(0), after }
+    }
+
+    /// Whether the next call is one of the last [`TRIAL_CALLS`] before the count.
+    pub(crate) fn near(&self) -> bool {
+        self.counting.load(Ordering::Relaxed) && self.calls.load(Ordering::Relaxed) + TRIAL_CALLS >= self.after
+    }
+
+    /// Counts a call; true for exactly one caller, the one whose call reached the count.
+    pub(crate) fn count(&self) -> bool {
+        if !self.counting.load(Ordering::Relaxed) {
+            return false;
+        }
+        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 < self.after {
+            return false;
+        }
+        self.counting.swap(false, Ordering::AcqRel)
+    }
 }
 
 /// One session of a function, and whether a thread has taken on building it.
@@ -103,9 +133,7 @@ impl SessionTier {
     pub(crate) fn new(blocked: bool, after: u32) -> Self {
         let slots = (0..session_count()).map(|_| Slot::default()).collect();
         SessionTier {
-            counting: AtomicBool::new(!blocked && after > 0),
-            calls: AtomicU32::new(0),
-            after,
+            count: CallCount::new(!blocked, after),
             slots,
             eager_best: AtomicU64::new(u64::MAX),
             session_timed: AtomicU32::new(0),
@@ -133,7 +161,7 @@ impl SessionTier {
 
     /// Whether an eager call should be timed: one of the last [`TRIAL_CALLS`] before promotion.
     pub(crate) fn times_eager(&self) -> bool {
-        self.counting.load(Ordering::Relaxed) && self.calls.load(Ordering::Relaxed) + TRIAL_CALLS >= self.after
+        self.count.near()
     }
 
     /// Records how long a timed eager call took.
@@ -169,13 +197,7 @@ impl SessionTier {
 
     /// Counts an eager call; true for exactly one caller, the one that should build the session.
     pub(crate) fn count_call(&self) -> bool {
-        if !self.counting.load(Ordering::Relaxed) {
-            return false;
-        }
-        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 < self.after {
-            return false;
-        }
-        self.counting.swap(false, Ordering::AcqRel)
+        self.count.count()
     }
 
     /// Publishes the first session (the builder's; a failed build publishes nothing and the
