@@ -145,12 +145,10 @@ impl<V: Clone> DispatchTable<V> {
         let exact = self.by_type.get(call).copied();
         let (seq, hit) = match exact {
             _ if self.saved_order => {
+                // The earliest inserted of the call's own signature and its supertypes.
                 let first = self.supertype_candidates(call).first().map(|e| e.seq);
-                match (exact, first) {
-                    (Some(e), Some(f)) if f < e => (f, Hit::Inexact),
-                    (Some(e), _) => (e, Hit::Exact),
-                    (None, f) => (f?, Hit::Inexact),
-                }
+                let seq = exact.into_iter().chain(first).min()?;
+                (seq, if Some(seq) == exact { Hit::Exact } else { Hit::Inexact })
             }
             Some(seq) => (seq, Hit::Exact),
             None => (self.most_specific_supertype(call)?, Hit::Inexact),

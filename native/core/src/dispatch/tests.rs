@@ -369,6 +369,17 @@ fn saved_order_serves_a_call_from_the_first_signature_that_accepts_it() {
     specific_first.insert(x(&[-1]), "any");
     assert_eq!(specific_first.lookup(&x(&[3]), None), Some(("three", Hit::Exact)));
     assert_eq!(specific_first.lookup(&x(&[4]), None), Some(("any", Hit::Inexact)));
+    assert_eq!(specific_first.lookup(&x(&[2, 2]), None), None, "no signature accepts it");
+    // Switching to saved order forgets what was memoized under the other rule.
+    let mut switched = DispatchTable::new();
+    switched.insert(x(&[-1]), "any");
+    switched.insert(x(&[3]), "three");
+    assert_eq!(switched.lookup(&x(&[3]), Some(&[1, 1, 1, 3])), Some(("three", Hit::Exact)));
+    let before = switched.generation();
+    switched.use_saved_order();
+    assert_ne!(switched.generation(), before, "a remembered miss is looked up again");
+    assert_eq!(switched.lookup_facts(&[1, 1, 1, 3]), None, "the memo is cleared");
+    assert_eq!(switched.lookup(&x(&[3]), None), Some(("any", Hit::Inexact)));
     let mut most_specific = DispatchTable::new();
     most_specific.insert(x(&[-1]), "any");
     most_specific.insert(x(&[3]), "three");

@@ -133,6 +133,28 @@ mod tests {
     }
 
     #[test]
+    fn a_function_in_saved_order_serves_a_call_from_the_first_restored_that_accepts_it() {
+        let floats = constraint(&[DType::FLOAT], None);
+        let first = Fn::new("f");
+        trace(&first, spec(DType::FLOAT, &[-1]), floats.clone()).unwrap();
+        trace(&first, spec(DType::FLOAT, &[3]), floats).unwrap();
+        let declared = first.declared().unwrap();
+        for saved_order in [false, true] {
+            let loaded = Fn::new("f");
+            if saved_order {
+                loaded.use_saved_order();
+            }
+            for c in first.concrete_functions() {
+                let (d, t) = (via_json(&declared), via_json(&c.function_type));
+                loaded.restore::<String>(d, t, c.output_names.clone(), |ty, _| Ok(format!("{ty}"))).unwrap();
+            }
+            let hit = loaded.lookup::<String>(&tensor_facts(DType::FLOAT, &[3])).unwrap().unwrap();
+            let want = if saved_order { "(x: TensorSpec(FLOAT, [-1]))" } else { "(x: TensorSpec(FLOAT, [3]))" };
+            assert_eq!(hit.inner, want, "saved order {saved_order}");
+        }
+    }
+
+    #[test]
     fn restoring_what_does_not_fit_is_refused() {
         let f = Fn::new("f");
         let declared = x(constraint(&[DType::FLOAT], None));
