@@ -6,8 +6,9 @@
 //! the graph to TensorFlow's executor, which runs each expensive kernel on the inter-op pool and
 //! wakes the caller at the end. Naming `SINGLE_THREADED_EXECUTOR` in the call's `executor_type`
 //! attribute (as `tf.function(experimental_attributes=...)` users can) runs the kernels one after
-//! the other on the calling thread instead, intra-op parallelism kept: MobileNetV2 at batch 1 went
-//! from level with TensorFlow Java's `SavedModelBundle` to faster than it.
+//! the other on the calling thread instead, intra-op parallelism kept. Which wins depends on the
+//! function and the machine's load: on a busy 2-core machine MobileNetV2 at batch 1 ran faster
+//! on it, on a quiet one the pool's inter-op parallelism won (`bench/comparisons.md`).
 //!
 //! That executor gives up inter-op parallelism, and refuses low-level control flow,
 //! reference-typed edges, partitioned graphs and collectives; its instantiation is a second one
