@@ -64,8 +64,9 @@ final class PythonNames {
    * The parameter name Python gives signature key {@code key} ({@code sanitize_arg_name} in
    * TensorFlow's function_type.py): a character other than a letter or digit becomes {@code _},
    * and a name not starting with a letter gets {@code arg_} in front ({@code _b} is {@code
-   * arg__b}). Polyfn's keys are already ASCII letters, digits and {@code _} (where Java's and
-   * Python's notions of a letter agree), so only the prefix can change.
+   * arg__b}). Signature keys are already ASCII letters, digits and {@code _} (where Java's and
+   * Python's notions of a letter agree), so for them only the prefix changes; a parameter's own
+   * name (checked at save) may change in other characters too.
    */
   static String argName(String key) {
     StringBuilder b = new StringBuilder();

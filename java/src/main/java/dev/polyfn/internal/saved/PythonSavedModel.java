@@ -47,7 +47,8 @@ import org.tensorflow.types.family.TType;
  * concrete function that takes a None where others take values, has another parameter list
  * or captures other variables than the first is left out with a WARNING. The library functions a
  * concrete function calls (nested {@code tf.function}s, control-flow branches and loop bodies,
- * Keras RNN loops) are restored with it under fresh names; the outputs are named by their paths in the returned dict (see {@link #outputs}).
+ * Keras RNN loops) are restored with it under fresh names; the outputs are named by their paths in
+ * the returned dict ({@code output_0}... for a result that is not a dict; see {@link #outputs}).
  */
 public final class PythonSavedModel {
 

@@ -2,7 +2,6 @@ package dev.polyfn.internal.saved;
 
 import dev.polyfn.internal.structure.Nests;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

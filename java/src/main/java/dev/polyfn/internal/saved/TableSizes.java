@@ -15,7 +15,8 @@ import org.tensorflow.proto.TensorShapeProto;
  * TensorFlow runs them: TensorFlow sizes a table by them before reading anything, and a size it
  * cannot allocate aborts the process (std::bad_alloc) or overflows a shape (a failed CHECK).
  * {@code vocab_size} of a text file initializer: the table reserves that many entries, so it must
- * be -1 (count the lines) or at most the lines its asset files can hold (bytes + 1).
+ * be -1 (count the lines) or at most the lines the largest asset file the function reads can hold
+ * (its bytes + 1).
  * {@code initial_num_buckets} of a dense table: at most {@link #MAX_BUCKETS}, and its bucket
  * tensors (buckets times the elements of {@code value_shape}) at most {@link #MAX_BUCKET_ELEMENTS}.
  */

@@ -181,21 +181,14 @@ final class TraceCacheKey {
     for (Map<String, ?> example : options.exampleInputs()) {
       describe(example, text.append("\nexample "));
     }
-    byte[] all = text.toString().getBytes(StandardCharsets.UTF_8);
     if (options.signatureProfile() != null) {
-      byte[] profile;
       try {
-        profile = BoundedFiles.read(options.signatureProfile(), BoundedFiles.PROFILE);
+        text.append("\nprofile ").append(hex(Native.sha256(BoundedFiles.read(options.signatureProfile(), BoundedFiles.PROFILE))));
       } catch (IOException e) {
         return null;
       }
-      byte[] both = new byte[all.length + 1 + profile.length];
-      System.arraycopy(all, 0, both, 0, all.length);
-      both[all.length] = '\n';
-      System.arraycopy(profile, 0, both, all.length + 1, profile.length);
-      all = both;
     }
-    return all.length == 0 ? "none" : hex(Native.sha256(all));
+    return text.length() == 0 ? "none" : hex(Native.sha256(text.toString().getBytes(StandardCharsets.UTF_8)));
   }
 
   /**
