@@ -58,7 +58,9 @@ if [ "$MODE" = quick ]; then
   HIT_N=1000; PY_HIT_N=1000
 else
   JMH_CALL=(-f 2 -wi 3 -w 1s -i 5 -r 1s)
-  JMH_HIT=(-f 1 -wi 3 -w 1s -i 8 -r 1s -p signatures=1,10000)
+  # Five seconds of warm-up: after tracing 10,000 signatures the JIT takes about 2 s of hits to
+  # settle (5.1, 5.4, 5.9 µs per call in the first half-seconds, then 3.4, as with 1 signature).
+  JMH_HIT=(-f 1 -wi 5 -w 1s -i 8 -r 1s -p signatures=1,10000)
   JMH_FIRST=(-f 2 -wi 10 -i 40)
   RSS_CALLS=1000000; RSS_WARMUP=100000
   HIT_N=10000
@@ -201,6 +203,12 @@ step "call paths: Python tf.function with and without jit_compile"
 step "call paths: JMH FastPathBench (paths, Grappler, XLA, two threads)"
 if [ "$MODE" = quick ]; then JMH_FAST=(-f 1 -wi 1 -w 500ms -i 3 -r 500ms); else JMH_FAST=(-f 1 -wi 3 -w 1s -i 5 -r 1s); fi
 "${JMH[@]}" '^dev.polyfn.bench.FastPathBench\.' "${JMH_FAST[@]}" -rf json -rff "$OUT/jmh-fast.json" > "$OUT/jmh-fast.log" 2>&1
+# JMH's variants of one workload run minutes apart; the default against the thread pool is also
+# measured alternating in one JVM (PathsMain), which the target "the default is the faster path" reads.
+step "call paths: the default against the thread pool, alternating in one process (PathsMain)"
+if [ "$MODE" = quick ]; then PATHS_ARGS=(5 200); else PATHS_ARGS=(15 200); fi
+java -cp "$CP" dev.polyfn.bench.PathsMain "${PATHS_ARGS[@]}" 2> "$OUT/paths.log" | grep '^{' > "$OUT/paths.jsonl" \
+  || echo "PathsMain failed: see bench/out/paths.log" >&2
 step "call paths: two threads against one, alternating in one process (ThreadScalingMain)"
 if [ "$MODE" = quick ]; then TS_ARGS=(5 200); else TS_ARGS=(21 400); fi
 java -cp "$CP" dev.polyfn.bench.ThreadScalingMain "${TS_ARGS[@]}" 2> "$OUT/thread-scaling.log" | grep '^{' > "$OUT/thread-scaling.json"
