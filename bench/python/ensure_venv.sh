@@ -11,11 +11,15 @@ VENV="$1"; VERSION="$2"; shift 2
 EXTRAS=("$@")
 IMPORTS="import tensorflow as tf, sys; sys.exit(0 if tf.__version__ == '$VERSION' else 1)"
 for pkg in "${EXTRAS[@]}"; do IMPORTS="import $pkg; $IMPORTS"; done
+# One builder at a time: builds running side by side (two checkouts' tests) would otherwise each
+# find the environment half made and rebuild it under the other's running Python.
+mkdir -p "$(dirname "$VENV")"
+exec 9>"$VENV.lock"
+if command -v flock > /dev/null; then flock 9; fi
 if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "$IMPORTS" >/dev/null 2>&1; then
   exit 0
 fi
 echo "creating $VENV with tensorflow-cpu==$VERSION ${EXTRAS[*]} (first run only; a few minutes)" >&2
-mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q --upgrade pip >&2
 "$VENV/bin/pip" install -q "tensorflow-cpu==$VERSION" "${EXTRAS[@]}" >&2

@@ -100,6 +100,9 @@ pub const DT_RESOURCE: i32 = 20;
 pub const MAX_RANK: usize = 254;
 /// A call's result starts with one long: the outputs key in its low 32 bits and, above this
 /// shift, how many output addresses follow it (so Java never reads past what the call wrote).
+/// After the addresses, each output in turn is described by its dtype code, its rank and its
+/// dims: `[head, address × n, (dtype, rank, dim × rank) × n]`. Java makes its tensor objects from
+/// that, with no call back into TensorFlow per output.
 pub const RESULT_COUNT_SHIFT: u32 = 32;
 
 /// Every constant of the wire contract by name, for the test that compares it with Java's.

@@ -40,8 +40,8 @@ struct Scratch {
 }
 
 /// `Native.call`: dispatches on `facts` and runs the concrete function found on `tensors`.
-/// Returns `[head, output addresses...]` (head: the outputs key and how many addresses follow,
-/// see `wire::RESULT_COUNT_SHIFT`) in `result` (the caller's reused array) or in a new array if
+/// Returns `[head, output addresses..., output descriptions...]` (head: the outputs key and how
+/// many addresses follow; each description a dtype, rank and dims: see `wire::RESULT_COUNT_SHIFT`) in `result` (the caller's reused array) or in a new array if
 /// it is too short, or null when the call must be traced first.
 ///
 /// The one raw entry point (see [`RawEnv`]): a cached call is measured in microseconds, and
@@ -145,10 +145,14 @@ fn execute<'l>(
     let count = s.outputs.len() as i64;
     s.result.push((count << polyfn_core::wire::RESULT_COUNT_SHIFT) | i64::from(concrete.inner.outputs_key as u32));
     s.result.extend(s.outputs.iter().map(|&t| t as i64));
+    let (rt, _) = runtime()?;
+    for &t in &s.outputs {
+        // SAFETY: the outputs are live tensors this call owns until Java adopts them.
+        unsafe { polyfn_tf::tensor::describe_into(rt, t, &mut s.result) };
+    }
     match env.write_longs(into, &s.result) {
         Ok(array) => Ok(array),
         Err(e) => {
-            let (rt, _) = runtime()?;
             for &t in &s.outputs {
                 // SAFETY: the outputs were never handed to Java, so they are ours to delete.
                 unsafe { polyfn_tf::tensor::delete(rt, t) };

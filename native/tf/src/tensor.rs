@@ -27,6 +27,23 @@ pub unsafe fn delete(rt: &Runtime, tensor: *mut TF_Tensor) {
     unsafe { (rt.api().TF_DeleteTensor)(tensor) }
 }
 
+/// Appends `tensor`'s dtype code, rank and dims to `out`: how a call's result describes each
+/// output to Java (see `polyfn_core::wire::RESULT_COUNT_SHIFT`), so that Java builds its tensor
+/// objects without asking TensorFlow again.
+///
+/// # Safety
+/// `tensor` must be a live `TF_Tensor`.
+pub unsafe fn describe_into(rt: &Runtime, tensor: *const TF_Tensor, out: &mut Vec<i64>) {
+    let api = rt.api();
+    // SAFETY: tensor is live (caller's contract); these only read its header.
+    unsafe {
+        let rank = (api.TF_NumDims)(tensor);
+        out.push(i64::from((api.TF_TensorType)(tensor)));
+        out.push(i64::from(rank));
+        out.extend((0..rank).map(|i| (api.TF_Dim)(tensor, i)));
+    }
+}
+
 /// `TF_FLOAT`.
 pub const DT_FLOAT: i32 = 1;
 /// `TF_RESOURCE`: a handle to a resource such as a variable.

@@ -56,9 +56,10 @@ public final class Native {
 
   /**
    * The call path: types the call from {@code facts}, dispatches, executes on the {@code
-   * TF_Tensor} addresses in {@code tensors}. Returns {@code [head, output addresses...]}, the
-   * head holding the outputs key (low 32 bits) and how many addresses follow (above {@link
-   * Wire#RESULT_COUNT_SHIFT}), whose tensors the caller then owns, written into {@code result} when it is long enough
+   * TF_Tensor} addresses in {@code tensors}. Returns {@code [head, output addresses..., output
+   * descriptions...]}, the head holding the outputs key (low 32 bits) and how many addresses
+   * follow (above {@link Wire#RESULT_COUNT_SHIFT}), whose tensors the caller then owns, each
+   * described by its dtype, rank and dims, written into {@code result} when it is long enough
    * (elements after the outputs are left as they were) or into a new array; or {@code null} when
    * no cached concrete function fits (trace, then call again). A found function counts a hit in
    * the statistics.

@@ -14,6 +14,10 @@ import org.tensorflow.Output;
 import org.tensorflow.RawTensor;
 import org.tensorflow.Tensor;
 import org.tensorflow.TensorFlow;
+import org.tensorflow.internal.types.registry.TensorTypeInfo;
+import org.tensorflow.internal.types.registry.TensorTypeRegistry;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.DataType;
 import org.bytedeco.javacpp.Pointer;
 import org.tensorflow.internal.c_api.TFE_Context;
 import org.tensorflow.internal.c_api.TFE_Op;
@@ -37,6 +41,10 @@ public final class TensorFlowInternals {
   private static final MethodHandle TENSOR_HANDLE;
   private static final MethodHandle TENSOR_FROM_HANDLE;
   private static final MethodHandle TENSOR_AS_TYPED;
+  /** {@code new RawTensor(typeInfo, shape)}, package-private: an output built from its description. */
+  private static final MethodHandle NEW_RAW_TENSOR;
+  /** {@code RawTensor.tensorHandle}, set on an output built from its description. */
+  private static final VarHandle TENSOR_HANDLE_FIELD;
   /** {@code RawTensor.tensorScope}: an output's is replaced by an {@link OwnedScope}. */
   private static final VarHandle TENSOR_SCOPE;
   private static final MethodHandle CONTEXT_HANDLE;
@@ -59,6 +67,8 @@ public final class TensorFlowInternals {
           raw.findStatic(RawTensor.class, "fromHandle", MethodType.methodType(RawTensor.class, TF_Tensor.class));
       TENSOR_AS_TYPED = raw.findVirtual(RawTensor.class, "asTypedTensor", MethodType.methodType(TType.class));
       TENSOR_SCOPE = raw.findVarHandle(RawTensor.class, "tensorScope", PointerScope.class);
+      NEW_RAW_TENSOR = raw.findConstructor(RawTensor.class, MethodType.methodType(void.class, TensorTypeInfo.class, Shape.class));
+      TENSOR_HANDLE_FIELD = raw.findVarHandle(RawTensor.class, "tensorHandle", TF_Tensor.class);
       MethodHandles.Lookup eager = MethodHandles.privateLookupIn(EagerSession.class, MethodHandles.lookup());
       CONTEXT_HANDLE = eager.findVirtual(EagerSession.class, "nativeHandle", MethodType.methodType(TFE_Context.class));
       MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
@@ -128,10 +138,29 @@ public final class TensorFlowInternals {
    * caller must not delete it.
    */
   public static TType adoptTensor(long address) {
+    return adoptTensor(address, 0, null);
+  }
+
+  /**
+   * {@link #adoptTensor(long)} of a tensor whose dtype code and dims the caller read with it (a
+   * call's result describes its outputs, see {@link Wire#RESULT_COUNT_SHIFT}): the tensor object
+   * is built from them, without TensorFlow Java's three or more calls into TensorFlow and the
+   * scope it makes only to hand over. With {@code dims} null, TensorFlow Java reads both.
+   */
+  public static TType adoptTensor(long address, int dtype, long[] dims) {
     TF_Tensor handle = null;
     try {
       handle = TensorOwnership.own(address);
-      RawTensor raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
+      RawTensor raw;
+      if (dims == null) {
+        raw = (RawTensor) TENSOR_FROM_HANDLE.invokeExact(handle);
+      } else {
+        TensorTypeInfo<?> type = TensorTypeRegistry.find(DataType.forNumber(dtype));
+        raw = (RawTensor) NEW_RAW_TENSOR.invokeExact(type, Shape.of(dims));
+        TENSOR_HANDLE_FIELD.set(raw, handle);
+        // The one reference fromHandle's scope would take, which the OwnedScope gives back.
+        handle.retainReference();
+      }
       // Its close() and its outputs object's, from any threads, give the reference back once.
       TENSOR_SCOPE.set(raw, new OwnedScope(handle));
       return (TType) TENSOR_AS_TYPED.invokeExact(raw);

@@ -81,7 +81,9 @@ public final class Wire {
   public static final int MAX_RANK = 254;
   /**
    * A call's result starts with one long: the outputs key in its low 32 bits and, above this
-   * shift, how many output addresses follow it in this call's result.
+   * shift, how many output addresses follow it in this call's result. After the addresses, each
+   * output in turn is described by its dtype code, rank and dims: {@code [head, address × n,
+   * (dtype, rank, dim × rank) × n]}.
    */
   public static final int RESULT_COUNT_SHIFT = 32;
 }

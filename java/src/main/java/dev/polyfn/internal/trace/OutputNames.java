@@ -59,7 +59,8 @@ public final class OutputNames {
   }
 
   /**
-   * A call's outputs from the native result {@code [head, output addresses...]}: the names
+   * A call's outputs from the native result {@code [head, output addresses..., descriptions...]}
+   * (see {@link Wire#RESULT_COUNT_SHIFT}): the names
    * recorded under the head's key, and the tensors, adopted as TensorFlow Java tensors the caller
    * owns. Only the addresses this call wrote are read (the head counts them: the array is reused
    * and may hold an earlier call's addresses after them); they are released if the names do not
@@ -85,9 +86,19 @@ public final class OutputNames {
           + " outputs cannot be called");
     }
     TType[] tensors = new TType[names.length];
+    // Each output's description (dtype, rank, dims) follows the addresses.
+    int at = 1 + names.length;
     for (int i = 0; i < tensors.length; i++) {
       try {
-        tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1]);
+        int dtype = (int) r[at];
+        long rank = r[at + 1];
+        if (rank < 0 || rank > Wire.MAX_RANK || at + 2 + rank > r.length) {
+          Native.deleteTensor(r[i + 1]); // as adoptTensor does when it fails
+          throw new IllegalStateException("the call described it with rank " + rank + " in a result of " + r.length);
+        }
+        long[] dims = Arrays.copyOfRange(r, at + 2, at + 2 + (int) rank);
+        at += 2 + (int) rank;
+        tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1], dtype, dims);
       } catch (RuntimeException e) {
         // The ones adopted are closed, the others deleted (this one was, by adoptTensor): the
         // caller gets none of them.
