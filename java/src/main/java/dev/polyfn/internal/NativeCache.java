@@ -57,14 +57,8 @@ final class NativeCache {
    * it disagrees with the CRC-32 and size the jar records for the library (a stale one).
    */
   private static String shipped(String resource) throws IOException {
-    String text;
-    try (InputStream in = NativeLibrary.open(resource + FINGERPRINT)) {
-      if (in == null) {
-        return null;
-      }
-      text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).trim();
-    }
-    if (!wellFormed(text)) {
+    String text = shippedText(resource);
+    if (text == null) {
       return null;
     }
     long crc = Long.parseLong(text.substring(0, 8), 16);
@@ -75,6 +69,21 @@ final class NativeCache {
     }
     JarEntry entry = ((JarURLConnection) url.openConnection()).getJarEntry();
     return entry.getCrc() == crc && entry.getSize() == length ? text : null;
+  }
+
+  /**
+   * The fingerprint shipped with {@code resource} as it reads, unchecked against the library, or
+   * null when there is none or it is malformed.
+   */
+  static String shippedText(String resource) throws IOException {
+    String text;
+    try (InputStream in = NativeLibrary.open(resource + FINGERPRINT)) {
+      if (in == null) {
+        return null;
+      }
+      text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).trim();
+    }
+    return wellFormed(text) ? text : null;
   }
 
   /** 16 lower-case hex digits, a dash, 1 to 8 more: what {@link #fingerprint} writes. */

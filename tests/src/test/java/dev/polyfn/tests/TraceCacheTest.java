@@ -7,6 +7,7 @@ import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
 import dev.polyfn.MapBody;
+import dev.polyfn.internal.PolyfnVersions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +31,14 @@ import org.tensorflow.types.TFloat32;
 class TraceCacheTest {
   private static final AtomicInteger BODY_RUNS = new AtomicInteger();
 
-  /** Child JVM: args = cache dir, which body ("here" or "other"). Prints counts and results. */
+  /**
+   * Child JVM: args = cache dir, which body ("here" or "other"), optionally the Polyfn version to
+   * play. Prints counts and results.
+   */
   public static void main(String[] args) throws Exception {
+    if (args.length > 2) {
+      PolyfnVersions.pretend(args[2]);
+    }
     MapBody body = args[1].equals("here")
         ? (tf, in) -> {
           BODY_RUNS.incrementAndGet();
@@ -65,6 +72,10 @@ class TraceCacheTest {
 
   private static String run(Path dir, String body) throws Exception {
     return ChildJvm.run(TraceCacheTest.class, dir.toString(), body);
+  }
+
+  private static String runAs(Path dir, String polyfnVersion) throws Exception {
+    return ChildJvm.run(TraceCacheTest.class, dir.toString(), "here", polyfnVersion);
   }
 
   private static String results(String out) {
@@ -111,6 +122,20 @@ class TraceCacheTest {
     assertTrue(second.contains("ignoring trace cache entry " + files.get(1) + ": not a Polyfn trace cache entry"), second);
     assertTrue(second.contains("traceCount 2"), second); // the third entry was restored
     assertEquals(results(first), results(second));
+  }
+
+  @Test
+  void entriesOfAnotherPolyfnVersionAreNotRestored(@TempDir Path dir) throws Exception {
+    String older = runAs(dir, "0.1.0 native=0123456789abcdef-10");
+    assertTrue(older.contains("traceCount 3"), older);
+    // Used to restore the older build's entries: another wire format or tracing would be served.
+    String newer = runAs(dir, "0.2.0 native=0123456789abcdef-10");
+    assertTrue(newer.contains("traceCount 3"), newer);
+    assertEquals(results(older), results(newer));
+    String rebuilt = runAs(dir, "0.1.0 native=fedcba9876543210-10"); // same version, another native library
+    assertTrue(rebuilt.contains("traceCount 3"), rebuilt);
+    String again = runAs(dir, "0.1.0 native=0123456789abcdef-10");
+    assertTrue(again.contains("traceCount 0"), again); // each build keeps its own entries
   }
 
   /** A record holding a Java value: its trace would be typed by this JVM's id of that value. */
