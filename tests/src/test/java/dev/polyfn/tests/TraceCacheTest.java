@@ -11,6 +11,7 @@ import dev.polyfn.internal.PolyfnVersions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -136,6 +137,44 @@ class TraceCacheTest {
     assertTrue(rebuilt.contains("traceCount 3"), rebuilt);
     String again = runAs(dir, "0.1.0 native=0123456789abcdef-10");
     assertTrue(again.contains("traceCount 0"), again); // each build keeps its own entries
+  }
+
+  @Test
+  void aCacheDirectoryOthersMayWriteIsNotUsed(@TempDir Path parent) throws Exception {
+    Path dir = parent.resolve("cache");
+    String first = run(dir, "here");
+    assertTrue(first.contains("traceCount 3"), first);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)), "made private");
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    String shared = run(dir, "here");
+    // Used to restore whatever was there: another user could have planted an entry.
+    assertTrue(shared.contains("traceCount 3"), shared);
+    assertTrue(shared.contains("trace cache " + dir + " is not used: it is writable by group or others (mode 777)"),
+        shared);
+    assertEquals(results(first), results(shared));
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwxrwxr-x"));
+    String above = run(dir, "here");
+    assertTrue(above.contains("traceCount 3"), above);
+    assertTrue(above.contains("is not used: " + parent + " (above it) is writable by group or others"), above);
+    Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwx------"));
+    String again = run(dir, "here");
+    assertTrue(again.contains("traceCount 0"), again); // private again: the first run's entries restore
+  }
+
+  @Test
+  void anEntryOthersMayWriteIsNotRead(@TempDir Path dir) throws Exception {
+    String first = run(dir, "here");
+    List<Path> files = entries(dir);
+    assertEquals(3, files.size(), first);
+    Files.setPosixFilePermissions(files.get(0), PosixFilePermissions.fromString("rw-rw-rw-"));
+    String second = run(dir, "here");
+    assertTrue(second.contains("ignoring trace cache entry " + files.get(0)
+        + ": it is writable by group or others (mode 666)"), second);
+    assertTrue(second.contains("traceCount 1"), second); // the other two were restored
+    assertEquals(results(first), results(second));
+    String third = run(dir, "here");
+    assertTrue(third.contains("traceCount 0"), third); // the retrace rewrote that entry, private
   }
 
   /** A record holding a Java value: its trace would be typed by this JVM's id of that value. */
