@@ -155,7 +155,17 @@ public final class FunctionOptions {
    * code, the entries are restored, so calls of known signatures run without tracing. Only
    * functions whose parameters are all tensors, lists or maps of tensors, with no captures, no
    * variables and a body that captures no values, are cached; the guide ("Save, load, deploy", docs/save-load.md)
-   * says exactly what a cache key detects. Same as {@code withTraceCache(dir, "")}.
+   * says exactly what a cache key detects. Entries written by another Polyfn or TensorFlow version
+   * are never restored (both versions are in the key). Same as {@code withTraceCache(dir, "")}.
+   *
+   * <p>A restored entry's graph runs as if this process had traced it, so where the file system
+   * has Unix permissions, entries are read only if nobody but this user (or root) could have
+   * written them: {@code dir} and every directory above it must belong to this user or root and
+   * not be writable by group or others (a sticky directory such as {@code /tmp} may be above it),
+   * and each entry must be such a regular file, not a link. Otherwise a warning names the
+   * directory or entry and why, and the function traces as if the cache were empty; {@code define}
+   * never fails for it. Directories the cache creates are private to this user (0700); do not
+   * share one cache directory between users.
    */
   public FunctionOptions withTraceCache(Path dir) {
     return withTraceCache(dir, "");

@@ -5,16 +5,10 @@ import java.io.InputStream;
 import java.net.JarURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
-import java.util.EnumSet;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.jar.JarEntry;
 import java.util.zip.Adler32;
 import java.util.zip.CRC32;
@@ -31,21 +25,13 @@ import java.util.zip.CRC32;
  * checksums, natively.
  *
  * <p>A file found there is loaded only if nobody but this user (or root) could have written or
- * swapped it, between the check and the load too: it is a regular file (not a link), and it and
- * every directory up to the file system's root belong to this user or root, and none is writable
- * by group or others, unless it is a directory with the sticky bit (like {@code /tmp}), where
- * others can neither rename nor delete what is not theirs. Directories Polyfn creates there are
- * private (0700). Where the file system has no Unix permissions (Windows), the fast start is off
- * and a file's whole content is compared with the jar's before it is loaded.
+ * swapped it, between the check and the load too ({@link PrivateFiles}); directories Polyfn
+ * creates there are private (0700). Where the file system has no Unix permissions (Windows), the
+ * fast start is off and a file's whole content is compared with the jar's before it is loaded.
  */
 final class NativeCache {
   /** The suffix of the resource that holds a library's fingerprint, next to the library. */
   static final String FINGERPRINT = ".fingerprint";
-  private static final int STICKY = 01000;
-  private static final int GROUP_OR_OTHERS_WRITE = 022;
-  private static final int TYPE = 0170000;
-  private static final int REGULAR = 0100000;
-  private static final int DIRECTORY = 040000;
 
   private NativeCache() {}
 
@@ -56,10 +42,10 @@ final class NativeCache {
   static Path find(Path cache, String resource, String library) {
     try {
       String fingerprint = shipped(resource);
-      if (fingerprint == null || !hasUnixPermissions()) {
+      if (fingerprint == null || !PrivateFiles.hasUnixPermissions()) {
         return null;
       }
-      Path file = trusted(cache.resolve(fingerprint).resolve(library));
+      Path file = PrivateFiles.trusted(cache.resolve(fingerprint).resolve(library));
       return file != null && intact(file, fingerprint) ? file : null;
     } catch (IOException | RuntimeException e) {
       return null; // missing, unreadable or odd: the jar's copy decides
@@ -71,14 +57,8 @@ final class NativeCache {
    * it disagrees with the CRC-32 and size the jar records for the library (a stale one).
    */
   private static String shipped(String resource) throws IOException {
-    String text;
-    try (InputStream in = NativeLibrary.open(resource + FINGERPRINT)) {
-      if (in == null) {
-        return null;
-      }
-      text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).trim();
-    }
-    if (!wellFormed(text)) {
+    String text = shippedText(resource);
+    if (text == null) {
       return null;
     }
     long crc = Long.parseLong(text.substring(0, 8), 16);
@@ -89,6 +69,21 @@ final class NativeCache {
     }
     JarEntry entry = ((JarURLConnection) url.openConnection()).getJarEntry();
     return entry.getCrc() == crc && entry.getSize() == length ? text : null;
+  }
+
+  /**
+   * The fingerprint shipped with {@code resource} as it reads, unchecked against the library, or
+   * null when there is none or it is malformed.
+   */
+  static String shippedText(String resource) throws IOException {
+    String text;
+    try (InputStream in = NativeLibrary.open(resource + FINGERPRINT)) {
+      if (in == null) {
+        return null;
+      }
+      text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).trim();
+    }
+    return wellFormed(text) ? text : null;
   }
 
   /** 16 lower-case hex digits, a dash, 1 to 8 more: what {@link #fingerprint} writes. */
@@ -127,7 +122,7 @@ final class NativeCache {
   /**
    * The library's CRC-32 and Adler-32 (8 hex digits each) and its length: the name of its
    * directory in the cache. Not a cryptographic digest: it tells builds apart and catches a
-   * damaged file; what keeps others from planting a file is {@link #trusted}. SHA-256 in Java,
+   * damaged file; what keeps others from planting a file is {@link PrivateFiles#trusted}. SHA-256 in Java,
    * which named it once, took 150 to 450 ms of every start on this library; these two are native.
    */
   static String fingerprint(byte[] bytes) {
@@ -142,93 +137,5 @@ final class NativeCache {
     HexFormat hex = HexFormat.of();
     return hex.toHexDigits((int) crc.getValue()) + hex.toHexDigits((int) adler.getValue()) + "-"
         + Long.toHexString(length);
-  }
-
-  /** Whether the default file system has Unix owners and modes, which {@link #trusted} reads. */
-  static boolean hasUnixPermissions() {
-    return FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
-  }
-
-  /**
-   * {@code file}'s real path when it may be loaded (see the class comment), else null. Throws
-   * {@link java.nio.file.NoSuchFileException} when it or its directory is missing.
-   */
-  static Path trusted(Path file) throws IOException {
-    Path dir = trustedDirectory(file.getParent());
-    if (dir == null) {
-      return null;
-    }
-    Path real = dir.resolve(file.getFileName());
-    Owner me = Owner.current();
-    Map<String, Object> a = Files.readAttributes(real, me.attributes(), LinkOption.NOFOLLOW_LINKS);
-    int mode = (Integer) a.get("mode");
-    return (mode & TYPE) == REGULAR && (mode & GROUP_OR_OTHERS_WRITE) == 0 && me.owns(a) ? real : null;
-  }
-
-  /**
-   * {@code dir}'s real path when nobody but this user or root can change what it holds: it and
-   * each directory above it are theirs and writable by nobody else (but for sticky ones); else null.
-   */
-  static Path trustedDirectory(Path dir) throws IOException {
-    Path real = dir.toRealPath();
-    Owner me = Owner.current();
-    for (Path d = real; d != null; d = d.getParent()) {
-      Map<String, Object> a = Files.readAttributes(d, me.attributes(), LinkOption.NOFOLLOW_LINKS);
-      int mode = (Integer) a.get("mode");
-      boolean shared = (mode & GROUP_OR_OTHERS_WRITE) != 0 && (mode & STICKY) == 0;
-      if ((mode & TYPE) != DIRECTORY || shared || !me.owns(a)) {
-        return null;
-      }
-    }
-    return real;
-  }
-
-  /** Creates {@code dir} and its missing parents, private to this user where modes exist. */
-  static void createPrivateDirectories(Path dir) throws IOException {
-    if (hasUnixPermissions()) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(EnumSet.of(
-          PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE)));
-    } else {
-      Files.createDirectories(dir);
-    }
-  }
-
-  /**
-   * This process's user: its uid, read from {@code /proc/self} (Linux), else its principal, looked
-   * up by {@code user.name}. Root (uid 0) is trusted too: it can replace any file anyway.
-   */
-  private static final class Owner {
-    private static volatile Owner current;
-    private final int uid;
-    private final UserPrincipal principal;
-
-    private Owner(int uid, UserPrincipal principal) {
-      this.uid = uid;
-      this.principal = principal;
-    }
-
-    static Owner current() throws IOException {
-      Owner o = current;
-      if (o == null) {
-        Path self = Path.of("/proc/self");
-        if (Files.isDirectory(self)) {
-          o = new Owner((Integer) Files.getAttribute(self, "unix:uid"), null);
-        } else {
-          String name = System.getProperty("user.name");
-          o = new Owner(-1, FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName(name));
-        }
-        current = o;
-      }
-      return o;
-    }
-
-    String attributes() {
-      return principal == null ? "unix:uid,mode" : "unix:uid,mode,owner";
-    }
-
-    boolean owns(Map<String, Object> a) {
-      int owner = (Integer) a.get("uid");
-      return owner == 0 || (principal == null ? owner == uid : principal.equals(a.get("owner")));
-    }
   }
 }

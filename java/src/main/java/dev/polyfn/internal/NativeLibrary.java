@@ -128,7 +128,7 @@ public final class NativeLibrary {
     }
     String platform = platform();
     String library = System.mapLibraryName("polyfn_jni");
-    String resource = "dev/polyfn/native/" + platform + "/" + library;
+    String resource = resource();
     Path cache = cacheDirectory();
     // A later start finds its file by the fingerprint the jar ships, without reading the jar's copy.
     Path found = NativeCache.find(cache, resource, library);
@@ -141,6 +141,11 @@ public final class NativeLibrary {
       }
     }
     NativeLibraryCopy.load(platform, library, resource, cache);
+  }
+
+  /** The library's resource for this platform: {@code dev/polyfn/native/<platform>/<library>}. */
+  static String resource() {
+    return "dev/polyfn/native/" + platform() + "/" + System.mapLibraryName("polyfn_jni");
   }
 
   /** {@code -Dpolyfn.native.cache}, else {@code polyfn/} in JavaCPP's cache directory. */

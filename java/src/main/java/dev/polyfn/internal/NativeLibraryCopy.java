@@ -52,12 +52,12 @@ final class NativeLibraryCopy {
     for (Path dir : candidateDirectories()) {
       Path file = null;
       try {
-        NativeCache.createPrivateDirectories(dir);
+        PrivateFiles.createPrivateDirectories(dir);
         // The file is made in, and loaded from, the real directory that was checked: through the
         // path as given, a link on the way could be repointed between the check and the load.
         Path real = dir.toAbsolutePath();
-        if (NativeCache.hasUnixPermissions()) {
-          real = NativeCache.trustedDirectory(dir);
+        if (PrivateFiles.hasUnixPermissions()) {
+          real = PrivateFiles.trustedDirectory(dir);
           if (real == null) {
             throw new IOException("other users may write to it or a directory above it");
           }
@@ -94,9 +94,9 @@ final class NativeLibraryCopy {
    */
   static Path cached(Path cache, String library, byte[] bytes) throws IOException {
     Path dir = cache.resolve(NativeCache.fingerprint(bytes));
-    NativeCache.createPrivateDirectories(dir);
-    boolean modes = NativeCache.hasUnixPermissions();
-    if (modes && NativeCache.trustedDirectory(dir) == null) {
+    PrivateFiles.createPrivateDirectories(dir);
+    boolean modes = PrivateFiles.hasUnixPermissions();
+    if (modes && PrivateFiles.trustedDirectory(dir) == null) {
       throw new IOException(dir + " is not private: other users may write to it or to a directory above it");
     }
     Path file = dir.resolve(library);
@@ -123,7 +123,7 @@ final class NativeLibraryCopy {
     } finally {
       Files.deleteIfExists(tmp);
     }
-    found = modes ? NativeCache.trusted(file) : file;
+    found = modes ? PrivateFiles.trusted(file) : file;
     if (found == null) {
       throw new IOException(file + " was replaced after it was written");
     }
@@ -134,7 +134,7 @@ final class NativeLibraryCopy {
   private static Path usable(Path file, byte[] bytes, boolean modes) throws IOException {
     Path checked;
     try {
-      checked = modes ? NativeCache.trusted(file) : file;
+      checked = modes ? PrivateFiles.trusted(file) : file;
     } catch (NoSuchFileException e) {
       return null;
     }

@@ -7,9 +7,11 @@ import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
 import dev.polyfn.MapBody;
+import dev.polyfn.internal.PolyfnVersions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +32,14 @@ import org.tensorflow.types.TFloat32;
 class TraceCacheTest {
   private static final AtomicInteger BODY_RUNS = new AtomicInteger();
 
-  /** Child JVM: args = cache dir, which body ("here" or "other"). Prints counts and results. */
+  /**
+   * Child JVM: args = cache dir, which body ("here" or "other"), optionally the Polyfn version to
+   * play. Prints counts and results.
+   */
   public static void main(String[] args) throws Exception {
+    if (args.length > 2) {
+      PolyfnVersions.pretend(args[2]);
+    }
     MapBody body = args[1].equals("here")
         ? (tf, in) -> {
           BODY_RUNS.incrementAndGet();
@@ -65,6 +73,10 @@ class TraceCacheTest {
 
   private static String run(Path dir, String body) throws Exception {
     return ChildJvm.run(TraceCacheTest.class, dir.toString(), body);
+  }
+
+  private static String runAs(Path dir, String polyfnVersion) throws Exception {
+    return ChildJvm.run(TraceCacheTest.class, dir.toString(), "here", polyfnVersion);
   }
 
   private static String results(String out) {
@@ -111,6 +123,58 @@ class TraceCacheTest {
     assertTrue(second.contains("ignoring trace cache entry " + files.get(1) + ": not a Polyfn trace cache entry"), second);
     assertTrue(second.contains("traceCount 2"), second); // the third entry was restored
     assertEquals(results(first), results(second));
+  }
+
+  @Test
+  void entriesOfAnotherPolyfnVersionAreNotRestored(@TempDir Path dir) throws Exception {
+    String older = runAs(dir, "0.1.0 native=0123456789abcdef-10");
+    assertTrue(older.contains("traceCount 3"), older);
+    // Used to restore the older build's entries: another wire format or tracing would be served.
+    String newer = runAs(dir, "0.2.0 native=0123456789abcdef-10");
+    assertTrue(newer.contains("traceCount 3"), newer);
+    assertEquals(results(older), results(newer));
+    String rebuilt = runAs(dir, "0.1.0 native=fedcba9876543210-10"); // same version, another native library
+    assertTrue(rebuilt.contains("traceCount 3"), rebuilt);
+    String again = runAs(dir, "0.1.0 native=0123456789abcdef-10");
+    assertTrue(again.contains("traceCount 0"), again); // each build keeps its own entries
+  }
+
+  @Test
+  void aCacheDirectoryOthersMayWriteIsNotUsed(@TempDir Path parent) throws Exception {
+    Path dir = parent.resolve("cache");
+    String first = run(dir, "here");
+    assertTrue(first.contains("traceCount 3"), first);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)), "made private");
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    String shared = run(dir, "here");
+    // Used to restore whatever was there: another user could have planted an entry.
+    assertTrue(shared.contains("traceCount 3"), shared);
+    assertTrue(shared.contains("trace cache " + dir + " is not used: it is writable by group or others (mode 777)"),
+        shared);
+    assertEquals(results(first), results(shared));
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwxrwxr-x"));
+    String above = run(dir, "here");
+    assertTrue(above.contains("traceCount 3"), above);
+    assertTrue(above.contains("is not used: " + parent + " (above it) is writable by group or others"), above);
+    Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwx------"));
+    String again = run(dir, "here");
+    assertTrue(again.contains("traceCount 0"), again); // private again: the first run's entries restore
+  }
+
+  @Test
+  void anEntryOthersMayWriteIsNotRead(@TempDir Path dir) throws Exception {
+    String first = run(dir, "here");
+    List<Path> files = entries(dir);
+    assertEquals(3, files.size(), first);
+    Files.setPosixFilePermissions(files.get(0), PosixFilePermissions.fromString("rw-rw-rw-"));
+    String second = run(dir, "here");
+    assertTrue(second.contains("ignoring trace cache entry " + files.get(0)
+        + ": it is writable by group or others (mode 666)"), second);
+    assertTrue(second.contains("traceCount 1"), second); // the other two were restored
+    assertEquals(results(first), results(second));
+    String third = run(dir, "here");
+    assertTrue(third.contains("traceCount 0"), third); // the retrace rewrote that entry, private
   }
 
   /** A record holding a Java value: its trace would be typed by this JVM's id of that value. */

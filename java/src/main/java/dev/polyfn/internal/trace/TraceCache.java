@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
+import dev.polyfn.internal.PrivateFiles;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
 import dev.polyfn.internal.saved.RestoreChecks;
@@ -45,8 +46,13 @@ import org.tensorflow.types.family.TType;
  * per concrete function, named by a hash of the key and of the traced type, holding the
  * function's parameter list, output names, its declared and traced types (JSON), its
  * TensorFlow FunctionDef and the library functions that one refers to (see {@link FunctionLibrary}). The key
- * ({@link TraceCacheKey}) is written into each entry and checked on read. A file is written to a temporary file in the same directory and renamed, so
+ * ({@link TraceCacheKey}, which holds Polyfn's and TensorFlow's versions) is written into each entry and checked on read. A file is written to a temporary file in the same directory and renamed, so
  * a reader never sees half of one; a SHA-256 of its payload, checked on read, catches the rest.
+ *
+ * <p>An entry's graph is executed, so entries are read only from a directory, and only files, that
+ * nobody but this user or root could have written ({@link PrivateFiles}, the rule of the native
+ * library's cache); directories the cache creates are private (0700). Where the file system has
+ * no Unix permissions (Windows), there is no such check.
  *
  * <p>Files are written by one background thread, not the tracing one: logging and disk I/O stay
  * outside the function's trace lock. A shutdown hook lets pending writes finish when the JVM exits.
@@ -99,6 +105,8 @@ public final class TraceCache {
   private final String key;
   /** Hex hash of the key: the first part of every entry's file name. */
   private final String prefix;
+  /** Set when {@link #restoreInto} found the directory untrusted: nothing is written to it either. */
+  private volatile boolean untrusted;
 
   private TraceCache(Path dir, String key) {
     this.dir = dir;
@@ -118,26 +126,50 @@ public final class TraceCache {
     return key == null ? null : new TraceCache(options.traceCache(), key);
   }
 
-  /** Restores every readable entry of this key into {@code f}; called once, at definition. */
+  /**
+   * Restores every readable entry of this key into {@code f}; called once, at definition. Where
+   * the file system has Unix permissions, a directory or entry another user could have written
+   * ({@link PrivateFiles}) is not read: a warning names it and why, and its signatures trace anew.
+   */
   public void restoreInto(FunctionCore f) {
     List<Path> files = new ArrayList<>();
     String start = prefix + "-";
-    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
-      for (Path p : list) {
-        String name = p.getFileName().toString();
-        if (name.startsWith(start) && name.endsWith(SUFFIX)) {
-          files.add(p);
+    boolean modes = PrivateFiles.hasUnixPermissions();
+    Path listed = dir;
+    try {
+      if (modes) {
+        // Listed and read through the real path that was checked: a link on the way could be
+        // repointed after the check.
+        listed = dir.toRealPath();
+        String why = PrivateFiles.whyNotTrustedDirectory(listed);
+        if (why != null) {
+          untrusted = true;
+          NativeLog.logger().log(Level.WARNING, "trace cache " + dir + " is not used: " + why
+              + "; another user could have planted entries in it, so its functions trace as if it were empty");
+          return;
+        }
+      }
+      try (DirectoryStream<Path> list = Files.newDirectoryStream(listed)) {
+        for (Path p : list) {
+          String name = p.getFileName().toString();
+          if (name.startsWith(start) && name.endsWith(SUFFIX)) {
+            files.add(p);
+          }
         }
       }
       Collections.sort(files);
     } catch (NoSuchFileException e) {
       return;
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       NativeLog.logger().log(Level.WARNING, "trace cache " + dir + " cannot be listed: " + e);
       return;
     }
     for (Path file : files) {
       try {
+        String why = modes ? PrivateFiles.whyNotTrustedFile(file) : null;
+        if (why != null) {
+          throw new IOException(why + "; another user could have planted it");
+        }
         Entry e = read(file);
         RestoreChecks.parameters(e.params, e.declared, e.traced);
         f.restoreConcrete(e.params, new Capture[0], e.declared, e.traced, restorable(e), e.outputNames);
@@ -153,6 +185,9 @@ public final class TraceCache {
    * exports it, if the function can be cached, and hands the writing to the writer thread.
    */
   public void traced(FunctionCore f, int id, String[] outputNames) {
+    if (untrusted) {
+      return; // its entries would never be read
+    }
     String why = whyNot(f);
     if (why != null) {
       submit(() -> debug("'" + f.name() + "' is not trace-cached: " + why));
@@ -201,7 +236,7 @@ public final class TraceCache {
   private static void write(Path target, byte[] payload) {
     Path temp = null;
     try {
-      Files.createDirectories(target.getParent());
+      PrivateFiles.createPrivateDirectories(target.getParent());
       temp = Files.createTempFile(target.getParent(), ".tmp-", SUFFIX + ".part");
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       DataOutputStream out = new DataOutputStream(bytes);

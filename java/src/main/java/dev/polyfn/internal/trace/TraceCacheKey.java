@@ -4,6 +4,7 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.TensorSpec;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
+import dev.polyfn.internal.PolyfnVersion;
 import dev.polyfn.internal.saved.BoundedFiles;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +28,8 @@ import org.tensorflow.TensorFlow;
  * The key of a function's trace cache entries ({@link TraceCache}), or why it has none. An entry
  * must only ever be served to a function that would trace the same graph and declare the same
  * types, so the key holds the function's name, kind (and a unary function's input type), the
- * user's version, TensorFlow's version, the SHA-256 of the class file that defines the body and of
+ * user's version, TensorFlow's version, Polyfn's version ({@link PolyfnVersion}: another build may
+ * write other entries or trace the same body otherwise), the SHA-256 of the class file that defines the body and of
  * each superclass's, a serializable lambda's implementation method, and a SHA-256 of this run's
  * example inputs and signature profile (they shape the declarations a restored entry carries).
  *
@@ -39,7 +41,7 @@ import org.tensorflow.TensorFlow;
  */
 final class TraceCacheKey {
   /** Bumped when what the key holds changes, so older entries are never read. */
-  private static final int VERSION = 3;
+  private static final int VERSION = 4;
   private static final String DEFAULT_NAME = FunctionOptions.defaults().name();
   private static final AtomicBoolean WARNED_UNNAMED = new AtomicBoolean();
   /** Directory and key to the name of the body class that opened it first in this process. */
@@ -71,7 +73,8 @@ final class TraceCacheKey {
     }
     StringBuilder key = new StringBuilder("polyfn trace cache key ").append(VERSION).append("\nname=").append(name)
         .append("\nkind=").append(kind).append(unaryInput == null ? "" : " " + unaryInput.getName())
-        .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version());
+        .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version())
+        .append("\npolyfn=").append(PolyfnVersion.current());
     StringBuilder bodyClasses = new StringBuilder();
     for (Part part : parts) {
       String className = part.type.getName();
