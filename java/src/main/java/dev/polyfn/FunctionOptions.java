@@ -141,7 +141,10 @@ public final class FunctionOptions {
    * A signature profile (written by {@link PolymorphicFunction#writeSignatureProfile}) whose
    * recorded signatures are coalesced and traced when the function is defined, as examples are,
    * so that the first production calls never trace. The file is read at definition; a missing or
-   * malformed file fails it with an {@link IllegalArgumentException} naming the file.
+   * malformed file fails it with an {@link IllegalArgumentException} naming the file. A profile
+   * recorded for a function of another name (its {@code "function"}, from {@link #withName}) is
+   * still applied, as a function may be renamed on purpose, but the definition logs a {@code
+   * WARNING} on the {@code dev.polyfn} logger naming both names and the file.
    */
   public FunctionOptions withSignatureProfile(Path profile) {
     Objects.requireNonNull(profile, "profile");

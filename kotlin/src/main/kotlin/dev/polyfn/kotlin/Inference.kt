@@ -21,6 +21,23 @@ public inline fun <reified T : TType> tensorSpec(vararg dims: Long): TensorSpec 
  *     listOf("x" to tensorSpec<TFloat32>(5, 3)),
  * )   // x: TensorSpec(FLOAT, [-1, 3]), traced once when the function is defined
  * ```
+ *
+ * @throws IllegalArgumentException if no example is given, or if an example gives a parameter
+ *     twice (`example 2: parameter 'x' is given twice`; examples count from 1, as in the
+ *     inference's own errors)
  */
 public fun FunctionOptions.withExamples(vararg examples: List<Pair<String, Any>>): FunctionOptions =
-    withExampleInputs(examples.map { it.toMap() })
+    withExampleInputs(examples.mapIndexed { i, pairs -> exampleArguments(i + 1, pairs) })
+
+/**
+ * The pairs of example [number] as a map. `toMap` would keep the last of two pairs with the same
+ * name and silently infer from a different example than the one written, so that is refused.
+ */
+private fun exampleArguments(number: Int, pairs: List<Pair<String, Any>>): Map<String, Any> {
+    val arguments = LinkedHashMap<String, Any>()
+    for ((name, value) in pairs) {
+        require(name !in arguments) { "example $number: parameter '$name' is given twice (an example gives each parameter once)" }
+        arguments[name] = value
+    }
+    return arguments
+}

@@ -10,13 +10,8 @@ import dev.polyfn.MapFunction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.proto.FunctionDef;
@@ -32,39 +27,10 @@ import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
  */
 class LoadValidationTest {
 
-  /** WARNING messages of dev.polyfn logged while {@code run} runs. */
-  private static List<String> warnings(Runnable run) {
-    List<String> out = new ArrayList<>();
-    Logger logger = Logger.getLogger("dev.polyfn");
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-          synchronized (out) {
-            out.add(r.getMessage());
-          }
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    logger.addHandler(capture);
-    try {
-      run.run();
-    } finally {
-      logger.removeHandler(capture);
-    }
-    return out;
-  }
-
   /** Defines the cached function again: the damaged entry is skipped with a WARNING naming it, and traced anew. */
   private static void skippedAndTracedAnew(Path cache, Path entry, String why) throws Exception {
     byte[] damaged = Files.readAllBytes(entry);
-    List<String> logged = warnings(() -> {
+    List<String> logged = LoggedWarnings.during(() -> {
       try (MapFunction f = FileFixtures.define(cache, "plus")) {
         assertEquals(FileFixtures.ANSWER, FileFixtures.answer(f));
         assertEquals(1, f.traceCount(), "the entry must not serve the call");

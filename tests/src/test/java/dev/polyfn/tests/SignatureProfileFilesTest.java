@@ -125,6 +125,36 @@ class SignatureProfileFilesTest {
   }
 
   @Test
+  void aProfileRecordedForAnotherFunctionNameLoadsWithAWarningNamingBothNamesAndTheFile(@TempDir Path dir) {
+    Path file = dir.resolve("profile.json");
+    try (MapFunction f = withValue(Integer.class, FunctionOptions.defaults().withName("recorded"))) {
+      callWithValue(f, 1);
+      callWithValue(f, 1);
+      f.writeSignatureProfile(file);
+    }
+    FunctionOptions recorded = FunctionOptions.defaults().withName("recorded").withSignatureProfile(file);
+    List<String> same = LoggedWarnings.during(() -> {
+      try (MapFunction g = withValue(Integer.class, recorded)) {
+        assertEquals(1, g.traceCount());
+      }
+    });
+    assertEquals(List.of(), profileWarnings(same, file), "loaded into the function it was recorded for");
+    List<String> renamed = profileWarnings(LoggedWarnings.during(() -> {
+      try (MapFunction g = withValue(Integer.class, recorded.withName("renamed"))) {
+        assertEquals(1, g.traceCount(), "a warning, not a refusal: the profile is applied");
+      }
+    }), file);
+    assertEquals(1, renamed.size(), renamed.toString());
+    String w = renamed.get(0);
+    assertTrue(w.contains("'recorded'") && w.contains("'renamed'"), w);
+  }
+
+  /** The warnings naming the profile {@code file} (other tests may log theirs meanwhile). */
+  private static List<String> profileWarnings(List<String> warnings, Path file) {
+    return warnings.stream().filter(m -> m.contains("signature profile " + file)).collect(Collectors.toList());
+  }
+
+  @Test
   void aProfileIsReplacedWholeSoAReaderNeverSeesHalfAFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("profile.json");
     try (MapFunction f = withValue(Integer.class, FunctionOptions.defaults())) {

@@ -46,6 +46,18 @@ class KotlinSignatureInferenceTest {
     }
 
     @Test
+    fun anExampleGivingAParameterTwiceIsRefusedNamingTheParameterAndTheExample() {
+        // As a map the pairs would keep the second x: [5, 4] instead of the [5, 3] also written.
+        val e = assertThrows(IllegalArgumentException::class.java) {
+            FunctionOptions.defaults().withExamples(
+                listOf("x" to tensorSpec<TFloat32>(2, 3)),
+                listOf("x" to tensorSpec<TFloat32>(5, 3), "k" to 1, "x" to tensorSpec<TFloat32>(5, 4)),
+            )
+        }
+        assertEquals("example 2: parameter 'x' is given twice (an example gives each parameter once)", e.message)
+    }
+
+    @Test
     fun theSuggestionPrintsKotlinLinesAndTheProfileRoundTrips(@TempDir dir: Path) {
         val file = dir.resolve("profile.json")
         rowCount(FunctionOptions.defaults()).use { f ->

@@ -4,6 +4,8 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Interner;
 import dev.polyfn.internal.Native;
+import dev.polyfn.internal.NativeLog;
+import java.lang.System.Logger.Level;
 import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -81,6 +83,7 @@ public final class Inference {
     long profileCalls = 0;
     if (options.signatureProfile() != null) {
       SignatureProfile profile = SignatureProfile.read(options.signatureProfile());
+      warnIfRecordedForAnother(profile, options);
       examples.addAll(profile.examples());
       profileCalls = profile.calls();
     }
@@ -97,6 +100,19 @@ public final class Inference {
       String from = options.exampleInputs().isEmpty() ? "signature profile " + options.signatureProfile()
           : "the example inputs or signature profile " + options.signatureProfile();
       throw new IllegalArgumentException(from + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Warns, without refusing (a function may be renamed on purpose), when the profile was recorded
+   * for a function of another name: its constraints may be another function's.
+   */
+  private static void warnIfRecordedForAnother(SignatureProfile profile, FunctionOptions options) {
+    if (profile.function() != null && !profile.function().equals(options.name())) {
+      NativeLog.logger().log(Level.WARNING, "signature profile " + options.signatureProfile()
+          + " was recorded for function '" + profile.function() + "' and is loaded into function '" + options.name()
+          + "': its signatures are applied as recorded (if the rename is intended, set the file's \"function\" to '"
+          + options.name() + "')");
     }
   }
 

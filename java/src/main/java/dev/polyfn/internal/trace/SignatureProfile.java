@@ -41,10 +41,12 @@ public final class SignatureProfile {
 
   private final List<Map<String, ?>> examples;
   private final long calls;
+  private final String function;
 
-  private SignatureProfile(List<Map<String, ?>> examples, long calls) {
+  private SignatureProfile(List<Map<String, ?>> examples, long calls, String function) {
     this.examples = examples;
     this.calls = calls;
+    this.function = function;
   }
 
   public List<Map<String, ?>> examples() {
@@ -53,6 +55,11 @@ public final class SignatureProfile {
 
   public long calls() {
     return calls;
+  }
+
+  /** The name of the function the profile was recorded for ({@code "function"}), or null if the file has none. */
+  public String function() {
+    return function;
   }
 
   /**
@@ -120,7 +127,8 @@ public final class SignatureProfile {
       if (examples.isEmpty()) {
         throw new IllegalArgumentException("it records no signature");
       }
-      return new SignatureProfile(examples, count("calls", root.get("calls")));
+      String function = root.containsKey("function") ? string("function", root.get("function")) : null;
+      return new SignatureProfile(examples, count("calls", root.get("calls")), function);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("signature profile " + file + ": " + e.getMessage(), e);
     }
