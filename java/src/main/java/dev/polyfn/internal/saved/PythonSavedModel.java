@@ -377,7 +377,7 @@ public final class PythonSavedModel {
   /** A nested function's output names: the paths of the output structure's tensors, in Python's flattening order. */
   private static String[] paths(StructuredValue out, int count) {
     List<String> paths = new ArrayList<>();
-    PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, paths);
+    PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, false, paths);
     if (paths.size() != count) {
       throw new IllegalArgumentException("its output structure holds " + paths.size() + " tensors, its FunctionDef has "
           + count + " outputs");
@@ -396,9 +396,11 @@ public final class PythonSavedModel {
   static String[] outputs(StructuredValue out, int count) {
     List<String> names = new ArrayList<>();
     if (out.hasDictValue()) {
-      Nests.inCodePointOrder(out.getDictValue().getFieldsMap()).forEach((k, v) -> namedLeaves(v, k, k, names));
+      // A tensor at key k is named k, a deeper one by its path below k.
+      Nests.inCodePointOrder(out.getDictValue().getFieldsMap()).forEach((k, v) ->
+          PythonTypeSpecs.outputPaths(v, k, true, names));
     } else {
-      namedLeaves(out, OutputStructure.ROOT, null, names);
+      PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, true, names);
       for (int i = 0; i < names.size(); i++) {
         names.set(i, "output_" + i);
       }
@@ -415,27 +417,6 @@ public final class PythonSavedModel {
       }
     }
     return names.toArray(new String[0]);
-  }
-
-  /** Adds the names of {@code v}'s tensors at {@code path} ({@code name}: the name of a tensor there). */
-  private static void namedLeaves(StructuredValue v, String path, String name, List<String> out) {
-    if (v.hasNoneValue()) {
-      return; // Python returns None there; its FunctionDef has no output for it
-    }
-    List<StructuredValue> items = PythonStructures.sequence(v);
-    if (v.hasTensorSpecValue()) {
-      out.add(name != null ? name : path);
-    } else if (items != null) {
-      for (int i = 0; i < items.size(); i++) {
-        namedLeaves(items.get(i), path + "[" + i + "]", null, out);
-      }
-    } else if (v.hasDictValue()) {
-      Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).forEach((k, e) ->
-          namedLeaves(e, path + "['" + OutputStructure.escape(k) + "']", null, out));
-    } else {
-      throw new IllegalArgumentException("output " + path + " is a " + v.getKindCase() + ", which a named tensor output"
-          + " cannot hold");
-    }
   }
 
   public static boolean isPythonSavedModel(MetaGraphDef meta) {

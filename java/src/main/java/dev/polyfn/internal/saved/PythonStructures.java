@@ -213,7 +213,7 @@ final class PythonStructures {
         throw new IllegalArgumentException("output " + at + " is a static field of a " + v.getTypeSpecValue()
             .getTypeSpecClassName() + " (a Python " + e.getKindCase() + "), which a Java output, made of tensors, cannot hold");
       }
-      PythonTypeSpecs.outputPaths(e, at, out);
+      PythonTypeSpecs.outputPaths(e, at, false, out);
     });
   }
 

@@ -149,34 +149,35 @@ final class PythonTypeSpecs {
   /**
    * The output paths of output structure {@code v} at {@code path}, as a nested function names its
    * leaves ({@code $['y']}, {@code $['r']#RaggedTensor:0}...), in the order Python flattens it into
-   * the FunctionDef's outputs: dict entries by sorted key, list and tuple items by index, an
-   * extension type's fields in declaration order, composites expanded into their components.
+   * the FunctionDef's outputs: dict entries by sorted key, list, tuple and namedtuple items by
+   * index, an extension type's fields in declaration order, composites expanded into their
+   * components. {@code named}: the paths of a function whose outputs are named tensors, where a
+   * None is no output (Python's FunctionDef has none for it) and a composite is refused; else a
+   * None is refused (a nested function's outputs hold no None).
    */
-  static void outputPaths(StructuredValue v, String path, List<String> out) {
-    if (v.hasTensorSpecValue()) {
+  static void outputPaths(StructuredValue v, String path, boolean named, List<String> out) {
+    List<StructuredValue> items = PythonStructures.sequence(v);
+    if (named && v.hasNoneValue()) {
+      return;
+    } else if (v.hasTensorSpecValue()) {
       out.add(path);
     } else if (v.hasDictValue()) {
       Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).forEach((k, e) ->
-          outputPaths(e, path + "['" + OutputStructure.escape(k) + "']", out));
-    } else if (v.hasListValue() || v.hasTupleValue()) {
-      List<StructuredValue> items = v.hasListValue() ? v.getListValue().getValuesList() : v.getTupleValue().getValuesList();
+          outputPaths(e, path + "['" + OutputStructure.escape(k) + "']", named, out));
+    } else if (items != null) {
       for (int i = 0; i < items.size(); i++) {
-        outputPaths(items.get(i), path + "[" + i + "]", out);
+        outputPaths(items.get(i), path + "[" + i + "]", named, out);
       }
-    } else if (v.hasNamedTupleValue()) {
-      List<StructuredValue> items = v.getNamedTupleValue().getValuesList().stream().map(pair -> pair.getValue()).toList();
-      for (int i = 0; i < items.size(); i++) {
-        outputPaths(items.get(i), path + "[" + i + "]", out);
-      }
-    } else if (PythonStructures.isExtension(v)) {
+    } else if (!named && PythonStructures.isExtension(v)) {
       PythonStructures.outputFields(v, path, out);
-    } else if (v.hasTypeSpecValue()) {
+    } else if (!named && v.hasTypeSpecValue()) {
       Map<String, Object> type = composite("output " + path, v.getTypeSpecValue());
       for (int i = 0; i < ((List<?>) type.get("components")).size(); i++) {
         out.add(path + "#" + type.get("name") + ":" + i);
       }
     } else {
-      throw new IllegalArgumentException("output " + path + " is a " + v.getKindCase() + ", which Polyfn cannot return");
+      throw new IllegalArgumentException("output " + path + " is a " + v.getKindCase() + ", which "
+          + (named ? "a named tensor output cannot hold" : "Polyfn cannot return"));
     }
   }
 
