@@ -23,20 +23,47 @@ final class PythonNames {
    * {@code function}: a keyword, or two names that {@link #argName} makes the same.
    */
   static void checkParameters(String function, List<String> names) {
-    java.util.Map<String, String> seen = new java.util.HashMap<>();
-    for (String name : names) {
-      String python = argName(name);
-      if (keyword(python)) {
-        throw new IllegalArgumentException("cannot save '" + function + "': parameter '" + name + "' would be Python's"
-            + " parameter '" + python + "', a Python keyword, so Python's tf.saved_model.load would refuse the"
-            + " SavedModel; rename it");
+    checkArgNames(names, name -> name, new Refusal<>() {
+      @Override
+      public String keyword(String name, String python) {
+        return "cannot save '" + function + "': parameter '" + name + "' would be Python's parameter '" + python
+            + "', a Python keyword, so Python's tf.saved_model.load would refuse the SavedModel; rename it";
       }
-      String before = seen.putIfAbsent(python, name);
+
+      @Override
+      public String clash(String before, String name, String python) {
+        return "cannot save '" + function + "': parameters '" + before + "' and '" + name + "' would both be Python's"
+            + " parameter '" + python + "' (Python names a parameter that does not start with a letter arg_<name>, and"
+            + " replaces other characters with _), so Python's tf.saved_model.load would refuse the SavedModel;"
+            + " rename one of them";
+      }
+    });
+  }
+
+  /** What {@link #checkArgNames} says of a name Python's loader would refuse. */
+  interface Refusal<T> {
+    /** {@code item}'s name would be Python's parameter {@code python}, a keyword. */
+    String keyword(T item, String python);
+
+    /** {@code before} and {@code item}, in that order, would both be Python's parameter {@code python}. */
+    String clash(T before, T item, String python);
+  }
+
+  /**
+   * Refuses {@code items} whose names ({@code name}) Python's loader cannot take as parameter names
+   * of one function: one that {@link #argName} makes a keyword, or two it makes the same. The
+   * first refused item, in order, is named; {@code refusal} says how.
+   */
+  static <T> void checkArgNames(List<T> items, java.util.function.Function<T, String> name, Refusal<T> refusal) {
+    java.util.Map<String, T> seen = new java.util.HashMap<>();
+    for (T item : items) {
+      String python = argName(name.apply(item));
+      if (keyword(python)) {
+        throw new IllegalArgumentException(refusal.keyword(item, python));
+      }
+      T before = seen.putIfAbsent(python, item);
       if (before != null) {
-        throw new IllegalArgumentException("cannot save '" + function + "': parameters '" + before + "' and '" + name
-            + "' would both be Python's parameter '" + python + "' (Python names a parameter that does not start"
-            + " with a letter arg_<name>, and replaces other characters with _), so Python's tf.saved_model.load"
-            + " would refuse the SavedModel; rename one of them");
+        throw new IllegalArgumentException(refusal.clash(before, item, python));
       }
     }
   }

@@ -190,27 +190,27 @@ public final class SavedSignatures {
    * Python keyword ({@code lambda}), which it refuses too.
    */
   public static void checkNames(String function, String signature, List<Input> inputs) {
-    Map<String, Input> byKey = new java.util.HashMap<>();
-    Map<String, Input> byPython = new java.util.HashMap<>();
     String where = "cannot save '" + function + "': signature " + signature + ": ";
-    for (Input in : inputs) {
-      Input before = byKey.putIfAbsent(in.key(), in);
-      if (before != null) {
-        throw new IllegalArgumentException(where + "inputs " + before.origin() + " and " + in.origin()
-            + " would both be the signature input '" + in.key() + "' once flattened; rename a parameter");
+    // A key taken twice is a Python name taken twice, first by the input of that key (an input of
+    // another key taking it before would have been refused first): named as a key taken twice.
+    PythonNames.checkArgNames(inputs, Input::key, new PythonNames.Refusal<>() {
+      @Override
+      public String keyword(Input in, String python) {
+        return where + "input " + in.origin() + " would be Python's parameter '" + python
+            + "', a Python keyword, so Python's tf.saved_model.load would refuse the SavedModel; rename it";
       }
-      String python = PythonNames.argName(in.key());
-      if (PythonNames.keyword(python)) {
-        throw new IllegalArgumentException(where + "input " + in.origin() + " would be Python's parameter '" + python
-            + "', a Python keyword, so Python's tf.saved_model.load would refuse the SavedModel; rename it");
-      }
-      before = byPython.putIfAbsent(python, in);
-      if (before != null) {
-        throw new IllegalArgumentException(where + "inputs " + before.origin() + " and " + in.origin() + " (signature inputs '"
+
+      @Override
+      public String clash(Input before, Input in, String python) {
+        if (before.key().equals(in.key())) {
+          return where + "inputs " + before.origin() + " and " + in.origin()
+              + " would both be the signature input '" + in.key() + "' once flattened; rename a parameter";
+        }
+        return where + "inputs " + before.origin() + " and " + in.origin() + " (signature inputs '"
             + before.key() + "' and '" + in.key() + "') would both be Python's parameter '" + python
             + "' (Python names an input that does not start with a letter arg_<name>), so Python's"
-            + " tf.saved_model.load would refuse the SavedModel; rename one of them");
+            + " tf.saved_model.load would refuse the SavedModel; rename one of them";
       }
-    }
+    });
   }
 }
