@@ -72,6 +72,36 @@ final class PythonObjectGraph {
    */
   static final String POLYFN_MARK = "written by Polyfn's save; its types are in assets.extra/polyfn.json";
 
+  /** The root's child that is the signature map ({@code m.signatures}). */
+  static final String SIGNATURES = "signatures";
+
+  /** The root's child that is variable {@code v} ({@code m.v0}), also its name in the checkpoint. */
+  static String variableName(int v) {
+    return "v" + v;
+  }
+
+  /**
+   * What child {@code name} of the root is, other than the function, in the object graph of a
+   * function with {@code variables} variables and {@code tables} tables ({@link #objectGraph}):
+   * "signature map", "variable" or "table"; null if no other child has that name.
+   */
+  static String rootChild(String name, int variables, int tables) {
+    if (name.equals(SIGNATURES)) {
+      return "signature map";
+    }
+    for (int v = 0; v < variables; v++) {
+      if (name.equals(variableName(v))) {
+        return "variable";
+      }
+    }
+    for (int t = 0; t < tables; t++) {
+      if (name.equals(SavedTableWriter.name(t))) {
+        return "table";
+      }
+    }
+    return null;
+  }
+
   /**
    * What Python needs of one concrete function: the definitions to add to the library ({@code
    * defs}: its own with input shapes, and small wrappers that call it), the concrete function its
@@ -318,9 +348,9 @@ final class PythonObjectGraph {
     SavedObjectGraph.Builder graph = SavedObjectGraph.newBuilder();
     List<SavedObject> nodes = new ArrayList<>();
     for (int v = 0; v < dtypes.size(); v++) {
-      root.addChildren(ref(1 + v, "v" + v));
+      root.addChildren(ref(1 + v, variableName(v)));
       nodes.add(SavedObject.newBuilder().setVariable(SavedVariable.newBuilder().setDtype(dtypes.get(v))
-          .setShape(shapes.get(v)).setTrainable(true).setName("v" + v)).build());
+          .setShape(shapes.get(v)).setTrainable(true).setName(variableName(v))).build());
     }
     List<String> listed = concrete.stream().filter(c -> c.functionName() != null).map(Concrete::functionName).toList();
     if (!listed.isEmpty()) {
@@ -329,7 +359,7 @@ final class PythonObjectGraph {
           .addAllConcreteFunctions(listed).setFunctionSpec(spec(paramNames, defaults))).build());
     }
     int map = 1 + nodes.size();
-    root.addChildren(ref(map, "signatures"));
+    root.addChildren(ref(map, SIGNATURES));
     SavedObject.Builder signatures = SavedObject.newBuilder()
         .setUserObject(SavedUserObject.newBuilder().setIdentifier("signature_map").setVersion(version));
     for (int i = 0; i < concrete.size(); i++) {
@@ -394,7 +424,7 @@ final class PythonObjectGraph {
     for (int i = 0; i < objects.getNodesCount(); i++) {
       TrackableObject.Builder node = TrackableObject.newBuilder().addAllChildren(objects.getNodes(i).getChildrenList());
       if (i >= 1 && i <= keys.size()) {
-        node.addAttributes(SerializedTensor.newBuilder().setName("VARIABLE_VALUE").setFullName("v" + (i - 1))
+        node.addAttributes(SerializedTensor.newBuilder().setName("VARIABLE_VALUE").setFullName(variableName(i - 1))
             .setCheckpointKey(keys.get(i - 1)));
       }
       node.addAllAttributes(tables.getOrDefault(i, List.of()));

@@ -40,7 +40,7 @@ public final class SavedFunctionMetadata {
   public static String variableKey(int i) {
     // Python's form ("<object path>/.ATTRIBUTES/VARIABLE_VALUE"): its checkpoint reader finds a
     // variable's value by that suffix. Polyfn before 2026-11 wrote "variables/<i>", still read.
-    return "v" + i + "/.ATTRIBUTES/VARIABLE_VALUE";
+    return PythonObjectGraph.variableName(i) + "/.ATTRIBUTES/VARIABLE_VALUE";
   }
 
   /** The key Polyfn wrote for variable {@code i} before Python's form. */

@@ -288,18 +288,11 @@ public final class SavedModelWriter {
     if (python.stream().noneMatch(c -> c.functionName() != null)) {
       return; // no function node: the name is not written
     }
-    boolean taken = name.equals("signatures");
-    for (int i = 0; i < variables && !taken; i++) {
-      taken = name.equals("v" + i);
-    }
-    for (int t = 0; t < tables && !taken; t++) {
-      taken = name.equals(SavedTableWriter.name(t));
-    }
-    if (taken) {
+    String taken = PythonObjectGraph.rootChild(name, variables, tables);
+    if (taken != null) {
       throw new IllegalArgumentException("cannot save '" + name + "': Python's tf.saved_model.load names the"
           + " function's attribute after the function, and '" + name + "' is already the attribute of the SavedModel's"
-          + " " + (name.equals("signatures") ? "signature map" : name.startsWith("v") ? "variable" : "table")
-          + " '" + name + "'; give the function another name (FunctionOptions.withName)");
+          + " " + taken + " '" + name + "'; give the function another name (FunctionOptions.withName)");
     }
   }
 
