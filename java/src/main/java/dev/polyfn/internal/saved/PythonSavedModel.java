@@ -65,7 +65,7 @@ public final class PythonSavedModel {
    */
   public static <F> F load(Facades<F> facades, Path root, MetaGraphDef meta, String name, String kind) {
     SavedObjectGraph graph = meta.getObjectGraphDef();
-    Map<String, Integer> functions = new TreeMap<>();
+    TreeMap<String, Integer> functions = new TreeMap<>();
     for (var child : graph.getNodes(0).getChildrenList()) {
       if (graph.getNodes(child.getNodeId()).hasFunction()) {
         functions.put(child.getLocalName(), child.getNodeId());
@@ -78,8 +78,7 @@ public final class PythonSavedModel {
           + "the saved object has the functions " + functions.keySet()
           + (name == null && functions.size() > 1 ? "; load one by name with Function.load(dir, name)" : ""));
     }
-    String fname = name != null ? name : functions.entrySet().stream().filter(e -> e.getValue().equals(node))
-        .findFirst().orElseThrow().getKey();
+    String fname = name != null ? name : functions.firstKey(); // without a name, the only one
     Map<String, FunctionDef> library = new HashMap<>();
     meta.getGraphDef().getLibrary().getFunctionList().forEach(f -> library.put(f.getSignature().getName(), f));
     List<String> argNames = argNames(graph.getNodes(node), pb + ": function '" + fname + "'");
@@ -118,7 +117,7 @@ public final class PythonSavedModel {
       });
       PythonCaptures inliner = new PythonCaptures(root, meta);
       List<Converted> converted = new ArrayList<>();
-      List<String> kept = new ArrayList<>(); // their names
+      Map<String, String> byTraced = new HashMap<>(); // the kept ones' names by their traced types
       List<String> reasons = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         String concrete = names.get(i);
@@ -133,14 +132,12 @@ public final class PythonSavedModel {
             throw new IllegalArgumentException("it captures other variables than the first");
           }
           // Python's loader calls the first of two that accept the same calls (by Polyfn's types).
-          for (int k = 0; k < converted.size(); k++) {
-            if (converted.get(k).traced().equals(c.traced())) {
-              throw new IllegalArgumentException("its signature is that of " + kept.get(k) + ", saved before it,"
-                  + " which serves its calls as in Python");
-            }
+          String same = byTraced.putIfAbsent(c.traced(), concrete);
+          if (same != null) {
+            throw new IllegalArgumentException("its signature is that of " + same + ", saved before it,"
+                + " which serves its calls as in Python");
           }
           converted.add(c);
-          kept.add(concrete);
         } catch (IllegalArgumentException e) {
           reasons.add(concrete + ": " + e.getMessage());
           NativeLog.logger().log(Level.WARNING, pb + ": concrete function " + concrete + " of '" + fname + "' is left out: " + e.getMessage());
