@@ -230,35 +230,47 @@ public final class TracingInputs extends BodyInputs {
     public Operand<?> next() {
       Operand<?> o = placeholders.build(spec, at);
       starts[handed++] = at;
-      at += 2 + Math.max(0, (int) spec[at + 1]);
+      at = pastTensor(at);
       return o;
     }
 
     /**
      * The composite's spec as traced: with reduce-retracing its static shape and components' dims
      * are the generalized ones the trace is cached under, which the view must build on (a view
-     * baking the call's dims into the graph would serve later calls wrongly).
+     * baking the call's dims into the graph would serve later calls wrongly). {@code components}
+     * are the placeholders {@link #next} handed out last ({@code Nest.build} takes them just
+     * before), so {@link #starts} holds where each one's spec starts.
      */
     @Override
     public CompositeSpec traced(CompositeSpec call, List<Operand<?>> components) {
       if (shapeAt < 0) {
         shapeAt = 1;
         for (int i = 0; i < count(); i++) {
-          shapeAt += 2 + Math.max(0, (int) spec[shapeAt + 1]);
+          shapeAt = pastTensor(shapeAt);
         }
         shapeAt++; // the composites' count, which the nest's walk matches one by one
       }
-      if (shapeAt >= spec.length || handed < components.size()) {
+      if (shapeAt >= spec.length) {
         throw new IllegalStateException("the trace sent no static shape for a composite of this parameter");
       }
       Shape shape = shapeAt(shapeAt);
-      shapeAt += 1 + Math.max(0, (int) spec[shapeAt]);
+      shapeAt = pastShape(shapeAt);
       List<TensorSpec> specs = new ArrayList<>();
       for (int i = 0; i < components.size(); i++) {
         int start = starts[handed - components.size() + i];
         specs.add(TensorSpec.of(call.components().get(i).type(), shapeAt(start + 1)));
       }
       return new CompositeSpec(call.dtype(), shape, call.metadata(), call.names(), specs);
+    }
+
+    /** Where the spec after the tensor's (dtype, rank, dims...) at {@code i} starts. */
+    private int pastTensor(int i) {
+      return pastShape(i + 1);
+    }
+
+    /** Where the spec after the shape's (rank, dims...) at {@code i} starts. */
+    private int pastShape(int i) {
+      return i + 1 + Math.max(0, (int) spec[i]);
     }
 
     /** The shape written as (rank, dims...) at {@code i}; rank -1: unknown. */
