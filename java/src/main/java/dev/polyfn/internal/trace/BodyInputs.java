@@ -59,18 +59,14 @@ abstract class BodyInputs implements Inputs {
     this.ownerDoes = ownerDoes;
   }
 
-  /** The operands of one declared parameter, in the order a call feeds them. */
-  protected interface Operands {
+  /**
+   * The operands of one declared parameter, in the order a call feeds them: {@link #count()} of
+   * them, each taken by {@link #next()}, and the spec of a composite among them ({@link
+   * #traced}), as a nest view takes them.
+   */
+  protected interface Operands extends Nest.Placeholders {
     /** How many tensors the parameter has. */
     int count();
-
-    /** The next one; {@link #count()} of them exist. */
-    Operand<?> next();
-
-    /** The spec of a composite whose components were just taken: {@code call}, unless traced under another. */
-    default CompositeSpec traced(CompositeSpec call, List<Operand<?>> components) {
-      return call;
-    }
   }
 
   /** The parameter's operands, once the native trace accepted its declaration (spec) and facts. */
