@@ -26,11 +26,7 @@ public final class SavedSignatures {
    * One flat input: its signature key, dtype and dims (null: unknown rank), and where it comes
    * from, for errors ({@code xs[1]}, {@code feats["a"]}, {@code point.x}).
    */
-  public record Input(String key, DataType dtype, long[] dims, String origin) {
-    Input(String key, DataType dtype, long[] dims) {
-      this(key, dtype, dims, key);
-    }
-  }
+  public record Input(String key, DataType dtype, long[] dims, String origin) {}
 
   /** The flat inputs of the traced type document {@code tracedJson}, in the function's input order. */
   @SuppressWarnings("unchecked")
@@ -50,10 +46,7 @@ public final class SavedSignatures {
   private static void flatten(String key, String origin, Map<String, Object> type, List<Input> out) {
     String kind = type == null ? "none" : (String) type.get("kind");
     switch (kind) {
-      case "tensor_spec" -> {
-        Input in = tensorInput(key, type);
-        out.add(new Input(key, in.dtype(), in.dims(), origin));
-      }
+      case "tensor_spec" -> out.add(tensorInput(key, origin, type));
       case "list" -> {
         List<Object> elements = (List<Object>) type.get("elements");
         for (int i = 0; i < elements.size(); i++) {
@@ -89,9 +82,13 @@ public final class SavedSignatures {
     }
   }
 
-  /** The input of a {@code tensor_spec} type at signature key {@code key}. */
+  /** The input of a {@code tensor_spec} type at signature key {@code key}, named so in errors. */
   static Input tensorInput(String key, Map<String, Object> type) {
-    return new Input(key, dtype(type.get("dtype")), dims(type.get("shape")));
+    return tensorInput(key, key, type);
+  }
+
+  private static Input tensorInput(String key, String origin, Map<String, Object> type) {
+    return new Input(key, dtype(type.get("dtype")), dims(type.get("shape")), origin);
   }
 
   private static DataType dtype(Object name) {
