@@ -58,7 +58,7 @@ final class TableSizes {
           long buckets = n.containsAttr("initial_num_buckets") ? n.getAttrOrThrow("initial_num_buckets").getI() : 1L << 17;
           if (buckets < 1 || buckets > MAX_BUCKETS) {
             throw new IllegalArgumentException(at + ": attribute initial_num_buckets is " + buckets
-                + ", expected a power of 2 up to " + MAX_BUCKETS + " (2^26; Python's default is 2^17)");
+                + ", expected 1 to " + MAX_BUCKETS + " (2^26; Python's default is 2^17)");
           }
           long elements = n.containsAttr("value_shape") ? elements(n.getAttrOrThrow("value_shape").getShape()) : 1;
           if (elements > MAX_BUCKET_ELEMENTS / buckets) {
