@@ -194,9 +194,8 @@ final class PythonTypeSpecs {
         }
       }
     }
-    List<StructuredValue> items = v.hasListValue() ? v.getListValue().getValuesList() : v.hasTupleValue()
-        ? v.getTupleValue().getValuesList() : v.hasNamedTupleValue()
-        ? v.getNamedTupleValue().getValuesList().stream().map(pair -> pair.getValue()).toList() : List.of();
+    List<StructuredValue> items = PythonStructures.sequence(v);
+    items = items == null ? List.of() : items;
     for (int i = 0; i < items.size(); i++) {
       String found = composite(items.get(i), path + "[" + i + "]");
       if (found != null) {
