@@ -13,8 +13,8 @@ use crate::trace_type::TypeRef;
 use crate::types::{CompositeType, ListType, Literal, MapType, RecordType, TensorSpec, VariableSpec};
 use crate::wire::{MAX_RANK, RANK_UNKNOWN, TAG_COMPOSITE, TAG_LIST, TAG_LITERAL, TAG_MAP, TAG_RECORD, TAG_TENSOR, TAG_VARIABLE};
 
-/// Nesting limit: facts come from another language, so a corrupt buffer must not blow the stack.
-const MAX_DEPTH: usize = 64;
+/// Nesting limit (see [`crate::wire::NEST_MAX_DEPTH`]).
+const MAX_DEPTH: usize = crate::wire::NEST_MAX_DEPTH;
 
 /// A cursor over the facts with bounds-checked reads.
 struct Reader<'a> {

@@ -98,6 +98,13 @@ pub const STAT_COUNT: usize = 8;
 pub const DT_RESOURCE: i32 = 20;
 /// TensorFlow's limit on the rank of a `TensorShape`; a larger rank aborts its C++ code.
 pub const MAX_RANK: usize = 254;
+/// How deep the facts of one argument may nest (lists, maps, records, nests within each other):
+/// facts come from another language, so a corrupt buffer must not blow the stack.
+pub const NEST_MAX_DEPTH: usize = 64;
+/// How deep a JSON document Polyfn reads may nest: a type is written two levels per level of
+/// nesting (`{"kind": "list", "elements": [...]}`), under a few levels of document, so a type as
+/// deep as [`NEST_MAX_DEPTH`] allows must fit; deeper text is refused before it is parsed.
+pub const JSON_MAX_DEPTH: usize = 2 * NEST_MAX_DEPTH + 16;
 /// A call's result starts with one long: the outputs key in its low 32 bits and, above this
 /// shift, how many output addresses follow it (so Java never reads past what the call wrote).
 /// After the addresses, each output in turn is described by its dtype code, its rank and its
@@ -136,6 +143,8 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("DT_RESOURCE", DT_RESOURCE as i64),
         ("MAX_RANK", MAX_RANK as i64),
         ("RESULT_COUNT_SHIFT", RESULT_COUNT_SHIFT as i64),
+        ("NEST_MAX_DEPTH", NEST_MAX_DEPTH as i64),
+        ("JSON_MAX_DEPTH", JSON_MAX_DEPTH as i64),
     ]
 }
 
@@ -157,7 +166,9 @@ mod tests {
         assert_eq!(get("DT_RESOURCE"), Some(20));
         assert_eq!(get("MAX_RANK"), Some(254));
         assert_eq!(get("RESULT_COUNT_SHIFT"), Some(32));
-        assert_eq!(all.len(), 28);
+        assert_eq!(get("NEST_MAX_DEPTH"), Some(64));
+        assert_eq!(get("JSON_MAX_DEPTH"), Some(144));
+        assert_eq!(all.len(), 30);
     }
 
     #[test]

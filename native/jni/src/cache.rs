@@ -31,7 +31,7 @@ pub fn export_concrete_types<'l>(
     let traced = function_type_to_json(&concrete.function_type).map_err(serial)?;
     let declared = function_type_to_json(&declared).map_err(serial)?;
     for text in [&traced, &declared] {
-        let value: Value = serde_json::from_str(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
+        let value: Value = polyfn_core::serial::parse_json(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
         if holds_literal(&value) {
             return Err(NativeError::IllegalState("its type holds a Java value, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)".into()));
         }

@@ -74,9 +74,11 @@ pub mod values;
 pub use form::{SerialError, SerialForm, FORMAT_VERSION};
 pub use registry::{encode_type, Decoder, Fields, TypeRegistry, MAX_TYPE_DEPTH};
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::function_type::FunctionType;
+use crate::wire::JSON_MAX_DEPTH;
 use crate::parameter::{ParamKind, Parameter};
 use crate::trace_type::TypeRef;
 use crate::types::{CompositeType, ListConstraint, ListType, Literal, LiteralConstraint, MapConstraint, MapType, NestConstraint, RecordType, TensorConstraint, TensorSpec, VariableConstraint, VariableSpec};
@@ -168,9 +170,54 @@ pub fn trace_type_from_json(text: &str, registry: &TypeRegistry) -> Result<TypeR
     registry.decode_type(&body, "type")
 }
 
+/// Parses JSON text whose arrays and objects nest at most [`JSON_MAX_DEPTH`] levels (a type as
+/// deep as a call accepts, see the constant); deeper text is refused before it is parsed, as a
+/// reader without a bound would overflow the stack on hostile text. serde_json's own bound (128
+/// levels) is lower than a deep nest parameter's type needs, so it is replaced by this one.
+pub fn parse_json(text: &str) -> Result<Value, SerialError> {
+    if nests_deeper_than(text, JSON_MAX_DEPTH) {
+        return Err(SerialError::Syntax(format!("the document nests deeper than {JSON_MAX_DEPTH} levels")));
+    }
+    let mut reader = serde_json::Deserializer::from_str(text);
+    reader.disable_recursion_limit();
+    let v = Value::deserialize(&mut reader).map_err(|e| SerialError::Syntax(e.to_string()))?;
+    reader.end().map_err(|e| SerialError::Syntax(e.to_string()))?;
+    Ok(v)
+}
+
+/// Whether `text` opens more than `max` arrays and objects within each other, outside strings.
+/// Up to a syntax error, which ends parsing, this is the depth the parser reaches.
+fn nests_deeper_than(text: &str, max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Parses `text`, checks the format tag and version, and returns the body field.
 fn open_document(text: &str, format: &'static str, body: &str) -> Result<Value, SerialError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| SerialError::Syntax(e.to_string()))?;
+    let v: Value = parse_json(text)?;
     let Value::Object(mut doc) = v else {
         return Err(SerialError::Format { expected: format, found: format!("the document is {}", values::describe(&v)) });
     };

@@ -13,10 +13,11 @@ use crate::dtype::{DType, DTypeSet};
 use crate::shape::Shape;
 use crate::trace_type::{TraceType, TypeRef};
 
-/// Deepest nesting of types a document may hold. serde_json refuses documents nested deeper
-/// than 128 levels when parsing text; this bound keeps decoding of a hand-built `Value` (which
-/// skips that parser) from recursing without limit too.
-pub const MAX_TYPE_DEPTH: usize = 48;
+/// Deepest nesting of types a document may hold: that of the deepest argument a call accepts
+/// ([`crate::wire::NEST_MAX_DEPTH`] levels of lists, maps and records, a leaf below), with room
+/// for a composite's own types. `parse_json` bounds the text's depth; this bound keeps decoding of
+/// a hand-built `Value` (which skips that parser) from recursing without limit too.
+pub const MAX_TYPE_DEPTH: usize = crate::wire::NEST_MAX_DEPTH + 8;
 
 /// Reads one type from its JSON object; registered per serial kind in a [`TypeRegistry`].
 /// The registry checks afterwards that every field was read, so a decoder only takes what it

@@ -121,14 +121,15 @@ fn the_registry_lists_its_kinds_and_takes_each_new_one_once() {
 }
 
 #[test]
-fn types_may_nest_48_levels_deep() {
+fn types_may_nest_as_deep_as_max_type_depth() {
     let nested = |levels: usize| {
         (0..levels).fold(json!({"kind": "tensor_spec", "dtype": "FLOAT", "shape": []}), |t, _| json!({"kind": "list", "elements": [t]}))
     };
     let reg = TypeRegistry::builtin();
     assert!(reg.decode_type(&nested(MAX_TYPE_DEPTH), "t").is_ok());
     let e = reg.decode_type(&nested(MAX_TYPE_DEPTH + 1), "t").unwrap_err().to_string();
-    assert!(e.ends_with(": types nested deeper than 48 levels"), "{e}");
+    assert!(e.ends_with(&format!(": types nested deeper than {MAX_TYPE_DEPTH} levels")), "{e}");
+    assert_eq!(MAX_TYPE_DEPTH, 72, "the deepest argument a call accepts, and room for a composite's types");
 }
 
 /// A decoder of the kind "probe", reporting its optional field `n` as an error at its path.
@@ -147,4 +148,53 @@ fn a_decoder_reads_optional_fields_and_knows_where_it_is() {
     assert_eq!(probe(json!({"kind": "probe", "n": null})), "at t.elements[0]: n = None");
     assert_eq!(probe(json!({"kind": "probe", "n": "x"})), "at t.elements[0].n: invalid type: string \"x\", expected u64");
     assert_eq!(probe(json!({"kind": "tensor_spec", "shape": []})), "at t.elements[0].dtype: missing (or null)");
+}
+
+/// `depth` arrays within each other, empty at the bottom.
+fn nested_arrays(depth: usize) -> String {
+    "[".repeat(depth) + &"]".repeat(depth)
+}
+
+#[test]
+fn json_nests_up_to_its_bound_and_no_deeper() {
+    assert_eq!(parse_json(&nested_arrays(JSON_MAX_DEPTH)).unwrap().to_string(), nested_arrays(JSON_MAX_DEPTH));
+    let deeper = parse_json(&nested_arrays(JSON_MAX_DEPTH + 1)).unwrap_err().to_string();
+    assert!(deeper.contains(&format!("nests deeper than {JSON_MAX_DEPTH} levels")), "{deeper}");
+    // Objects count as arrays do.
+    let objects = "{\"a\":".repeat(JSON_MAX_DEPTH + 1) + "1" + &"}".repeat(JSON_MAX_DEPTH + 1);
+    assert!(parse_json(&objects).is_err());
+}
+
+#[test]
+fn json_depth_counts_open_levels_only_outside_strings() {
+    // Wide but shallow: closed arrays give their level back.
+    let wide = format!("[{}[]]", "[],".repeat(JSON_MAX_DEPTH * 4));
+    assert!(parse_json(&wide).is_ok());
+    // Brackets inside a string, after an escaped quote, are text.
+    let in_string = format!("[\"\\\"{}\"]", "[".repeat(JSON_MAX_DEPTH * 2));
+    assert_eq!(parse_json(&in_string).unwrap()[0].as_str().unwrap().len(), 1 + JSON_MAX_DEPTH * 2);
+    // An escaped backslash ends with the string's closing quote: what follows counts.
+    let after = format!("[\"\\\\\",{}]", nested_arrays(JSON_MAX_DEPTH));
+    assert!(parse_json(&after).unwrap_err().to_string().contains("nests deeper"));
+    let fits = format!("[\"\\\\\",{}]", nested_arrays(JSON_MAX_DEPTH - 1));
+    assert!(parse_json(&fits).is_ok());
+}
+
+#[test]
+fn malformed_json_is_a_syntax_error_never_a_panic() {
+    for text in ["]", "}}}[", "[1] x", "[", "\"unterminated"] {
+        assert!(matches!(parse_json(text), Err(SerialError::Syntax(_))), "{text}");
+    }
+}
+
+#[test]
+fn a_type_as_deep_as_a_call_accepts_round_trips() {
+    let mut t = TypeRef::new(TensorSpec::new(DType::FLOAT, Shape::of(&[])));
+    for _ in 0..crate::wire::NEST_MAX_DEPTH {
+        t = TypeRef::new(crate::types::ListType::new(vec![t]));
+    }
+    let f = FunctionType::new(vec![Parameter::new("xs", ParamKind::Nest).with_constraint(t.clone())]);
+    let text = function_type_to_json(&f).unwrap();
+    assert_eq!(function_type_from_json(&text, &TypeRegistry::builtin()).unwrap(), f);
+    assert_eq!(trace_type_from_json(&trace_type_to_json(&t).unwrap(), &TypeRegistry::builtin()).unwrap(), t);
 }

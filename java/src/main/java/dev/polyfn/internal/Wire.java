@@ -86,4 +86,11 @@ public final class Wire {
    * (dtype, rank, dim × rank) × n]}.
    */
   public static final int RESULT_COUNT_SHIFT = 32;
+  /** How deep the facts of one argument may nest (Rust decodes no deeper). */
+  public static final int NEST_MAX_DEPTH = 64;
+  /**
+   * How deep a JSON document Polyfn reads may nest: a type takes two levels per level of nesting,
+   * under a few levels of document, so a type as deep as {@link #NEST_MAX_DEPTH} allows fits.
+   */
+  public static final int JSON_MAX_DEPTH = 2 * NEST_MAX_DEPTH + 16;
 }

@@ -1,5 +1,6 @@
 package dev.polyfn.internal.saved;
 
+import dev.polyfn.internal.Wire;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,8 +12,12 @@ import java.util.Map;
  * profiles); TensorFlow Java brings no JSON library and Polyfn adds no dependency for this.
  */
 public final class Json {
-  /** Deeper nesting is refused: Polyfn's documents are shallow; a recursive reader would overflow. */
-  public static final int MAX_DEPTH = 64;
+  /**
+   * Deeper nesting is refused, as a recursive reader would overflow on hostile text; Polyfn's own
+   * documents nest at most this deep (a type of the deepest nest a call accepts: {@link
+   * Wire#JSON_MAX_DEPTH}, the same bound as Rust's reader).
+   */
+  public static final int MAX_DEPTH = Wire.JSON_MAX_DEPTH;
   private final String s;
   private int at;
   private int depth;

@@ -5,6 +5,7 @@ import dev.polyfn.TensorSpec;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.Wire;
 import dev.polyfn.internal.trace.Param;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +26,8 @@ import org.tensorflow.types.family.TType;
 public final class Nests {
   private Nests() {}
 
-  /** Facts nest no deeper than Rust decodes (its limit is 64 levels below the argument). */
-  public static final int MAX_DEPTH = 64;
+  /** Facts nest no deeper than Rust decodes ({@link Wire#NEST_MAX_DEPTH} levels below the argument). */
+  public static final int MAX_DEPTH = Wire.NEST_MAX_DEPTH;
 
   /** A failure inside a nest, whose path is completed while it unwinds. */
   public static final class PathError extends RuntimeException {

@@ -224,7 +224,8 @@ public final class TraceCache {
       // of this JVM's interner, so a restored trace could serve another value, and a restored
       // record parameter would lack the record class that binding needs.
       if (p.kind() != Param.Kind.TENSOR && p.kind() != Param.Kind.LIST && p.kind() != Param.Kind.MAP) {
-        return "parameter '" + p.name() + "' is " + p.kindName() + ", not a tensor, list or map";
+        String kind = p.kind() == Param.Kind.NEST ? "a nest (lists, maps and records within each other)" : p.kindName();
+        return "parameter '" + p.name() + "' is " + kind + "; a trace cache keeps tensors, and lists and maps of them";
       }
       if (p.defaultValue() != null) {
         return "parameter '" + p.name() + "' has a default value";
