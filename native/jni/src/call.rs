@@ -126,6 +126,8 @@ fn execute<'l>(
     slow: Option<i64>,
 ) -> Result<JLongArray<'l>> {
     env.longs_into(tensors, tensor_count, "tensors", &mut s.tensors)?;
+    // Before the call: once outputs exist, nothing may fail before they are handed over or deleted.
+    let (rt, _) = runtime()?;
     // SAFETY: i64 and *mut TF_Tensor have the same size; Java passed live TF_Tensor addresses and
     // holds a reference to each buffer until this call returns.
     let inputs: &[*mut TF_Tensor] = unsafe { std::slice::from_raw_parts(s.tensors.as_ptr().cast(), s.tensors.len()) };
@@ -145,7 +147,6 @@ fn execute<'l>(
     let count = s.outputs.len() as i64;
     s.result.push((count << polyfn_core::wire::RESULT_COUNT_SHIFT) | i64::from(concrete.inner.outputs_key as u32));
     s.result.extend(s.outputs.iter().map(|&t| t as i64));
-    let (rt, _) = runtime()?;
     for &t in &s.outputs {
         // SAFETY: the outputs are live tensors this call owns until Java adopts them.
         unsafe { polyfn_tf::tensor::describe_into(rt, t, &mut s.result) };

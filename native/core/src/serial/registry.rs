@@ -13,10 +13,10 @@ use crate::dtype::{DType, DTypeSet};
 use crate::shape::Shape;
 use crate::trace_type::{TraceType, TypeRef};
 
-/// Deepest nesting of types a document may hold: that of the deepest argument a call accepts
-/// ([`crate::wire::NEST_MAX_DEPTH`] levels of lists, maps and records, a leaf below), with room
-/// for a composite's own types. `parse_json` bounds the text's depth; this bound keeps decoding of
-/// a hand-built `Value` (which skips that parser) from recursing without limit too.
+/// Deepest nesting of types a document may hold: more than the deepest argument a call accepts
+/// ([`crate::wire::NEST_MAX_DEPTH`] levels of lists, maps, records and composites, a leaf below).
+/// Text is bounded first by `parse_json` (a type takes two JSON levels per level); this bound
+/// keeps decoding of a hand-built `Value` (which skips that parser) from recursing without limit.
 pub const MAX_TYPE_DEPTH: usize = crate::wire::NEST_MAX_DEPTH + 8;
 
 /// Reads one type from its JSON object; registered per serial kind in a [`TypeRegistry`].

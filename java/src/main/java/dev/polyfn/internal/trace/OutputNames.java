@@ -90,8 +90,8 @@ public final class OutputNames {
     int at = 1 + names.length;
     for (int i = 0; i < tensors.length; i++) {
       try {
-        int dtype = (int) r[at];
-        long rank = r[at + 1];
+        long rank = at + 2 <= r.length ? r[at + 1] : -1;
+        int dtype = rank < 0 ? 0 : (int) r[at];
         if (rank < 0 || rank > Wire.MAX_RANK || at + 2 + rank > r.length) {
           Native.deleteTensor(r[i + 1]); // as adoptTensor does when it fails
           throw new IllegalStateException("the call described it with rank " + rank + " in a result of " + r.length);
