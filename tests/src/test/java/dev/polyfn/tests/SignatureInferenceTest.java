@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
+import dev.polyfn.internal.Wire;
 import dev.polyfn.Outputs;
 import dev.polyfn.SignatureSuggestion;
 import dev.polyfn.TensorSpec;
@@ -200,6 +201,6 @@ class SignatureInferenceTest {
     Files.writeString(deep, "[".repeat(100_000));
     e = assertThrows(IllegalArgumentException.class, () -> rowSum(FunctionOptions.defaults().withSignatureProfile(deep)));
     assertTrue(e.getMessage().startsWith("signature profile " + deep + ": "), e.getMessage());
-    assertTrue(e.getMessage().contains("nested deeper than 64 levels"), e.getMessage());
+    assertTrue(e.getMessage().contains("nested deeper than " + Wire.JSON_MAX_DEPTH + " levels"), e.getMessage());
   }
 }
