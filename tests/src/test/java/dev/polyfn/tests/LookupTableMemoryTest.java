@@ -120,10 +120,7 @@ class LookupTableMemoryTest {
 
   /**
    * The RSS once it stops falling: three readings in a row, a collection and 250 ms apart, within
-   * 256 kB. One reading right after {@code System.gc()} sometimes still counted about 8 MB a
-   * loaded cycle (1 Mi int64 entries: the restore's eager tensors, which JavaCPP's deallocator
-   * thread frees after the collection): the test failed in 3 of 6 runs. Two readings 150 ms apart
-   * still did once in CI, on a busy machine, where that thread ran late.
+   * 256 kB (memory freed after a collection, from other threads, has then been given back).
    */
   private static long settledRssKb() throws Exception {
     long last = Long.MAX_VALUE;
