@@ -14,6 +14,7 @@ import statistics
 import subprocess
 
 import assemble_firstcall
+from bench_out import jsonl
 import assemble_models
 import assemble_startup
 from assemble_run_notes import run_notes_markdown
@@ -609,15 +610,11 @@ def fast_paths(res, summary):
     # add2 through Polyfn over the caller-thread session floor, one thread, in pairs of processes
     # run back to back (their medians of calls per ms; the median of the pairs' ratios).
     pairs = []
-    p = os.path.join(OUT, "add2-pairs.jsonl")
-    if os.path.exists(p):
-        with open(p) as f:
-            for line in f:
-                try:
-                    e = json.loads(line)
-                    pairs.append(e["floor"]["floor_inline_session"]["one_thread_calls_per_ms"] / e["polyfn"]["one_thread_calls_per_ms"])
-                except (ValueError, KeyError, TypeError, ZeroDivisionError):
-                    pass  # a pair whose process printed nothing (see add2-pairs.log)
+    for e in jsonl("add2-pairs.jsonl"):
+        try:
+            pairs.append(e["floor"]["floor_inline_session"]["one_thread_calls_per_ms"] / e["polyfn"]["one_thread_calls_per_ms"])
+        except (KeyError, TypeError, ZeroDivisionError):
+            pass  # a pair whose process printed nothing (see add2-pairs.log)
     pairs.sort()
     paired = pairs[len(pairs) // 2] if pairs else None
     keys = {
@@ -648,16 +645,7 @@ def fast_paths(res, summary):
     }
     keys.update({"polyfn_tf_promotion_ms_" + wl: v for wl, v in promotion.items()})
     # The default against the thread pool, alternating in one JVM (PathsMain), per workload.
-    paths = {}
-    p = os.path.join(OUT, "paths.jsonl")
-    if os.path.exists(p):
-        with open(p) as f:
-            for line in f:
-                try:
-                    e = json.loads(line)
-                    paths[e["workload"]] = e
-                except (ValueError, KeyError):
-                    pass  # a workload whose line was cut (see paths.log)
+    paths = {e["workload"]: e for e in jsonl("paths.jsonl") if "workload" in e}
     for wl, e in paths.items():
         keys["polyfn_%s_default_over_pooled_alternating" % wl] = e["default_over_pooled"]
     summary.update(keys)

@@ -2,26 +2,11 @@
 against the Rust floor in pairs of processes run back to back (first-call-pairs.jsonl), and a
 large body's trace and first call in Polyfn and Python (large-body.jsonl). Adds workload entries,
 summary keys and targets; returns the BENCHMARKS.md section's lines."""
-import json
-import os
 import statistics
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "out")
+from bench_out import jsonl
 
 
-def _lines(name):
-    path = os.path.join(OUT, name)
-    if not os.path.exists(path):
-        return []
-    out = []
-    for line in open(path):
-        line = line.strip()
-        if line:
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                pass  # a run that printed nothing (its log says why)
-    return out
 
 
 def _median(xs):
@@ -35,7 +20,7 @@ def _target(summary, name, val, bound):
 
 def add(res, summary):
     L = []
-    pairs = [p for p in _lines("first-call-pairs.jsonl") if "floor" in p and "polyfn" in p]
+    pairs = [p for p in jsonl("first-call-pairs.jsonl") if "floor" in p and "polyfn" in p]
     ratios = [p["polyfn"]["first_call_ms"] / p["floor"]["first_call_ms"] for p in pairs]
     inproc = [p["polyfn"]["ratio"] for p in pairs if "ratio" in p["polyfn"]]
     paired, same = _median(ratios), _median(inproc)
@@ -66,7 +51,7 @@ def add(res, summary):
                      same or float("nan"), min(inproc or [float("nan")]), max(inproc or [float("nan")]),
                      summary["floor_first_call_ms_paired"], paired))
 
-    runs = _lines("large-body.jsonl")
+    runs = jsonl("large-body.jsonl")
     kinds = sorted({r["kind"] for r in runs})
     if runs:
         L.append("## Large bodies: time to trace and to first result (ms, median of fresh processes)\n")

@@ -4,10 +4,9 @@ SavedModelBundle (ModelBench, alternating in one JVM) and Python's tf.saved_mode
 (bench_models.py), and the time from process start to first result (ModelStartupMain,
 bench_model_startup.py). assemble.py calls add_model_rows once.
 """
-import json
 import os
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out")
+from bench_out import OUT, jsonl
 
 ROWS = ["mobilenet_v2_b1", "mobilenet_v2_b32", "lstm_b1", "transformer_b1"]
 NOTES = {
@@ -19,17 +18,6 @@ NOTES = {
 }
 
 
-def _jsonl(name):
-    p = os.path.join(OUT, name)
-    rows = []
-    if os.path.exists(p):
-        with open(p) as f:
-            for line in f:
-                try:
-                    rows.append(json.loads(line))
-                except ValueError:
-                    pass  # a process that printed something else (see its log)
-    return rows
 
 
 def _median(xs):
@@ -50,10 +38,10 @@ def _target(summary, name, val, op, bound):
 def add_model_rows(res, summary):
     """Adds the rows to results (res), the keys and targets to summary; returns the BENCHMARKS.md section."""
     per_call = {}
-    for r in _jsonl("models-percall.jsonl"):
+    for r in jsonl("models-percall.jsonl"):
         per_call.setdefault(r["row"], {}).update(r)
     startup = {}
-    for r in _jsonl("models-startup.jsonl"):
+    for r in jsonl("models-startup.jsonl"):
         startup.setdefault(r["row"], {}).setdefault(r["contender"], []).append(r)
     if not per_call and not startup:
         return []
