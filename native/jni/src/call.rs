@@ -6,7 +6,6 @@ use crate::errors::{NativeError, Result, ThrowJava};
 use crate::handles::{self, ConcreteFn, Function};
 use crate::logging;
 use crate::raw_env::RawEnv;
-use crate::runtime::runtime;
 use jni::objects::{JClass, JLongArray};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -41,8 +40,9 @@ struct Scratch {
 
 /// `Native.call`: dispatches on `facts` and runs the concrete function found on `tensors`.
 /// Returns `[head, output addresses..., output descriptions...]` (head: the outputs key and how
-/// many addresses follow; each description a dtype, rank and dims: see `wire::RESULT_COUNT_SHIFT`) in `result` (the caller's reused array) or in a new array if
-/// it is too short, or null when the call must be traced first.
+/// many addresses follow; each description a dtype, rank and dims: see
+/// `wire::RESULT_COUNT_SHIFT`) in `result` (the caller's reused array) or in a new array if it is
+/// too short, or null when the call must be traced first.
 ///
 /// The one raw entry point (see [`RawEnv`]): a cached call is measured in microseconds, and
 /// jni-rs's per-call bookkeeping was a tenth of it. Errors and panics are thrown by `ThrowJava`
@@ -126,8 +126,7 @@ fn execute<'l>(
     slow: Option<i64>,
 ) -> Result<JLongArray<'l>> {
     env.longs_into(tensors, tensor_count, "tensors", &mut s.tensors)?;
-    // Before the call: once outputs exist, nothing may fail before they are handed over or deleted.
-    let (rt, _) = runtime()?;
+    let rt = concrete.inner.function.runtime();
     // SAFETY: i64 and *mut TF_Tensor have the same size; Java passed live TF_Tensor addresses and
     // holds a reference to each buffer until this call returns.
     let inputs: &[*mut TF_Tensor] = unsafe { std::slice::from_raw_parts(s.tensors.as_ptr().cast(), s.tensors.len()) };

@@ -88,12 +88,10 @@ impl OwnedTensor {
 
     /// Dtype code and dims.
     pub fn describe(&self) -> (i32, Vec<i64>) {
-        let api = self.rt.api();
+        let mut d = Vec::new();
         // SAFETY: raw is live.
-        unsafe {
-            let rank = (api.TF_NumDims)(self.raw);
-            ((api.TF_TensorType)(self.raw), (0..rank).map(|i| (api.TF_Dim)(self.raw, i)).collect())
-        }
+        unsafe { describe_into(self.rt, self.raw, &mut d) };
+        (d[0] as i32, d.split_off(2))
     }
 
     /// The data address (to show buffers are shared, not copied).

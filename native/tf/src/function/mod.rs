@@ -331,6 +331,11 @@ impl EagerFunction {
         unsafe { (rt.api().TFE_ContextHasFunction)(ctx.0, c.as_ptr()) != 0 }
     }
 
+    /// The TensorFlow runtime the function is registered with (what its outputs are deleted by).
+    pub fn runtime(&self) -> &'static Runtime {
+        self.rt
+    }
+
     /// The registered function name.
     pub fn name(&self) -> &str {
         self.name.to_str().unwrap_or("")

@@ -91,11 +91,11 @@ public final class OutputNames {
     for (int i = 0; i < tensors.length; i++) {
       try {
         long rank = at + 2 <= r.length ? r[at + 1] : -1;
-        int dtype = rank < 0 ? 0 : (int) r[at];
         if (rank < 0 || rank > Wire.MAX_RANK || at + 2 + rank > r.length) {
           Native.deleteTensor(r[i + 1]); // as adoptTensor does when it fails
           throw new IllegalStateException("the call described it with rank " + rank + " in a result of " + r.length);
         }
+        int dtype = (int) r[at];
         long[] dims = Arrays.copyOfRange(r, at + 2, at + 2 + (int) rank);
         at += 2 + (int) rank;
         tensors[i] = TensorFlowInternals.adoptTensor(r[i + 1], dtype, dims);
