@@ -41,15 +41,16 @@ class RestoreStartupTest {
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[1]);
     FunctionOptions options = FunctionOptions.defaults().withName("restored").withTraceCache(dir.resolve("cache"));
-    // One define for both modes: BODY's cache key holds the place it is defined at.
-    try (PolymorphicFunction f = args[0].equals("load") ? Function.load(dir.resolve("saved")) : Function.define(BODY, options)) {
-      if (args[0].equals("prepare")) {
+    if (args[0].equals("prepare")) {
+      try (MapFunction f = Function.define(BODY, options)) {
         for (int k = 1; k <= SIGNATURES; k++) {
           f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(k))));
         }
         f.save(dir.resolve("saved"));
-        return;
       }
+      return;
+    }
+    try (PolymorphicFunction f = args[0].equals("warm") ? Function.define(BODY, options) : Function.load(dir.resolve("saved"))) {
       float sum = 0;
       for (int k = 1; k <= SIGNATURES; k++) {
         try (TFloat32 x = TFloat32.tensorOf(Shape.of(k), d -> d.scalars().forEach(s -> s.setFloat(3f)));

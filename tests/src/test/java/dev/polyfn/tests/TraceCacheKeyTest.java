@@ -37,6 +37,14 @@ class TraceCacheKeyTest {
     }
   }
 
+  /** A class with one lambda of {@code MapBody}: that lambda is known wherever it is defined. */
+  static final class Sole {
+    static final MapBody CUBE = (tf, in) -> {
+      var x = in.input("x", TFloat32.class);
+      return Map.of("y", tf.math.mul(x, tf.math.mul(x, x)));
+    };
+  }
+
   private static final MapBody ADD = (tf, in) -> {
     var x = in.input("x", TFloat32.class);
     return Map.of("y", tf.math.add(x, x));
@@ -121,6 +129,13 @@ class TraceCacheKeyTest {
           }
         }
       }
+      case "sole" -> {
+        // args[2]: "write" or "read", each defining Sole.CUBE at a place of its own
+        try (MapFunction f = args[2].equals("write") ? Function.define(Sole.CUBE, cached.withName("cube"))
+            : Function.define(Sole.CUBE, cached.withName("cube"))) {
+          System.out.println("cube " + call(f, 2f) + " traces " + f.traceCount());
+        }
+      }
       default -> {
         // examples: args[2..] are shapes "2x3"
         List<Map<String, ?>> examples = new ArrayList<>();
@@ -186,6 +201,14 @@ class TraceCacheKeyTest {
     // Used to give mul, defined first, the key add had written under: mul 6.0 with no trace.
     assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 0"), second);
     assertFalse(first.contains("is not trace-cached"), first); // each place has a key of its own
+  }
+
+  @Test
+  void aClassesOnlyLambdaOfItsInterfaceSharesItsEntriesAcrossPlaces(@TempDir Path dir) throws Exception {
+    String first = run(dir, "sole", "write");
+    assertTrue(first.contains("cube 8.0 traces 1"), first);
+    String second = run(dir, "sole", "read");
+    assertTrue(second.contains("cube 8.0 traces 0"), second); // its place is not in its key
   }
 
   @Test

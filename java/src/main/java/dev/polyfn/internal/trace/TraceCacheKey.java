@@ -32,7 +32,8 @@ import org.tensorflow.TensorFlow;
  * types, so the key holds the function's name, kind (and a unary function's input type), the
  * user's version, TensorFlow's version, Polyfn's version ({@link PolyfnVersion}: another build may
  * write other entries or trace the same body otherwise), the SHA-256 of the class file that defines the body and of
- * each superclass's, a serializable lambda's implementation method, the place a lambda or method
+ * each superclass's, a serializable lambda's implementation method (or, for another lambda, that it
+ * is its class's only lambda of its interface, {@link LambdaSites}), the place a lambda or method
  * reference of unknown implementation is defined at ({@link #place}), and a SHA-256 of this run's
  * example inputs and signature profile (they shape the declarations a restored entry carries).
  *
@@ -94,6 +95,11 @@ final class TraceCacheKey {
       key.append("\nclass=").append(defining).append(' ').append(hex(Native.sha256(code)));
       if (lambda >= 0) {
         String implementation = implementation(part.type, part.instance);
+        Class<?>[] made = part.type.getInterfaces();
+        if (implementation.isEmpty() && made.length > 0 && LambdaSites.count(code, made[0]) == 1) {
+          // The class makes no other lambda of this interface: this is that one, wherever defined.
+          implementation = " sole " + made[0].getName();
+        }
         key.append(implementation);
         if (implementation.isEmpty()) {
           unplaced.add(defining);
@@ -193,8 +199,8 @@ final class TraceCacheKey {
 
   /**
    * Where the function is being defined, for bodies whose lambda class tells nothing stable (a
-   * lambda or method reference that is not serializable: its {@code $$Lambda} class is numbered as
-   * the JVM goes). Two such lambdas of one class are told apart by the place their {@code define}
+   * lambda or method reference that is not serializable, of a class that makes other lambdas of
+   * its interface: its {@code $$Lambda} class is numbered as the JVM goes). Two such lambdas of one class are told apart by the place their {@code define}
    * runs at: every frame of the classes that define them ({@code defining}), and of the first
    * class on the stack that is neither Polyfn's nor the JDK's or Kotlin's (the caller: a helper
    * that wraps {@code define} is told apart by its own callers in that class), each as class,
