@@ -6,6 +6,7 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
+import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -36,15 +37,20 @@ import org.tensorflow.types.TFloat32;
 final class FileFixtures {
   private FileFixtures() {}
 
-  /** y = x + 1. */
-  static final MapBody PLUS_ONE = (tf, in) -> Map.of("y", tf.math.add(in.input("x", TFloat32.class), tf.constant(1f)));
+  /**
+   * y = x + 1. Both bodies are serializable lambdas: the trace cache keys them by their method,
+   * so the entries {@link #cache} writes are read by a {@link #define} from anywhere (a plain
+   * lambda's key holds the place it is defined at).
+   */
+  static final MapBody PLUS_ONE = (MapBody & Serializable) (tf, in) ->
+      Map.of("y", tf.math.add(in.input("x", TFloat32.class), tf.constant(1f)));
 
   /**
    * y = x + 1 when sum(x) > 0 (through two nested conds), else x: branch functions calling branch
    * functions, the outer and inner then-branches taking the same inputs (x and the predicate), so
    * the inner If can be rewired to call the outer branch.
    */
-  static final MapBody NESTED = (tf, in) -> {
+  static final MapBody NESTED = (MapBody & Serializable) (tf, in) -> {
     Operand<TFloat32> x = in.input("x", TFloat32.class);
     Operand<TBool> p = tf.math.greater(tf.sum(x, tf.constant(0)), tf.constant(0f));
     return Map.of("y", Flow.cond(tf, p,

@@ -23,8 +23,9 @@ import org.tensorflow.types.TFloat32;
 
 /**
  * What the trace cache's key must tell apart, each over two JVMs sharing one directory: a value an
- * anonymous body inherits from its superclass, two lambdas of one class, and this run's example
- * inputs. In each case the second JVM must return what a JVM with an empty cache returns.
+ * anonymous body inherits from its superclass, two lambdas of one class (by their method when
+ * serializable, else by the place they are defined at), and this run's example inputs. In each
+ * case the second JVM must return what a JVM with an empty cache returns.
  */
 class TraceCacheKeyTest {
   /** A body holding a value in a superclass field: not in any class file, so not in the key. */
@@ -34,6 +35,14 @@ class TraceCacheKeyTest {
     Scaled(float k) {
       this.k = k;
     }
+  }
+
+  /** A class with one lambda of {@code MapBody}: that lambda is known wherever it is defined. */
+  static final class Sole {
+    static final MapBody CUBE = (tf, in) -> {
+      var x = in.input("x", TFloat32.class);
+      return Map.of("y", tf.math.mul(x, tf.math.mul(x, x)));
+    };
   }
 
   private static final MapBody ADD = (tf, in) -> {
@@ -75,19 +84,56 @@ class TraceCacheKeyTest {
           System.out.println("scaled " + call(f, 2f) + " traces " + f.traceCount());
         }
       }
-      case "unnamed", "same-name", "serializable" -> {
-        // args[2]: which is defined first ("add" or "mul")
+      case "unnamed", "same-place", "serializable" -> {
+        // args[2]: which is defined first ("add" or "mul"); both by the one define below
         FunctionOptions options = args[0].equals("unnamed") ? cached : cached.withName("twin");
         boolean serializable = args[0].equals("serializable");
         MapBody addBody = serializable ? ADD_SERIALIZABLE : ADD;
         MapBody mulBody = serializable ? MUL_SERIALIZABLE : MUL;
         boolean addFirst = args[2].equals("add");
-        try (MapFunction first = Function.define(addFirst ? addBody : mulBody, options);
-             MapFunction second = Function.define(addFirst ? mulBody : addBody, options)) {
-          MapFunction add = addFirst ? first : second;
-          MapFunction mul = addFirst ? second : first;
-          System.out.println("add " + call(add, 3f) + " traces " + add.traceCount());
-          System.out.println("mul " + call(mul, 3f) + " traces " + mul.traceCount());
+        List<MapFunction> defined = new ArrayList<>();
+        try {
+          for (MapBody body : addFirst ? List.of(addBody, mulBody) : List.of(mulBody, addBody)) {
+            defined.add(Function.define(body, options));
+          }
+          printBoth(defined.get(addFirst ? 0 : 1), defined.get(addFirst ? 1 : 0));
+        } finally {
+          defined.forEach(MapFunction::close);
+        }
+      }
+      case "two-places" -> {
+        // args[2]: which is defined first; each lambda is written at its own define
+        FunctionOptions twin = cached.withName("twin");
+        MapFunction add = null;
+        MapFunction mul = null;
+        try {
+          for (String which : args[2].equals("add") ? List.of("add", "mul") : List.of("mul", "add")) {
+            if (which.equals("add")) {
+              add = Function.define((tf, in) -> {
+                var x = in.input("x", TFloat32.class);
+                return Map.of("y", tf.math.add(x, x));
+              }, twin);
+            } else {
+              mul = Function.define((tf, in) -> {
+                var x = in.input("x", TFloat32.class);
+                return Map.of("y", tf.math.mul(x, x));
+              }, twin);
+            }
+          }
+          printBoth(add, mul);
+        } finally {
+          for (MapFunction f : new MapFunction[] {add, mul}) {
+            if (f != null) {
+              f.close();
+            }
+          }
+        }
+      }
+      case "sole" -> {
+        // args[2]: "write" or "read", each defining Sole.CUBE at a place of its own
+        try (MapFunction f = args[2].equals("write") ? Function.define(Sole.CUBE, cached.withName("cube"))
+            : Function.define(Sole.CUBE, cached.withName("cube"))) {
+          System.out.println("cube " + call(f, 2f) + " traces " + f.traceCount());
         }
       }
       default -> {
@@ -107,6 +153,11 @@ class TraceCacheKeyTest {
         }
       }
     }
+  }
+
+  private static void printBoth(MapFunction add, MapFunction mul) {
+    System.out.println("add " + call(add, 3f) + " traces " + add.traceCount());
+    System.out.println("mul " + call(mul, 3f) + " traces " + mul.traceCount());
   }
 
   private static float call(MapFunction f, float x) {
@@ -143,10 +194,28 @@ class TraceCacheKeyTest {
   }
 
   @Test
-  void aSecondBodyUnderTheSameNameAndClassIsNotCached(@TempDir Path dir) throws Exception {
-    String first = run(dir, "same-name", "add");
+  void lambdasOfOneClassDefinedAtTwoPlacesAreToldApartInEitherOrder(@TempDir Path dir) throws Exception {
+    String first = run(dir, "two-places", "add");
     assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
-    String second = run(dir, "same-name", "add");
+    String second = run(dir, "two-places", "mul");
+    // Used to give mul, defined first, the key add had written under: mul 6.0 with no trace.
+    assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 0"), second);
+    assertFalse(first.contains("is not trace-cached"), first); // each place has a key of its own
+  }
+
+  @Test
+  void aClassesOnlyLambdaOfItsInterfaceSharesItsEntriesAcrossPlaces(@TempDir Path dir) throws Exception {
+    String first = run(dir, "sole", "write");
+    assertTrue(first.contains("cube 8.0 traces 1"), first);
+    String second = run(dir, "sole", "read");
+    assertTrue(second.contains("cube 8.0 traces 0"), second); // its place is not in its key
+  }
+
+  @Test
+  void aSecondBodyUnderTheSameNameClassAndPlaceIsNotCached(@TempDir Path dir) throws Exception {
+    String first = run(dir, "same-place", "add");
+    assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
+    String second = run(dir, "same-place", "add");
     // add (defined first) owns the key and restores its own entry; mul traces again.
     assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 1"), second);
     assertTrue(first.contains("'twin' is not trace-cached: another body"), first);

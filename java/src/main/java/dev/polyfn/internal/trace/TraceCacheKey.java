@@ -17,8 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.tensorflow.Tensor;
@@ -30,18 +32,21 @@ import org.tensorflow.TensorFlow;
  * types, so the key holds the function's name, kind (and a unary function's input type), the
  * user's version, TensorFlow's version, Polyfn's version ({@link PolyfnVersion}: another build may
  * write other entries or trace the same body otherwise), the SHA-256 of the class file that defines the body and of
- * each superclass's, a serializable lambda's implementation method, and a SHA-256 of this run's
+ * each superclass's, a serializable lambda's implementation method (or, for another lambda, that it
+ * is its class's only lambda of its interface, {@link LambdaSites}), the place a lambda or method
+ * reference of unknown implementation is defined at ({@link #place}), and a SHA-256 of this run's
  * example inputs and signature profile (they shape the declarations a restored entry carries).
  *
  * <p>A body is refused, never keyed, when what it computes could differ under one key: it holds an
  * instance field (its own or a superclass's: a captured value no class file shows; a field holding
  * a Kotlin function, as polyfn-kotlin's wrappers do, is followed and that function keyed), the function
  * has the default name (two lambdas of one class would share it), or another body of this process
- * already opened the same key in the same directory.
+ * already opened the same key in the same directory (two bodies defined at the same place, which the
+ * place cannot tell apart).
  */
 final class TraceCacheKey {
   /** Bumped when what the key holds changes, so older entries are never read. */
-  private static final int VERSION = 4;
+  private static final int VERSION = 5;
   private static final String DEFAULT_NAME = FunctionOptions.defaults().name();
   private static final AtomicBoolean WARNED_UNNAMED = new AtomicBoolean();
   /** Directory and key to the name of the body class that opened it first in this process. */
@@ -76,6 +81,7 @@ final class TraceCacheKey {
         .append("\nversion=").append(options.traceCacheVersion()).append("\ntensorflow=").append(TensorFlow.version())
         .append("\npolyfn=").append(PolyfnVersion.current());
     StringBuilder bodyClasses = new StringBuilder();
+    Set<String> unplaced = new LinkedHashSet<>();
     for (Part part : parts) {
       String className = part.type.getName();
       bodyClasses.append(className).append(' ');
@@ -88,8 +94,20 @@ final class TraceCacheKey {
       }
       key.append("\nclass=").append(defining).append(' ').append(hex(Native.sha256(code)));
       if (lambda >= 0) {
-        key.append(implementation(part.type, part.instance));
+        String implementation = implementation(part.type, part.instance);
+        Class<?>[] made = part.type.getInterfaces();
+        if (implementation.isEmpty() && made.length > 0 && LambdaSites.count(code, made[0]) == 1) {
+          // The class makes no other lambda of this interface: this is that one, wherever defined.
+          implementation = " sole " + made[0].getName();
+        }
+        key.append(implementation);
+        if (implementation.isEmpty()) {
+          unplaced.add(defining);
+        }
       }
+    }
+    if (!unplaced.isEmpty()) {
+      key.append(place(unplaced));
     }
     String inferred = inferred(options);
     if (inferred == null) {
@@ -99,8 +117,9 @@ final class TraceCacheKey {
     String owner = OWNERS.putIfAbsent(options.traceCache().toAbsolutePath().normalize() + "\n" + result,
         bodyClasses.toString());
     if (owner != null && !owner.equals(bodyClasses.toString())) {
-      warn("'" + name + "' is not trace-cached: another body (" + owner.trim() + ") of the same class already uses its"
-          + " name and trace cache " + options.traceCache() + "; give each cached function a name of its own");
+      warn("'" + name + "' is not trace-cached: another body (" + owner.trim() + ") of the same class, defined at the"
+          + " same place, already uses its name and trace cache " + options.traceCache()
+          + "; give each cached function a name of its own");
       return null;
     }
     return result;
@@ -176,6 +195,54 @@ final class TraceCacheKey {
       // not serializable: the name must tell it apart
     }
     return "";
+  }
+
+  /**
+   * Where the function is being defined, for bodies whose lambda class tells nothing stable (a
+   * lambda or method reference that is not serializable, of a class that makes other lambdas of
+   * its interface: its {@code $$Lambda} class is numbered as the JVM goes). Two such lambdas of one class are told apart by the place their {@code define}
+   * runs at: every frame of the classes that define them ({@code defining}), and of the first
+   * class on the stack that is neither Polyfn's nor the JDK's or Kotlin's (the caller: a helper
+   * that wraps {@code define} is told apart by its own callers in that class), each as class,
+   * method and bytecode index. The bytecode index needs no line numbers and is stable: a defining
+   * class's file is in the key, and a changed caller only misses entries, never reads another's.
+   * Frames of generated classes (lambda proxies, reflection accessors, framework proxies) are
+   * skipped, their names being numbered per run. Bodies defined at one place (a loop, a factory
+   * taking the body) share a place; {@link #of}'s guard keeps the second of one process uncached.
+   */
+  private static String place(Set<String> defining) {
+    return StackWalker.getInstance().walk(frames -> {
+      List<StackWalker.StackFrame> stack = frames.filter(f -> !generated(f.getClassName())).toList();
+      Set<String> classes = new LinkedHashSet<>(defining);
+      stack.stream().map(StackWalker.StackFrame::getClassName).filter(c -> !library(c)).findFirst()
+          .ifPresent(classes::add);
+      StringBuilder place = new StringBuilder();
+      for (StackWalker.StackFrame f : stack) {
+        if (classes.contains(f.getClassName())) {
+          place.append("\nat=").append(f.getClassName()).append('.').append(f.getMethodName())
+              .append('@').append(f.getByteCodeIndex());
+        }
+      }
+      return place.toString();
+    });
+  }
+
+  /** Polyfn's own classes (its API, internals, Kotlin and Spark modules), the JDK's and Kotlin's. */
+  private static boolean library(String className) {
+    int dot = className.lastIndexOf('.');
+    String pkg = dot < 0 ? "" : className.substring(0, dot);
+    return pkg.equals("dev.polyfn") || pkg.startsWith("dev.polyfn.internal") || pkg.equals("dev.polyfn.kotlin")
+        || pkg.equals("dev.polyfn.spark") || pkg.startsWith("java.") || pkg.startsWith("javax.")
+        || pkg.startsWith("jdk.") || pkg.startsWith("sun.") || pkg.startsWith("com.sun.") || pkg.equals("kotlin")
+        || pkg.startsWith("kotlin.");
+  }
+
+  /** A class generated at run time, whose name may differ between runs. */
+  private static boolean generated(String className) {
+    return className.contains("$$Lambda") || className.contains("CGLIB$$") || className.contains("$$EnhancerBy")
+        || className.contains("$$FastClass") || className.contains("$ByteBuddy$") || className.contains("$Proxy")
+        || className.contains("GeneratedMethodAccessor") || className.contains("GeneratedConstructorAccessor")
+        || className.contains("GeneratedSerializationConstructorAccessor") || className.startsWith("jdk.internal.");
   }
 
   /** SHA-256 of the example inputs' types and the signature profile's bytes; null if it cannot be read. */
