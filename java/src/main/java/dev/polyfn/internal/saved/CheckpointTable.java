@@ -79,7 +79,8 @@ final class CheckpointTable {
         long size = h.varint64();
         // Data blocks in file order, none read twice: the work is bounded by the file's size.
         if (offset < next) {
-          throw new IllegalArgumentException("the data block at " + Long.toUnsignedString(offset) + " overlaps the one before it");
+          throw new IllegalArgumentException("the data block at " + Long.toUnsignedString(offset)
+              + " overlaps the one before it");
         }
         String what = "the data block at " + offset;
         for (Entry d : block(offset, size, what)) {
@@ -100,8 +101,8 @@ final class CheckpointTable {
     /** The entries of the block at {@code offset} of {@code size} bytes, its trailer's type and CRC checked. */
     private List<Entry> block(long offset, long size, String what) {
       if (offset < 0 || size < 0 || offset > end - TRAILER || size > end - TRAILER - offset) {
-        throw new IllegalArgumentException(what + " (" + Long.toUnsignedString(size) + " bytes at " + Long.toUnsignedString(offset)
-            + ") lies outside the " + end + " bytes before the footer");
+        throw new IllegalArgumentException(what + " (" + Long.toUnsignedString(size) + " bytes at "
+            + Long.toUnsignedString(offset) + ") lies outside the " + end + " bytes before the footer");
       }
       int start = (int) offset;
       int n = (int) size;
@@ -112,14 +113,16 @@ final class CheckpointTable {
         throw new IllegalArgumentException(what + " fails its checksum");
       }
       if (file[start + n] != 0) {
-        throw new IllegalArgumentException(what + " is compressed (type " + file[start + n] + "), which TensorFlow's checkpoints never are");
+        throw new IllegalArgumentException(what + " is compressed (type " + file[start + n]
+            + "), which TensorFlow's checkpoints never are");
       }
       if (n < 4) {
         throw new IllegalArgumentException(what + " has " + n + " bytes, fewer than its restart count");
       }
       long restarts = fixed32(start + n - 4);
       if (restarts < 1 || restarts > (n - 4) / 4) {
-        throw new IllegalArgumentException(what + " has " + restarts + " restart points, which its " + n + " bytes cannot hold");
+        throw new IllegalArgumentException(what + " has " + restarts + " restart points, which its " + n
+            + " bytes cannot hold");
       }
       int limit = start + n - 4 - 4 * (int) restarts;
       Cursor c = new Cursor(file, start, limit, what);
@@ -136,7 +139,8 @@ final class CheckpointTable {
         }
         restart += atRestart ? 1 : 0;
         if (shared > key.length || own > limit - c.pos || valueLength > limit - c.pos - own) {
-          throw new IllegalArgumentException(what + " has an entry (" + shared + " bytes shared, " + own + " own, a value of "
+          throw new IllegalArgumentException(what + " has an entry (" + shared + " bytes shared, " + own
+              + " own, a value of "
               + valueLength + ") longer than its key before it or the bytes left (" + (limit - c.pos) + ")");
         }
         keyBudget -= shared + own;
