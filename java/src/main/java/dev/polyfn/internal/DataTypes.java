@@ -80,6 +80,17 @@ public final class DataTypes {
   }
 
   /**
+   * The bytes of one element of {@code dtype}, or -1 for a dtype of variable-length elements
+   * (strings).
+   *
+   * @throws IllegalArgumentException if TensorFlow Java has no tensor class for it
+   */
+  public static int byteSize(org.tensorflow.proto.DataType dtype) {
+    var info = TensorTypeRegistry.find(dtype);
+    return info.isVariableLength() ? -1 : info.byteSize();
+  }
+
+  /**
    * TensorFlow Java's tensor class for {@code dtype} (from its internal type registry, which only
    * this package reads).
    *

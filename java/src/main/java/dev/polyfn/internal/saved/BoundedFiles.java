@@ -26,6 +26,12 @@ public final class BoundedFiles {
   public static final long CACHE_ENTRY = 256L << 20;
   /** A signature profile. */
   public static final long PROFILE = 64L << 20;
+  /**
+   * A checkpoint's index ({@code variables.index}): the names, dtypes, shapes and places of its
+   * tensors, some 100 bytes a tensor, read whole before TensorFlow reads the checkpoint ({@link
+   * CheckpointIndex}).
+   */
+  public static final long CHECKPOINT_INDEX = 32L << 20;
   /** An asset file of a Python SavedModel (a vocabulary), which TensorFlow reads into a table. */
   public static final long ASSET = 256L << 20;
 

@@ -33,6 +33,7 @@ import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.OpDef.ArgDef;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
 import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
@@ -62,6 +63,8 @@ final class PythonObjects {
   private final String load = "polyfn_" + LOADS.incrementAndGet() + "_";
   private Map<Integer, String> paths;
   private TrackableObjectGraph trackables;
+  /** The checkpoint's index, read at the first restore. */
+  private CheckpointIndex index;
   /** The asset files the functions run so far read, in order. */
   private final List<Path> assetsRead = new ArrayList<>();
 
@@ -163,11 +166,8 @@ final class PythonObjects {
       throw new IllegalArgumentException("its saved state '" + name + "' is not a table's keys and values in the"
           + " checkpoint, which Polyfn cannot restore");
     }
-    List<Class<? extends TType>> types = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      types.add(DataTypes.tensorClass(def.getSignature().getInputArg(i).getType()));
-    }
-    List<TType> values = read(new String[] {base + "-keys", base + "-values"}, types);
+    List<DataType> types = List.of(def.getSignature().getInputArg(0).getType(), def.getSignature().getInputArg(1).getType());
+    List<TType> values = read(new String[] {base + "-keys", base + "-values"}, types, null, null);
     List<Operand<?>> inputs = new ArrayList<>();
     values.forEach(t -> inputs.add(TensorFlowInternals.eagerInput(t)));
     run(fn, inputs, -1);
@@ -297,7 +297,8 @@ final class PythonObjects {
   /** The checkpoint's object graph (its nodes are the object graph's, by number). */
   private TrackableObjectGraph trackables() {
     if (trackables == null) {
-      TString t = (TString) read(new String[] {"_CHECKPOINTABLE_OBJECT_GRAPH"}, List.of(TString.class)).get(0);
+      TString t = (TString) read(new String[] {"_CHECKPOINTABLE_OBJECT_GRAPH"}, List.of(DataType.DT_STRING), null, null)
+          .get(0);
       try {
         trackables = TrackableObjectGraph.parseFrom(t.asBytes().getObject());
       } catch (com.google.protobuf.InvalidProtocolBufferException e) {
@@ -316,41 +317,56 @@ final class PythonObjects {
     }
     String index = root.resolve(SavedModelWriter.CHECKPOINT) + ".index";
     String[] keys = new String[bound.size()];
-    List<TType> values;
+    List<DataType> types = new ArrayList<>();
+    List<TensorShapeProto> shapes = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    TrackableObjectGraph checkpointed = trackables(); // its own errors name the index
     try {
-      List<Class<? extends TType>> types = new ArrayList<>();
       for (int i = 0; i < keys.length; i++) {
-        var node = trackables().getNodes(bound.get(i));
+        var node = checkpointed.getNodes(bound.get(i));
         keys[i] = node.getAttributesList().stream().filter(a -> a.getName().equals("VARIABLE_VALUE")).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("the checkpoint has no value for a captured variable")).getCheckpointKey();
-        types.add(DataTypes.tensorClass(graph.getNodes(bound.get(i)).getVariable().getDtype()));
+        types.add(graph.getNodes(bound.get(i)).getVariable().getDtype());
+        shapes.add(graph.getNodes(bound.get(i)).getVariable().getShape());
+        names.add("'" + path(bound.get(i)) + "' (checkpoint key '" + keys[i] + "')");
       }
-      values = read(keys, types);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(index + ": the variables cannot be read: " + e.getMessage(), e);
     }
-    for (int i = 0; i < keys.length; i++) {
-      try {
-        RestoreChecks.variableShape("'" + path(bound.get(i)) + "' (checkpoint key '" + keys[i] + "')",
-            graph.getNodes(bound.get(i)).getVariable().getShape(), values.get(i).shape());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(index + ": " + e.getMessage(), e);
-      }
-    }
+    List<TType> values = read(keys, types, shapes, names);
     return SavedModelLoader.variablesOf(values, out);
   }
 
-  /** The checkpoint's tensors {@code keys} (eager tensors of TensorFlow Java's default session). */
-  private List<TType> read(String[] keys, List<Class<? extends TType>> types) {
+  /**
+   * The checkpoint's tensors {@code keys} of {@code dtypes} (eager tensors of TensorFlow Java's
+   * default session), each checked against the checkpoint's index first ({@link
+   * CheckpointIndex#check}), with its declared shape and name for messages ({@code declared} and
+   * {@code names}, null when there are none).
+   */
+  private List<TType> read(String[] keys, List<DataType> dtypes, List<TensorShapeProto> declared, List<String> names) {
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
+    if (index == null) {
+      index = CheckpointIndex.read(prefix);
+    }
+    List<Class<? extends TType>> types = new ArrayList<>();
+    for (int i = 0; i < keys.length; i++) {
+      try {
+        types.add(DataTypes.tensorClass(dtypes.get(i)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(index.file() + ": '" + keys[i] + "' is " + dtypes.get(i)
+            + ", which TensorFlow Java has no tensor class for", e);
+      }
+      index.check(keys[i], dtypes.get(i), declared == null ? null : declared.get(i),
+          names == null ? "'" + keys[i] + "'" : names.get(i));
+    }
     Ops tf = Ops.create(EagerSession.getDefault());
     String[] slices = new String[keys.length];
     Arrays.fill(slices, "");
     // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
-    try (TString path = TString.scalarOf(prefix.toString()); TString names = TString.vectorOf(keys);
+    try (TString path = TString.scalarOf(prefix.toString()); TString tensorNames = TString.vectorOf(keys);
          TString noSlices = TString.vectorOf(slices)) {
       List<TType> out = new ArrayList<>();
-      tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(names),
+      tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(tensorNames),
           TensorFlowInternals.eagerInput(noSlices), types).forEach(o -> out.add(o.asTensor()));
       return out;
     } catch (TensorFlowException e) {

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.tensorflow.ndarray.Shape;
 import org.tensorflow.proto.TensorShapeProto;
 
 /**
@@ -67,22 +66,22 @@ public final class RestoreChecks {
   }
 
   /**
-   * Checks the value of {@code variable} read from a checkpoint against the shape the SavedModel
-   * declares for it ({@code declared}; an unknown rank or dim accepts any): TensorFlow's RestoreV2
-   * checks the dtype only, and a variable of another shape would load, then change dispatch (a
-   * bodyless function refuses every call) or the weights a retrace adopts. An
-   * IllegalArgumentException names the variable and both shapes.
+   * Checks the shape of {@code variable} stored in a checkpoint's index ({@code stored}) against
+   * the shape the SavedModel declares for it ({@code declared}; an unknown rank or dim accepts
+   * any), before it is restored ({@link CheckpointIndex#check}): TensorFlow's RestoreV2 checks the
+   * dtype only, and a variable of another shape would load, then change dispatch (a bodyless
+   * function refuses every call) or the weights a retrace adopts. An IllegalArgumentException
+   * names the variable and both shapes.
    */
-  public static void variableShape(String variable, TensorShapeProto declared, Shape restored) {
-    long[] dims = restored.asArray();
-    boolean agrees = declared.getUnknownRank() || declared.getDimCount() == dims.length;
-    for (int i = 0; agrees && !declared.getUnknownRank() && i < dims.length; i++) {
+  public static void variableShape(String variable, TensorShapeProto declared, long[] stored) {
+    boolean agrees = declared.getUnknownRank() || declared.getDimCount() == stored.length;
+    for (int i = 0; agrees && !declared.getUnknownRank() && i < stored.length; i++) {
       long d = declared.getDim(i).getSize();
-      agrees = d < 0 || d == dims[i];
+      agrees = d < 0 || d == stored[i];
     }
     if (!agrees) {
       List<Long> want = declared.getDimList().stream().map(d -> Math.max(d.getSize(), -1)).toList();
-      throw new IllegalArgumentException("variable " + variable + " has shape " + Arrays.toString(dims)
+      throw new IllegalArgumentException("variable " + variable + " has shape " + Arrays.toString(stored)
           + " in the checkpoint, but the SavedModel declares " + want);
     }
   }

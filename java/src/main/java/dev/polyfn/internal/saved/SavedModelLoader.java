@@ -42,7 +42,6 @@ import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.TensorProto;
-import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
@@ -349,15 +348,16 @@ public final class SavedModelLoader {
     }
   }
 
-  /** New variables holding the checkpoint's values, in capture order (read with an eager RestoreV2). */
+  /** New variables holding the checkpoint's values, in capture order (its index checked, then an eager RestoreV2). */
   private static List<Variable<?>> restoreVariables(Path root, SavedFunctionMetadata meta, Map<String, byte[]> nodes) {
     List<Variable<?>> out = new ArrayList<>();
     if (meta.variableKeys.isEmpty()) {
       return out;
     }
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
+    // Checked before TensorFlow reads the checkpoint: it allocates by what the index says.
+    CheckpointIndex index = CheckpointIndex.read(prefix);
     List<Class<? extends TType>> types = new ArrayList<>();
-    List<TensorShapeProto> shapes = new ArrayList<>();
     for (int i = 0; i < meta.variableKeys.size(); i++) {
       NodeDef node = node(root, nodes.get("variables/" + i));
       if (node == null || !node.getOp().equals("VarHandleOp")) {
@@ -369,7 +369,6 @@ public final class SavedModelLoader {
       if (!node.containsAttr("shape")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no shape");
       }
-      shapes.add(node.getAttrOrThrow("shape").getShape());
       DataType dt = node.getAttrOrThrow("dtype").getType();
       try {
         types.add(DataTypes.tensorClass(dt));
@@ -377,6 +376,8 @@ public final class SavedModelLoader {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable " + i + " has dtype " + dt
             + ", which TensorFlow Java has no tensor class for");
       }
+      String key = meta.variableKeys.get(i);
+      index.check(key, dt, node.getAttrOrThrow("shape").getShape(), "'" + key + "'");
     }
     Ops tf = Ops.create(EagerSession.getDefault());
     String[] slices = new String[types.size()];
@@ -394,13 +395,6 @@ public final class SavedModelLoader {
     } catch (TensorFlowException | IllegalArgumentException e) {
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
-    }
-    for (int i = 0; i < values.size(); i++) {
-      try {
-        RestoreChecks.variableShape("'" + meta.variableKeys.get(i) + "'", shapes.get(i), values.get(i).shape());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(prefix + ".index: " + e.getMessage(), e);
-      }
     }
     return variablesOf(values, out);
   }

@@ -1,0 +1,258 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.internal.DataTypes;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.tensorflow.proto.BundleEntryProto;
+import org.tensorflow.proto.BundleHeaderProto;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.TensorShapeProto;
+
+/**
+ * A TensorFlow checkpoint's index ({@code <prefix>.index}), read and checked in Java before any
+ * RestoreV2 reads the checkpoint. It exists because TensorFlow trusts the index: RestoreV2
+ * allocates each tensor with the shape its entry states before it compares the entry's size with
+ * the data (an index of a few hundred bytes declaring a string variable of shape [1000000000]
+ * makes it construct 10^9 strings, 24 GB), its table reader allocates a block by the size a
+ * handle states, and its string reader each string by the length the data file states. Here the
+ * whole table is parsed and its checksums verified, and each entry about to be restored is
+ * checked against the SavedModel and the data files ({@link #check}), so that what TensorFlow
+ * allocates is bounded by the files on disk.
+ *
+ * <p>The index is TensorFlow's table format ({@link CheckpointTable}): key {@code ""} holds a
+ * {@code BundleHeaderProto}, every other key a tensor's {@code BundleEntryProto}.
+ */
+public final class CheckpointIndex {
+  private final Path index;
+  private final Path prefix;
+  private final int shards;
+  /** Each key's encoded entry, the key's bytes as ISO-8859-1 (one char a byte, so any key maps back). */
+  private final Map<String, byte[]> entries;
+
+  private CheckpointIndex(Path index, Path prefix, int shards, Map<String, byte[]> entries) {
+    this.index = index;
+    this.prefix = prefix;
+    this.shards = shards;
+    this.entries = entries;
+  }
+
+  /**
+   * Reads and checks the index of the checkpoint {@code prefix} (at most {@link
+   * BoundedFiles#CHECKPOINT_INDEX} bytes).
+   *
+   * @throws IllegalArgumentException naming the index file when it is missing, unreadable or not
+   *     a well-formed tensor bundle index
+   */
+  public static CheckpointIndex read(Path prefix) {
+    Path index = Path.of(prefix + ".index");
+    byte[] bytes;
+    try {
+      bytes = BoundedFiles.read(index, BoundedFiles.CHECKPOINT_INDEX);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(index + ": the checkpoint's index does not exist");
+    } catch (IOException e) {
+      throw new IllegalArgumentException(index + ": the checkpoint's index cannot be read: " + e.getMessage(), e);
+    }
+    Map<String, byte[]> entries;
+    try {
+      entries = CheckpointTable.entries(bytes);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(index + ": not a well-formed checkpoint index: " + e.getMessage());
+    }
+    byte[] head = entries.get("");
+    if (head == null) {
+      throw new IllegalArgumentException(index + ": the checkpoint's index has no header entry");
+    }
+    BundleHeaderProto header;
+    try {
+      header = BundleHeaderProto.parseFrom(head);
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException(index + ": the checkpoint's header cannot be read: " + e.getMessage());
+    }
+    if (header.getNumShards() < 1) {
+      throw new IllegalArgumentException(index + ": the checkpoint's header says " + header.getNumShards()
+          + " data files");
+    }
+    return new CheckpointIndex(index, prefix, header.getNumShards(), entries);
+  }
+
+  /** The index file, for messages. */
+  public Path file() {
+    return index;
+  }
+
+  /** The checkpoint's tensor keys (the header's, {@code ""}, left out), in no order. */
+  public Set<String> keys() {
+    Set<String> keys = new HashSet<>();
+    entries.keySet().stream().filter(k -> !k.isEmpty())
+        .forEach(k -> keys.add(new String(k.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8)));
+    return keys;
+  }
+
+  /**
+   * The entry of tensor {@code key}, unchecked ({@link #check} checks it).
+   *
+   * @throws IllegalArgumentException naming the index file when there is none or it cannot be parsed
+   */
+  public BundleEntryProto entry(String key) {
+    String at = index + ": '" + key + "'";
+    byte[] raw = key.isEmpty() ? null
+        : entries.get(new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+    if (raw == null) {
+      throw new IllegalArgumentException(at + " is not in the checkpoint");
+    }
+    try {
+      return BundleEntryProto.parseFrom(raw);
+    } catch (com.google.protobuf.InvalidProtocolBufferException x) {
+      throw new IllegalArgumentException(at + ": its entry cannot be read: " + x.getMessage());
+    }
+  }
+
+  /**
+   * Checks the entry of checkpoint key {@code key}, which a RestoreV2 is about to read as {@code
+   * dtype}, before it does: the key exists; its dtype is {@code dtype}; its shape is a valid one
+   * and agrees with {@code declared} (null: unknown; {@link RestoreChecks#variableShape}, which
+   * names it {@code variable}); it is a whole tensor (partitioned variables' slices are refused);
+   * its data lies within an existing data file; and it holds exactly the bytes its shape needs (a
+   * string tensor: the lengths and bytes its strings need, the lengths read from the data file).
+   *
+   * @throws IllegalArgumentException naming the index file (and the data file, if that is wrong)
+   */
+  public void check(String key, DataType dtype, TensorShapeProto declared, String variable) {
+    String at = index + ": '" + key + "'";
+    BundleEntryProto e = entry(key);
+    if (e.getDtype() != dtype) {
+      throw new IllegalArgumentException(at + " is " + e.getDtype() + " in the checkpoint, but the SavedModel reads it as "
+          + dtype);
+    }
+    long[] dims = dims(e.getShape(), at);
+    long elements = 1;
+    try {
+      for (long d : dims) {
+        elements = Math.multiplyExact(elements, d);
+      }
+    } catch (ArithmeticException x) {
+      throw new IllegalArgumentException(at + " has shape " + Arrays.toString(dims) + ", more elements than a tensor holds");
+    }
+    if (declared != null) {
+      try {
+        RestoreChecks.variableShape(variable, declared, dims);
+      } catch (IllegalArgumentException x) {
+        throw new IllegalArgumentException(index + ": " + x.getMessage(), x);
+      }
+    }
+    if (e.getSlicesCount() > 0) {
+      throw new IllegalArgumentException(at + " is saved in slices (a partitioned variable), which Polyfn does not restore");
+    }
+    if (e.getShardId() < 0 || e.getShardId() >= shards) {
+      throw new IllegalArgumentException(at + " is in data file " + e.getShardId() + ", but the checkpoint has " + shards);
+    }
+    Path data = Path.of(prefix + String.format(".data-%05d-of-%05d", e.getShardId(), shards));
+    long length;
+    try {
+      if (!Files.isRegularFile(data)) {
+        throw new IllegalArgumentException(at + " is in " + data + ", which " + (Files.exists(data)
+            ? "is not a regular file" : "does not exist"));
+      }
+      length = Files.size(data);
+    } catch (IOException x) {
+      throw new IllegalArgumentException(at + " is in " + data + ", which cannot be read: " + x.getMessage(), x);
+    }
+    if (e.getOffset() < 0 || e.getSize() < 0 || e.getOffset() > length - e.getSize()) {
+      throw new IllegalArgumentException(at + " lies at bytes " + Long.toUnsignedString(e.getOffset()) + " to "
+          + Long.toUnsignedString(e.getOffset() + e.getSize()) + " of " + data + ", which has " + length + " bytes");
+    }
+    int width;
+    try {
+      width = DataTypes.byteSize(dtype);
+    } catch (IllegalArgumentException x) {
+      throw new IllegalArgumentException(at + " is " + dtype + ", which TensorFlow Java has no tensor class for", x);
+    }
+    if (width > 0) {
+      long need;
+      try {
+        need = Math.multiplyExact(elements, width);
+      } catch (ArithmeticException x) {
+        need = -1;
+      }
+      if (need != e.getSize()) {
+        throw new IllegalArgumentException(at + " has shape " + Arrays.toString(dims) + " of " + dtype + " ("
+            + (need < 0 ? "more than 2^63" : need) + " bytes), but holds " + e.getSize() + " bytes in " + data);
+      }
+    } else if (dtype == DataType.DT_STRING) {
+      strings(e, elements, data, at, dims);
+    } else {
+      throw new IllegalArgumentException(at + " is " + dtype + ", whose size Polyfn cannot check before restoring it");
+    }
+  }
+
+  /** The dimensions of a stored shape: a known rank and no negative dimension (TensorFlow's IsValid). */
+  private static long[] dims(TensorShapeProto shape, String at) {
+    if (shape.getUnknownRank()) {
+      throw new IllegalArgumentException(at + " has a shape of unknown rank in the checkpoint");
+    }
+    long[] dims = new long[shape.getDimCount()];
+    for (int i = 0; i < dims.length; i++) {
+      dims[i] = shape.getDim(i).getSize();
+      if (dims[i] < 0) {
+        throw new IllegalArgumentException(at + " has dimension " + i + " of size " + dims[i] + " in the checkpoint");
+      }
+    }
+    return dims;
+  }
+
+  /**
+   * A string tensor's data: a varint64 length per string, a 4-byte checksum, the strings' bytes.
+   * TensorFlow reads the lengths, then sizes each string by its length before reading it: the
+   * lengths are read here and their sum checked against the entry's size.
+   */
+  private static void strings(BundleEntryProto e, long elements, Path data, String at, long[] dims) {
+    // Each string has at least a 1-byte length: this bounds the strings TensorFlow constructs.
+    if (elements > e.getSize() || elements > 0 && e.getSize() < elements + 4) {
+      throw new IllegalArgumentException(at + " has shape " + Arrays.toString(dims) + " of DT_STRING (" + elements
+          + " strings), but holds " + e.getSize() + " bytes in " + data);
+    }
+    if (elements == 0) {
+      return;
+    }
+    long used = 4;
+    try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ)) {
+      ch.position(e.getOffset());
+      InputStream in = new BufferedInputStream(Channels.newInputStream(ch), 1 << 16);
+      long left = e.getSize() - 4;
+      for (long i = 0; i < elements; i++) {
+        long length = 0;
+        for (int shift = 0; ; shift += 7) {
+          int b = left-- > 0 ? in.read() : -1;
+          if (b < 0 || shift > 63) {
+            throw new IllegalArgumentException(at + ": the length of string " + i + " in " + data + " is malformed");
+          }
+          length |= (long) (b & 0x7f) << shift;
+          used++;
+          if ((b & 0x80) == 0) {
+            break;
+          }
+        }
+        used = length < 0 || length > e.getSize() ? Long.MAX_VALUE : used + length;
+        if (used > e.getSize()) {
+          throw new IllegalArgumentException(at + ": its strings in " + data + " need more than the " + e.getSize()
+              + " bytes the entry holds");
+        }
+      }
+    } catch (IOException x) {
+      throw new IllegalArgumentException(at + ": " + data + " cannot be read: " + x.getMessage(), x);
+    }
+  }
+}
