@@ -10,10 +10,15 @@ import dev.polyfn.MapBody;
 import dev.polyfn.MapFunction;
 import dev.polyfn.TensorSpec;
 import java.io.Serializable;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.Operand;
@@ -68,6 +73,55 @@ class TraceCacheKeyTest {
   private static final MapBody SUM = (tf, in) -> Map.of("y", tf.reduceSum(in.input("x", TFloat32.class),
       tf.constant(new int[] {0, 1})));
 
+  /**
+   * A user's class whose name holds "$Proxy" (as {@code Gateway$ProxyRoutes} does) but is no JDK
+   * proxy: its frames are part of the place, so its two defines are told apart.
+   */
+  static final class ProxyRoutes {
+    static MapFunction define(String which, FunctionOptions options) {
+      if (which.equals("add")) {
+        return Function.define((tf, in) -> {
+          var x = in.input("x", TFloat32.class);
+          return Map.of("y", tf.math.add(x, x));
+        }, options);
+      }
+      return Function.define((tf, in) -> {
+        var x = in.input("x", TFloat32.class);
+        return Map.of("y", tf.math.mul(x, x));
+      }, options);
+    }
+  }
+
+  /**
+   * Compiles a caller class that defines {@code CacheBodies.<field>} under the name "twin" (both
+   * versions put the define at the same bytecode index: only the field differs), loads it in a
+   * class loader of its own and runs it: an edit of the caller between two runs.
+   */
+  private static void runEditedCaller(Path dir, FunctionOptions options, String field) throws Exception {
+    Path src = Files.createDirectories(dir.resolveSibling("src-" + field)); // beside the cache, in the test's directory
+    Files.writeString(src.resolve("EditedCaller.java"), String.join("\n",
+        "public class EditedCaller {",
+        "  public static void run(dev.polyfn.FunctionOptions options) {",
+        "    try (dev.polyfn.MapFunction f = dev.polyfn.Function.define(dev.polyfn.tests.CacheBodies." + field
+            + ", options.withName(\"twin\"));",
+        "         org.tensorflow.types.TFloat32 x = org.tensorflow.types.TFloat32.scalarOf(3f);",
+        "         dev.polyfn.Outputs out = f.call(java.util.Map.of(\"x\", x))) {",
+        "      float y = out.get(\"y\", org.tensorflow.types.TFloat32.class).getFloat();",
+        "      System.out.println(\"result \" + y + \" traces \" + f.traceCount());",
+        "    }",
+        "  }",
+        "}"));
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    int rc = javac.run(null, null, null, "-cp", System.getProperty("java.class.path"), "-d", src.toString(),
+        src.resolve("EditedCaller.java").toString());
+    if (rc != 0) {
+      throw new IllegalStateException("javac failed: " + rc);
+    }
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {src.toUri().toURL()}, TraceCacheKeyTest.class.getClassLoader())) {
+      loader.loadClass("EditedCaller").getMethod("run", FunctionOptions.class).invoke(null, options);
+    }
+  }
+
   /** Child JVM: args = mode, cache dir, then the mode's own. Prints results and trace counts. */
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[1]);
@@ -101,6 +155,21 @@ class TraceCacheKeyTest {
           defined.forEach(MapFunction::close);
         }
       }
+      case "proxy-named" -> {
+        // args[2]: which is defined first, each by its own define in ProxyRoutes, called from here
+        List<MapFunction> defined = new ArrayList<>();
+        List<String> order = args[2].equals("add") ? List.of("add", "mul") : List.of("mul", "add");
+        try {
+          for (String which : order) {
+            defined.add(ProxyRoutes.define(which, cached.withName("twin")));
+          }
+          int add = order.indexOf("add");
+          printBoth(defined.get(add), defined.get(1 - add));
+        } finally {
+          defined.forEach(MapFunction::close);
+        }
+      }
+      case "edited-caller" -> runEditedCaller(dir, cached, args[2]); // args[2]: ADD or MUL
       case "two-places" -> {
         // args[2]: which is defined first; each lambda is written at its own define
         FunctionOptions twin = cached.withName("twin");
@@ -209,6 +278,29 @@ class TraceCacheKeyTest {
     assertTrue(first.contains("cube 8.0 traces 1"), first);
     String second = run(dir, "sole", "read");
     assertTrue(second.contains("cube 8.0 traces 0"), second); // its place is not in its key
+  }
+
+  @Test
+  void lambdasDefinedInAClassNamedLikeAProxyAreToldApartByTheirPlace(@TempDir Path dir) throws Exception {
+    String first = run(dir, "proxy-named", "add");
+    assertTrue(first.contains("add 6.0 traces 1") && first.contains("mul 9.0 traces 1"), first);
+    String second = run(dir, "proxy-named", "mul");
+    // ProxyRoutes' frames used to be skipped as a JDK proxy's: both defines had one place, and
+    // mul, defined first, restored add's entry (mul 6.0 with no trace).
+    assertTrue(second.contains("add 6.0 traces 0") && second.contains("mul 9.0 traces 0"), second);
+    assertFalse(first.contains("is not trace-cached"), first);
+  }
+
+  @Test
+  void aCallerEditedToDefineAnotherBodyAtTheSameBytecodeIndexIsAnotherKey(@TempDir Path dir) throws Exception {
+    Path cache = dir.resolve("cache");
+    String first = run(cache, "edited-caller", "ADD");
+    assertTrue(first.contains("result 6.0 traces 1"), first);
+    String second = run(cache, "edited-caller", "MUL");
+    // Used to have add's key (same class, same place), and MUL restored add's entry: 6.0, no trace.
+    assertTrue(second.contains("result 9.0 traces 1"), second);
+    String again = run(cache, "edited-caller", "MUL");
+    assertTrue(again.contains("result 9.0 traces 0"), again); // the edited caller's own entries are found
   }
 
   @Test

@@ -107,7 +107,12 @@ final class TraceCacheKey {
       }
     }
     if (!unplaced.isEmpty()) {
-      key.append(place(unplaced));
+      String place = place(unplaced);
+      if (place == null) {
+        debug("'" + name + "' is not trace-cached: the class file of the code defining it cannot be read");
+        return null;
+      }
+      key.append(place);
     }
     String inferred = inferred(options);
     if (inferred == null) {
@@ -204,19 +209,27 @@ final class TraceCacheKey {
    * runs at: every frame of the classes that define them ({@code defining}), and of the first
    * class on the stack that is neither Polyfn's nor the JDK's or Kotlin's (the caller: a helper
    * that wraps {@code define} is told apart by its own callers in that class), each as class,
-   * method and bytecode index. The bytecode index needs no line numbers and is stable: a defining
-   * class's file is in the key, and a changed caller only misses entries, never reads another's.
+   * method and bytecode index. The bytecode index needs no line numbers and is stable: the defining
+   * classes' files are in the key, and so is the caller's (null when it cannot be read).
    * Frames of generated classes (lambda proxies, reflection accessors, framework proxies) are
    * skipped, their names being numbered per run. Bodies defined at one place (a loop, a factory
    * taking the body) share a place; {@link #of}'s guard keeps the second of one process uncached.
    */
   private static String place(Set<String> defining) {
-    return StackWalker.getInstance().walk(frames -> {
+    return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> {
       List<StackWalker.StackFrame> stack = frames.filter(f -> !generated(f.getClassName())).toList();
       Set<String> classes = new LinkedHashSet<>(defining);
-      stack.stream().map(StackWalker.StackFrame::getClassName).filter(c -> !library(c)).findFirst()
-          .ifPresent(classes::add);
       StringBuilder place = new StringBuilder();
+      StackWalker.StackFrame caller = stack.stream().filter(f -> !library(f.getClassName())).findFirst().orElse(null);
+      if (caller != null && classes.add(caller.getClassName())) {
+        // The caller's own file is keyed too: an edit that puts another body at the same bytecode
+        // index (`define(Bodies.ADD)` changed to `define(Bodies.MUL)`) is then another key.
+        byte[] code = classFile(caller.getDeclaringClass().getClassLoader(), caller.getClassName());
+        if (code == null) {
+          return null;
+        }
+        place.append("\ncaller=").append(caller.getClassName()).append(' ').append(hex(Native.sha256(code)));
+      }
       for (StackWalker.StackFrame f : stack) {
         if (classes.contains(f.getClassName())) {
           place.append("\nat=").append(f.getClassName()).append('.').append(f.getMethodName())
@@ -240,9 +253,18 @@ final class TraceCacheKey {
   /** A class generated at run time, whose name may differ between runs. */
   private static boolean generated(String className) {
     return className.contains("$$Lambda") || className.contains("CGLIB$$") || className.contains("$$EnhancerBy")
-        || className.contains("$$FastClass") || className.contains("$ByteBuddy$") || className.contains("$Proxy")
+        || className.contains("$$FastClass") || className.contains("$ByteBuddy$") || isJdkProxy(className)
         || className.contains("GeneratedMethodAccessor") || className.contains("GeneratedConstructorAccessor")
         || className.contains("GeneratedSerializationConstructorAccessor") || className.startsWith("jdk.internal.");
+  }
+
+  /**
+   * A JDK proxy class ({@code jdk.proxy1.$Proxy12}, {@code com.sun.proxy.$Proxy3}): its simple name
+   * is {@code $Proxy} and a number. A user's class named like {@code Gateway$ProxyRoutes} is not.
+   */
+  private static boolean isJdkProxy(String className) {
+    String simple = className.substring(className.lastIndexOf('.') + 1);
+    return simple.startsWith("$Proxy") && simple.length() > 6 && simple.substring(6).chars().allMatch(Character::isDigit);
   }
 
   /** SHA-256 of the example inputs' types and the signature profile's bytes; null if it cannot be read. */
