@@ -1,8 +1,9 @@
-"""Python counterparts of TfFunctionPortsTest: programs in the manner of TensorFlow's own tests of
-tf.function and its control flow (polymorphic_function_test.py, quarantine_test.py,
-default_types_test.py, cond_v2_test.py, while_v2_test.py, map_fn_test.py), run with TensorFlow 2.21;
-each line prints a case's name and what Python returned (values, tracing counts), which the Java
-test holds as its expected values.
+"""Python counterparts of TfFunctionPortsTest, TfFunctionGradientPortsTest and
+TfFunctionControlFlowPortsTest: programs in the manner of TensorFlow's own tests of tf.function and
+its control flow (polymorphic_function_test.py, quarantine_test.py, default_types_test.py,
+cond_v2_test.py, while_v2_test.py, map_fn_test.py), run with TensorFlow 2.21; each line prints a
+case's name and what Python returned (values, tracing counts), which the Java tests hold as their
+expected values.
 
 Run: python tests/python/tf_function_ports.py
 """
@@ -372,3 +373,20 @@ show("strings traces", tc(s))
 def s2(x): return tf.strings.length(x)
 s2(tf.constant(["a"])); s2(tf.constant(["a", "b"])); s2(tf.constant(["a", "b", "c"])); s2(tf.constant("a"))
 show("strings reduce traces", tc(s2))
+
+# several ranked loop variables and cond outputs keep their static shapes
+@tf.function
+def ranked(a, b, c):
+    i, x, y, z = tf.while_loop(lambda i, x, y, z: i < 2, lambda i, x, y, z: (i + 1, x + 1.0, y, z), [0, a, b, c])
+    p, q = tf.cond(tf.constant(True), lambda: (a, b), lambda: (-a, b))
+    return tf.constant([d for t in (x, y, z, p, q) for d in [t.shape.rank] + t.shape.as_list()]), tf.reduce_sum(x)
+r = ranked(tf.zeros([2, 3]), tf.zeros([4]), tf.zeros([5, 1]))
+show("ranked shapes", [r[0].numpy().tolist(), r[1].numpy().item()])
+
+# a loop variable of unknown rank (shape invariant TensorShape(None)) before ranked ones
+@tf.function
+def unknown_rank(a, b):
+    out = tf.while_loop(lambda i, u, y, z: i < 2, lambda i, u, y, z: (i + 1, u, y, z), [0, tf.constant(1.0), b, a],
+                        shape_invariants=[tf.TensorShape([]), tf.TensorShape(None), b.shape, a.shape])
+    return tf.constant([d for t in out[1:] for d in ([-1] if t.shape.rank is None else [t.shape.rank] + t.shape.as_list())])
+show("unknown rank first", unknown_rank(tf.zeros([2, 3]), tf.zeros([4])).numpy().tolist())

@@ -124,7 +124,7 @@ public final class FlowLoops {
     w.addInputList(inputs.toArray(new Output<?>[0]));
     w.setAttr("cond", FlowChecks.func(cb.name()));
     w.setAttr("body", FlowChecks.func(bb.name()));
-    w.setAttr("output_shapes", allShapes.toArray(new Shape[0]));
+    w.setAttr("output_shapes", FlowChecks.shapes(allShapes));
     w.setAttr("parallel_iterations", options.parallel());
     FlowChecks.lowerLikePython(graph, w);
     GraphOperation op = (GraphOperation) tf.scope().apply(w).build();
