@@ -166,7 +166,9 @@ public final class Flow {
 
   /**
    * Applies {@code fn} to each element of {@code elems} along its first dimension and stacks the
-   * results (Python's {@code tf.map_fn}), in one {@code While}; results have {@code elems}' dtype.
+   * results (Python's {@code tf.map_fn}), in one {@code While}; results have {@code elems}' dtype
+   * and, as in Python, its static first dimension. {@link #gradients} goes through it, to {@code
+   * elems} and to what {@code fn} captures.
    */
   public static <T extends TType> Operand<T> mapFn(Ops tf, Operand<T> elems, Function<Operand<T>, Operand<T>> fn) {
     return mapFn(tf, elems, elems.type(), fn);
@@ -181,7 +183,8 @@ public final class Flow {
 
   /**
    * The gradient of {@code y} (summed over its elements, as {@code tf.gradients}) with respect to
-   * each of {@code xs}, through {@link #cond} and {@link #whileLoop}: TensorFlow's C++ gradient
+   * each of {@code xs}, through {@link #cond}, {@link #whileLoop} and {@link #mapFn} (and of a
+   * gradient so built through a cond, for second derivatives): TensorFlow's C++ gradient
    * registry, which {@code tf.gradients} uses, has no gradient for their operations. Other
    * operations are differentiated by that registry; one it has no gradient for fails naming it.
    * Branches and loop bodies are differentiated when the body is traced, by tracing their lambdas
@@ -191,7 +194,8 @@ public final class Flow {
    * so it does not repeat them. So it differentiates lambdas that are pure or only read variables
    * nothing writes between the forward pass and the gradient.
    *
-   * @return one gradient per x, zeros for an x that y does not depend on
+   * @return one gradient per x, its total derivative as {@code tf.gradients} gives (paths through
+   *     another of the xs included), zeros for an x that y does not depend on
    * @throws IllegalArgumentException naming the cond or loop and the operation, for lambdas whose
    *     recomputed values could differ: one reading a variable it writes (or one written after the
    *     cond or loop, before the gradient), drawing random numbers its results depend on, or with

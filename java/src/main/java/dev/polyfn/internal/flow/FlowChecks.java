@@ -12,6 +12,7 @@ import org.tensorflow.op.Ops;
 import org.tensorflow.proto.AttrValue;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.NameAttrList;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TBool;
 
 /** The checks {@code Flow} makes before anything reaches TensorFlow, and shape arithmetic. */
@@ -112,6 +113,29 @@ public final class FlowChecks {
     if (trace == null || !trace.function().options().jitCompile()) {
       op.setAttr("_lower_using_switch_merge", true);
     }
+  }
+
+  /**
+   * A list of shapes as an attribute value ({@code output_shapes}). Not TensorFlow Java's
+   * {@code setAttr(String, Shape[])}: it moves its pointer back one dimension for a shape of
+   * unknown rank, so the shapes after one are read from the wrong place (a loop variable of
+   * unknown rank gave the next one a garbage static shape, or aborted the JVM in a TensorFlow
+   * check on its size).
+   */
+  public static AttrValue shapes(List<Shape> shapes) {
+    AttrValue.ListValue.Builder list = AttrValue.ListValue.newBuilder();
+    for (Shape s : shapes) {
+      TensorShapeProto.Builder proto = TensorShapeProto.newBuilder();
+      if (s.isUnknown()) {
+        proto.setUnknownRank(true);
+      } else {
+        for (long d : s.asArray()) {
+          proto.addDim(TensorShapeProto.Dim.newBuilder().setSize(d));
+        }
+      }
+      list.addShape(proto);
+    }
+    return AttrValue.newBuilder().setList(list).build();
   }
 
   public static AttrValue func(String name) {

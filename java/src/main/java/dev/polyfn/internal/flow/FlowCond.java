@@ -72,7 +72,7 @@ public final class FlowCond {
     b.setAttr("Tout", types);
     b.setAttr("then_branch", FlowChecks.func(tb.name()));
     b.setAttr("else_branch", FlowChecks.func(eb.name()));
-    b.setAttr("output_shapes", shapes);
+    b.setAttr("output_shapes", FlowChecks.shapes(List.of(shapes)));
     FlowChecks.lowerLikePython(graph, b);
     GraphOperation op = (GraphOperation) tf.scope().apply(b).build();
     FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise));

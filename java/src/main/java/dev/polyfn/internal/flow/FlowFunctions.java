@@ -35,6 +35,13 @@ public final class FlowFunctions {
       Function<List<Operand<?>>, List<? extends Operand<?>>> body, LoopOptions options, int skip, int vars,
       List<Shape> shapes) {}
 
+  /**
+   * The TensorListStack ending a {@code Flow.mapFn}: its loop and lambda. TensorFlow's registry has
+   * no gradient for TensorList operations, so without this the gradient would stop at the stack.
+   */
+  public record MapInfo(GraphOperation loop, Output<?> elems, Operand<?> n,
+      Function<Operand<?>, Operand<?>> fn) {}
+
   private static final Map<Graph, Map<String, Object>> INFO = new WeakHashMap<>();
 
   public static void record(Graph graph, GraphOperation op, Object info) {

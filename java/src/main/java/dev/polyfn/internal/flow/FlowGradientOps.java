@@ -67,7 +67,7 @@ public final class FlowGradientOps {
     Replays.of(op, "loop '" + op.name() + "'", () -> loopGradient(g, op, info, dys, grads));
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"})
   private static void loopGradient(Ops g, GraphOperation op, FlowFunctions.LoopInfo info, List<Output<?>> dys,
       Map<String, List<Output<?>>> grads) {
     int skip = info.skip();
@@ -135,7 +135,10 @@ public final class FlowGradientOps {
                 .addInput(v.get(1 + nv + nc + i).asOutput()).addInput(elementShape(g, info.shapes().get(i)))
                 .setAttr("element_dtype", vars.get(i).dataType()).build();
             lists.add(pop.output(0));
-            popped.add(pop.output(1));
+            // A popped element has no static shape; the body is re-traced on values of the shapes it
+            // was traced for (a body may need them, as mapFn needs its elements' rank).
+            Shape s = info.shapes().get(i);
+            popped.add(s.isUnknown() ? pop.output(1) : g.ensureShape((Operand) pop.output(1), s).asOutput());
           }
           List<Operand<?>> outs = new ArrayList<>(info.body().apply(List.copyOf(popped)));
           List<Output<?>> ys = new ArrayList<>();
@@ -168,6 +171,66 @@ public final class FlowGradientOps {
     for (int j = 0; j < nc; j++) {
       FlowGradients.add(grads, floatCaps.get(j), back.get(1 + nv + j).asOutput());
     }
+  }
+
+  /**
+   * The gradient of a {@code Flow.mapFn}'s stacked results, {@code dy}: a loop over the elements
+   * that re-traces {@code fn} on each and backpropagates the element's slice of {@code dy} to the
+   * element (its gradients stacked into the gradient of {@code elems}) and to the float values
+   * {@code fn} captures (summed over the elements), as Python's map_fn gradient gives.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static void map(Ops g, FlowFunctions.MapInfo info, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    GraphOperation op = info.loop();
+    FlowFunctions.LoopInfo loop = (FlowFunctions.LoopInfo) FlowFunctions.info((org.tensorflow.Graph) op.env(), op.name());
+    List<Output<?>> caps = new ArrayList<>();
+    for (int i = loop.skip() + loop.vars(); i < op.numInputs(); i++) {
+      if (FlowGradients.isFloat(op.input(i).dataType())) {
+        caps.add(op.input(i));
+      }
+    }
+    Output<?> elems = info.elems();
+    boolean floatElems = FlowGradients.isFloat(elems.dataType());
+    if (caps.isEmpty() && !floatElems) {
+      return;
+    }
+    Operand<TInt32> n = (Operand<TInt32>) info.n();
+    // The shape of one element, as a tensor: known at run time even when elems is empty.
+    Operand<TInt32> elementShape = g.slice(g.shape(elems), g.constant(new int[] {1}), g.constant(new int[] {-1}));
+    Replays.of(op, "mapFn '" + op.name() + "'", () -> {
+      List<Operand<?>> init = new ArrayList<>();
+      init.add(g.constant(0));
+      init.add(g.tensorListReserve(elementShape, n, (Class) elems.type()));
+      LoopOptions options = LoopOptions.DEFAULT;
+      for (Output<?> c : caps) {
+        options = options.shape(init.size(), Shape.unknown()); // registry gradients may lack static shapes
+        init.add(g.zerosLike(c));
+      }
+      List<Operand<?>> done = FlowLoops.whileLoop(g, init, options, v -> g.math.less((Operand<TInt32>) v.get(0), n), v -> {
+        Operand<TInt32> i = (Operand<TInt32>) v.get(0);
+        Output<?> e = g.gather((Operand) elems, i, g.constant(0)).asOutput();
+        Output<?> y = info.fn().apply(e).asOutput();
+        Output<?> dyi = g.gather((Operand) dy, i, g.constant(0)).asOutput();
+        List<Output<?>> xs = new ArrayList<>();
+        xs.add(e);
+        xs.addAll(caps);
+        List<Output<?>> d = FlowGradients.backprop(g, (org.tensorflow.Graph) g.scope().env(), List.of(y), List.of(dyi), xs);
+        List<Operand<?>> next = new ArrayList<>();
+        next.add(g.math.add(i, g.constant(1)));
+        next.add(g.tensorListSetItem(v.get(1), i, d.get(0) != null ? d.get(0) : g.zerosLike(e)));
+        for (int j = 0; j < caps.size(); j++) {
+          Output<?> dj = d.get(1 + j);
+          next.add(dj == null ? v.get(2 + j) : FlowGradients.sum(g, List.of(v.get(2 + j).asOutput(), dj)));
+        }
+        return next;
+      });
+      if (floatElems) {
+        FlowGradients.add(grads, elems, g.tensorListStack(done.get(1), elementShape, (Class) elems.type()).asOutput());
+      }
+      for (int j = 0; j < caps.size(); j++) {
+        FlowGradients.add(grads, caps.get(j), done.get(2 + j).asOutput());
+      }
+    });
   }
 
   /** A TensorList element shape: the declared one, -1 for unknown dimensions or rank. */

@@ -48,8 +48,9 @@ public final class FlowGradients {
     xs.forEach(o -> x.add(o.asOutput()));
     Ops g = tf.withSubScope("gradients");
     // Branch and loop lambdas traced again for the gradient must not write again.
+    // As tf.gradients, each x's gradient is its total derivative, paths through another x included.
     List<Output<?>> d = Replays.replaying(graph,
-        () -> backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x));
+        () -> backprop(g, graph, List.of(y.asOutput()), List.of(g.onesLike(y).asOutput()), x, false));
     List<Operand<?>> out = new ArrayList<>();
     for (int i = 0; i < x.size(); i++) {
       out.add(d.get(i) != null ? d.get(i) : g.zerosLike(x.get(i)).asOutput());
@@ -63,13 +64,27 @@ public final class FlowGradients {
    * one x through another is counted once, at the other.
    */
   public static List<Output<?>> backprop(Ops g, Graph graph, List<Output<?>> ys, List<Output<?>> seeds, List<Output<?>> xs) {
+    return backprop(g, graph, ys, seeds, xs, true);
+  }
+
+  /**
+   * {@link #backprop(Ops, Graph, List, List, List)}, stopping at the xs or (with {@code stopAtXs}
+   * false) going on through them, so that an x computed from another x passes its gradient on.
+   * The gradients of branches and loop bodies stop: their xs are the values the enclosing
+   * backpropagation goes on from.
+   */
+  private static List<Output<?>> backprop(Ops g, Graph graph, List<Output<?>> ys, List<Output<?>> seeds,
+      List<Output<?>> xs, boolean stopAtXs) {
     Map<String, List<Output<?>>> grads = new HashMap<>();
     for (int i = 0; i < ys.size(); i++) {
       if (isFloat(ys.get(i).dataType())) {
         add(grads, ys.get(i), seeds.get(i));
       }
     }
-    for (GraphOperation op : reverseTopological(ys, xs)) {
+    for (GraphOperation op : reverseTopological(ys, xs, stopAtXs)) {
+      if (NOT_DIFFERENTIABLE.contains(op.type())) {
+        continue;
+      }
       List<Output<?>> dys = new ArrayList<>();
       boolean any = false;
       for (int j = 0; j < op.numOutputs(); j++) {
@@ -83,6 +98,8 @@ public final class FlowGradients {
       Object info = FlowFunctions.info(graph, op.name());
       if (info instanceof FlowFunctions.CondInfo c) {
         FlowGradientOps.cond(g, op, c, filled(g, op, dys), grads);
+      } else if (info instanceof FlowFunctions.MapInfo m) {
+        FlowGradientOps.map(g, m, dys.get(0), grads);
       } else if (info instanceof FlowFunctions.LoopInfo l) {
         FlowGradientOps.loop(g, op, l, filled(g, op, dys), grads);
       } else {
@@ -134,7 +151,9 @@ public final class FlowGradients {
     int i = 0;
     for (Output<?> orig : originals.values()) {
       Output<?> d = dx[i++];
-      if (d != null && d.op() != null && !((GraphOperation) d.op()).getUnsafeNativeHandle().isNull()) {
+      // The registry's "no gradient" (a StopGradient's input) is an output of no operation.
+      if (d != null && d.op() != null && ((GraphOperation) d.op()).getUnsafeNativeHandle() != null
+          && !((GraphOperation) d.op()).getUnsafeNativeHandle().isNull()) {
         add(grads, orig, d);
       }
     }
@@ -155,12 +174,14 @@ public final class FlowGradients {
   }
 
   /** The operations on a path from an x to a y (not through another x), consumers before their inputs. */
-  private static List<GraphOperation> reverseTopological(List<Output<?>> ys, List<Output<?>> xs) {
+  private static List<GraphOperation> reverseTopological(List<Output<?>> ys, List<Output<?>> xs, boolean stopAtXs) {
     Set<String> fromX = new HashSet<>();
     Set<String> stops = new HashSet<>();
     List<GraphOperation> queue = new ArrayList<>();
     for (Output<?> o : xs) {
-      stops.add(key(o));
+      if (stopAtXs) {
+        stops.add(key(o));
+      }
       queue.addAll(((GraphOperation) o.op()).consumers(o.index()));
     }
     while (!queue.isEmpty()) {
@@ -200,6 +221,13 @@ public final class FlowGradients {
   private static void rewire(Graph graph, Output<?> src, GraphOperation dst, int index) {
     GraphEdits.updateEdge(graph, src, dst, index);
   }
+
+  /**
+   * Operations whose outputs do not depend on their inputs' values, so nothing flows back through
+   * them (Python's NotDifferentiable; the C++ registry has no gradient for them): a gradient's own
+   * seed, {@code onesLike(y)}, is on the path when that gradient is differentiated again.
+   */
+  private static final Set<String> NOT_DIFFERENTIABLE = Set.of("OnesLike", "ZerosLike");
 
   public static Output<?> sum(Ops g, List<Output<?>> list) {
     if (list == null || list.isEmpty()) {

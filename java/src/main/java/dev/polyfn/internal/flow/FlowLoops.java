@@ -13,6 +13,7 @@ import org.tensorflow.Output;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.core.TensorListReserve;
+import org.tensorflow.op.core.TensorListStack;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TBool;
 import org.tensorflow.types.TInt32;
@@ -123,7 +124,7 @@ public final class FlowLoops {
     w.addInputList(inputs.toArray(new Output<?>[0]));
     w.setAttr("cond", FlowChecks.func(cb.name()));
     w.setAttr("body", FlowChecks.func(bb.name()));
-    w.setAttr("output_shapes", allShapes.toArray(new Shape[0]));
+    w.setAttr("output_shapes", FlowChecks.shapes(allShapes));
     w.setAttr("parallel_iterations", options.parallel());
     FlowChecks.lowerLikePython(graph, w);
     GraphOperation op = (GraphOperation) tf.scope().apply(w).build();
@@ -191,6 +192,13 @@ public final class FlowLoops {
       }
       elementShape = tf.constant(dims);
     }
-    return tf.tensorListStack(done.get(1), elementShape, outType);
+    // As Python's map_fn, the results keep elems' static first dimension (a loop variable fed by
+    // mapFn keeps its shape).
+    long count = elems.shape().get(0);
+    Operand<U> stacked = count < 0 ? tf.tensorListStack(done.get(1), elementShape, outType)
+        : tf.tensorListStack(done.get(1), elementShape, outType, TensorListStack.numElements(count));
+    FlowFunctions.record(graph, (GraphOperation) stacked.op(), new FlowFunctions.MapInfo(
+        (GraphOperation) done.get(1).op(), elems.asOutput(), n, e -> fn.apply((Operand<T>) e)));
+    return stacked;
   }
 }
