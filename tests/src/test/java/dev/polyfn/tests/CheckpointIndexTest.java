@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -329,6 +330,9 @@ class CheckpointIndexTest {
     System.arraycopy(f.toByteArray(), 0, huge, at, f.size());
     files.put("lies outside the", huge);
     files.put("bad magic number", Arrays.copyOf(good, good.length - 1));
+    // The header before the block's first restart point: TensorFlow's seek for "" would land on
+    // the next entry and read it as the header (its dtype as the number of data files).
+    files.put("has its first restart point after its first entry", CheckpointIndexWriter.table(sorted, (byte) 0, true));
     files.put("fewer than a table's footer", new byte[10]);
     files.put("has no header entry", CheckpointIndexWriter.table(Map.of("a".getBytes(StandardCharsets.UTF_8),
         new byte[0]), (byte) 0));
@@ -343,5 +347,44 @@ class CheckpointIndexTest {
     Files.delete(index);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CheckpointIndex.read(prefix));
     assertEquals(index + ": the checkpoint's index does not exist", e.getMessage());
+  }
+
+  @Test
+  void anIndexOfMoreEntriesThanAReaderShouldHoldIsRefused(@TempDir Path dir) throws Exception {
+    Path prefix = dir.resolve("ckpt");
+    Map<byte[], byte[]> many = new TreeMap<>(Arrays::compareUnsigned);
+    many.put(new byte[0], new byte[] {8, 1});
+    for (int i = 0; i <= 1_000_000; i++) {
+      many.put(new byte[] {(byte) (1 + (i >>> 24)), (byte) (i >>> 16), (byte) (i >>> 8), (byte) i}, new byte[0]);
+    }
+    Files.write(Path.of(prefix + ".index"), CheckpointIndexWriter.table(many, (byte) 0));
+    // 11 MB of 4-byte entries: within the file limit, but a gigabyte of heap at 32 MB of them.
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CheckpointIndex.read(prefix));
+    assertTrue(e.getMessage().endsWith("holds more than 1000000 entries"), e.getMessage());
+  }
+
+  @Test
+  void twoEntriesReadingTheSameBytesAreRefused(@TempDir Path dir) throws Exception {
+    Path prefix = save(dir);
+    Map<String, BundleEntryProto> entries = CheckpointIndexWriter.entries(prefix);
+    BundleEntryProto floats = entries.get(key(entries, DataType.DT_FLOAT));
+    // The string variable's entry pointed into the float variable's bytes: both restored from one
+    // range, as 100 entries of one 4 MB range made TensorFlow allocate 400 MB.
+    String m = refused(dir, DataType.DT_STRING, e -> e.toBuilder().setOffset(floats.getOffset()).build(),
+        "a checkpoint's tensors never share bytes");
+    assertTrue(m.contains("'" + key(entries, DataType.DT_FLOAT) + "'"), m);
+  }
+
+  @Test
+  void aCheckpointLoadsWhateverTheDefaultLocale(@TempDir Path dir) throws Exception {
+    save(dir);
+    Locale before = Locale.getDefault();
+    try {
+      // Arabic digits in a formatted shard number named a data file that does not exist.
+      Locale.setDefault(Locale.forLanguageTag("ar-SA"));
+      loadsAndAnswers(dir);
+    } finally {
+      Locale.setDefault(before);
+    }
   }
 }

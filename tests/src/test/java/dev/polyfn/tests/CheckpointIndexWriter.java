@@ -43,13 +43,23 @@ final class CheckpointIndexWriter {
 
   /** A table of {@code entries} (in key order) whose blocks say compression {@code type}. */
   static byte[] table(Map<byte[], byte[]> entries, byte type) {
+    return table(entries, type, false);
+  }
+
+  /**
+   * {@link #table(Map, byte)}, the data block's first entry left out of its restart points when
+   * {@code hideFirst} (TensorFlow's reader, which starts at a restart point, never sees it).
+   */
+  static byte[] table(Map<byte[], byte[]> entries, byte type, boolean hideFirst) {
     ByteArrayOutputStream file = new ByteArrayOutputStream();
     ByteArrayOutputStream data = new ByteArrayOutputStream();
     ByteArrayOutputStream restarts = new ByteArrayOutputStream();
     int count = 0;
     byte[] last = new byte[0];
     for (Map.Entry<byte[], byte[]> e : entries.entrySet()) {
-      fixed32(restarts, data.size()); // every entry a restart point: no shared prefixes
+      if (!(hideFirst && count == 0)) {
+        fixed32(restarts, data.size()); // every entry a restart point: no shared prefixes
+      }
       varint(data, 0);
       varint(data, e.getKey().length);
       varint(data, e.getValue().length);
@@ -58,12 +68,13 @@ final class CheckpointIndexWriter {
       last = e.getKey();
       count++;
     }
-    if (count == 0) {
+    int restartCount = restarts.size() / 4;
+    if (restartCount == 0) {
       fixed32(restarts, 0);
-      count = 1;
+      restartCount = 1;
     }
     data.writeBytes(restarts.toByteArray());
-    fixed32(data, count);
+    fixed32(data, restartCount);
     long[] dataHandle = block(file, data.toByteArray(), type);
     ByteArrayOutputStream handle = new ByteArrayOutputStream();
     varint(handle, dataHandle[0]);

@@ -12,9 +12,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.tensorflow.proto.BundleEntryProto;
 import org.tensorflow.proto.BundleHeaderProto;
 import org.tensorflow.proto.DataType;
@@ -40,6 +43,15 @@ public final class CheckpointIndex {
   private final int shards;
   /** Each key's encoded entry, the key's bytes as ISO-8859-1 (one char a byte, so any key maps back). */
   private final Map<String, byte[]> entries;
+  /**
+   * The bytes of each data file that the entries checked so far read, by start: TensorFlow's
+   * writer never lets two tensors share bytes, and entries that did would let a small file make
+   * TensorFlow allocate as many tensors of it as a load restores. One load's, never shared.
+   */
+  private final Map<Integer, TreeMap<Long, Range>> claimed = new HashMap<>();
+
+  /** The bytes {@code [start, end)} of a data file that checkpoint key {@code key} reads. */
+  private record Range(long end, String key) {}
 
   private CheckpointIndex(Path index, Path prefix, int shards, Map<String, byte[]> entries) {
     this.index = index;
@@ -159,7 +171,7 @@ public final class CheckpointIndex {
     if (e.getShardId() < 0 || e.getShardId() >= shards) {
       throw new IllegalArgumentException(at + " is in data file " + e.getShardId() + ", but the checkpoint has " + shards);
     }
-    Path data = Path.of(prefix + String.format(".data-%05d-of-%05d", e.getShardId(), shards));
+    Path data = Path.of(prefix + String.format(Locale.ROOT, ".data-%05d-of-%05d", e.getShardId(), shards));
     long length;
     try {
       if (!Files.isRegularFile(data)) {
@@ -174,6 +186,7 @@ public final class CheckpointIndex {
       throw new IllegalArgumentException(at + " lies at bytes " + Long.toUnsignedString(e.getOffset()) + " to "
           + Long.toUnsignedString(e.getOffset() + e.getSize()) + " of " + data + ", which has " + length + " bytes");
     }
+    claim(key, e, data, at);
     int width;
     try {
       width = DataTypes.byteSize(dtype);
@@ -211,6 +224,28 @@ public final class CheckpointIndex {
       }
     }
     return dims;
+  }
+
+  /**
+   * Records the bytes entry {@code e} of {@code key} reads, refusing bytes another key's entry
+   * reads already (a key checked again claims its own bytes again).
+   */
+  private void claim(String key, BundleEntryProto e, Path data, String at) {
+    if (e.getSize() == 0) {
+      return;
+    }
+    TreeMap<Long, Range> shard = claimed.computeIfAbsent(e.getShardId(), s -> new TreeMap<>());
+    long start = e.getOffset();
+    long end = start + e.getSize();
+    // The ranges claimed so far do not overlap, so the last one starting before `end` is the only
+    // one that can reach past `start`.
+    Map.Entry<Long, Range> last = shard.floorEntry(end - 1);
+    if (last != null && last.getValue().end() > start && !last.getValue().key().equals(key)) {
+      throw new IllegalArgumentException(at + " reads bytes " + start + " to " + end + " of " + data
+          + ", which '" + last.getValue().key() + "' reads too (bytes " + last.getKey() + " to "
+          + last.getValue().end() + "): a checkpoint's tensors never share bytes");
+    }
+    shard.put(start, new Range(end, key));
   }
 
   /**

@@ -25,6 +25,12 @@ final class CheckpointTable {
   /** A block's compression type and CRC. */
   private static final int TRAILER = 5;
   private static final int CRC_MASK_DELTA = 0xa282ead8;
+  /**
+   * The most entries an index may hold. Each costs the reader about 40 times its bytes in the
+   * heap (key, value, map node), so a 32 MB index of 4-byte entries would need a gigabyte; real
+   * checkpoints hold tens of thousands (a large Keras model with its optimizer's slots).
+   */
+  static final int MAX_ENTRIES = 1_000_000;
 
   private CheckpointTable() {}
 
@@ -92,6 +98,9 @@ final class CheckpointTable {
           }
           last = d.key;
           out.put(new String(d.key, StandardCharsets.ISO_8859_1), d.value);
+          if (out.size() > MAX_ENTRIES) {
+            throw new IllegalArgumentException("it holds more than " + MAX_ENTRIES + " entries");
+          }
         }
         next = offset + size + TRAILER;
       }
@@ -131,6 +140,11 @@ final class CheckpointTable {
       int restart = 0;
       while (c.pos < limit) {
         boolean atRestart = restart < restarts && c.pos == start + fixed32(limit + 4 * restart);
+        if (c.pos == start && !atRestart) {
+          // TensorFlow's reader starts at a restart point: entries before the first are invisible
+          // to it, and its seek would find another entry than this reader does.
+          throw new IllegalArgumentException(what + " has its first restart point after its first entry");
+        }
         long shared = c.varint32();
         long own = c.varint32();
         long valueLength = c.varint32();
@@ -156,6 +170,9 @@ final class CheckpointTable {
         }
         key = k;
         out.add(new Entry(k, value));
+        if (out.size() > MAX_ENTRIES) {
+          throw new IllegalArgumentException(what + " holds more than " + MAX_ENTRIES + " entries");
+        }
       }
       // Every restart point is an entry's start (an empty block's are all 0), as TensorFlow's binary search needs.
       for (; restart < restarts && out.isEmpty(); restart++) {
