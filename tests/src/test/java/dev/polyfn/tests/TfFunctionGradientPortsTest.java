@@ -51,6 +51,21 @@ class TfFunctionGradientPortsTest {
     }
   }
 
+  /**
+   * math_grad.py: Round, Ceil, Rint and Floor have no gradient (None), so only the other factor's
+   * path counts; TensorFlow's C++ registry knows none of the first three. Python at x = 2.4:
+   * y = round(x)*x + ceil(x)*x + rint(x) + floor(x)*x = 18.8, dy/dx = 2 + 3 + 0 + 2 = 7.
+   */
+  @Test
+  void roundingOpsHaveNoGradient() {
+    try (ListFunction f = valueAndGradient((tf, x) -> tf.math.add(tf.math.add(tf.math.mul(tf.math.round(x), x),
+        tf.math.mul(tf.math.ceil(x), x)), tf.math.add(tf.math.rint(x), tf.math.mul(tf.math.floor(x), x))))) {
+      List<Float> got = scalars(f, Map.of("x", 2.4f));
+      assertEquals(18.8f, got.get(0), 1e-5f);
+      assertEquals(7f, got.get(1), 1e-6f);
+    }
+  }
+
   /** while_v2_test: v = v*v until v >= 100, starting at x = 3: y = x^8 = 6561, dy/dx = 8x^7 = 17496. */
   @Test
   void gradientOfALoopWhoseTripCountDependsOnX() {

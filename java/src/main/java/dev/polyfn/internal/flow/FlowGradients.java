@@ -223,11 +223,12 @@ public final class FlowGradients {
   }
 
   /**
-   * Operations whose outputs do not depend on their inputs' values, so nothing flows back through
-   * them (Python's NotDifferentiable; the C++ registry has no gradient for them): a gradient's own
-   * seed, {@code onesLike(y)}, is on the path when that gradient is differentiated again.
+   * Operations nothing flows back through, whose gradient TensorFlow's C++ registry does not know:
+   * those whose outputs do not depend on their inputs' values (Python's NotDifferentiable; a
+   * gradient's own seed, {@code onesLike(y)}, is on the path when that gradient is differentiated
+   * again), and the rounding ops, whose gradient Python's math_grad.py defines as none.
    */
-  private static final Set<String> NOT_DIFFERENTIABLE = Set.of("OnesLike", "ZerosLike");
+  private static final Set<String> NOT_DIFFERENTIABLE = Set.of("OnesLike", "ZerosLike", "Round", "Rint", "Ceil", "Floor");
 
   public static Output<?> sum(Ops g, List<Output<?>> list) {
     if (list == null || list.isEmpty()) {
