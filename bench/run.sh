@@ -253,7 +253,9 @@ if want models; then
 # first result, Function.load against Python, in fresh processes run interleaved. Results are
 # checked (max abs diff) before timing. assemble_models.py makes the rows and targets.
 MODEL_IMAGE=128
-if [ "$MODE" = quick ]; then MB_ARGS=(5 100 1500); MS_RUNS=1; else MB_ARGS=(15 200 4000); MS_RUNS=3; fi
+# MB_REPEATS: the JVM (ModelBench) and Python run in turn this many times per row, so that both see
+# the same spells of machine load; the rows take the medians and the median of each turn's ratio.
+if [ "$MODE" = quick ]; then MB_ARGS=(5 100 1500); MB_REPEATS=1; MS_RUNS=1; else MB_ARGS=(10 200 3000); MB_REPEATS=3; MS_RUNS=3; fi
 MDIR="$OUT/models"
 step "real models: writing MobileNetV2 (${MODEL_IMAGE}x${MODEL_IMAGE}), LSTM, Transformer block (make_bench_models.py)"
 rm -rf "$MDIR"; mkdir -p "$MDIR"
@@ -261,11 +263,13 @@ TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/make_bench_models.py" "$MDIR" "$MODE
   || { cat "$OUT/models-make.log"; exit 1; }
 : > "$OUT/models-percall.jsonl"; : > "$OUT/models.log"
 for row in $(cut -d' ' -f1 "$MDIR/rows.txt"); do
-  step "real models: $row per call, Polyfn and SavedModelBundle alternating (ModelBench), then Python"
-  java -cp "$CP" dev.polyfn.bench.ModelBench "$MDIR" "$row" "${MB_ARGS[@]}" 2>> "$OUT/models.log" \
-    | grep '^{' >> "$OUT/models-percall.jsonl" || echo "ModelBench $row failed: see bench/out/models.log" >&2
-  TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_models.py" "$MDIR" "$row" "${MB_ARGS[@]}" 2>> "$OUT/models.log" \
-    | grep '^{' >> "$OUT/models-percall.jsonl" || echo "bench_models.py $row failed: see bench/out/models.log" >&2
+  step "real models: $row per call, Polyfn and SavedModelBundle alternating (ModelBench), then Python, $MB_REPEATS turns"
+  for _ in $(seq "$MB_REPEATS"); do
+    java -cp "$CP" dev.polyfn.bench.ModelBench "$MDIR" "$row" "${MB_ARGS[@]}" 2>> "$OUT/models.log" \
+      | grep '^{' >> "$OUT/models-percall.jsonl" || echo "ModelBench $row failed: see bench/out/models.log" >&2
+    TF_CPP_MIN_LOG_LEVEL=2 "$PY" "$BENCH/python/bench_models.py" "$MDIR" "$row" "${MB_ARGS[@]}" 2>> "$OUT/models.log" \
+      | grep '^{' >> "$OUT/models-percall.jsonl" || echo "bench_models.py $row failed: see bench/out/models.log" >&2
+  done
 done
 step "real models: time to first result, $MS_RUNS fresh processes per model and contender, interleaved"
 : > "$OUT/models-startup.jsonl"
