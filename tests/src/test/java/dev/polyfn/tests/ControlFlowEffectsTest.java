@@ -178,6 +178,36 @@ class ControlFlowEffectsTest {
     check("map_effects", (s, unused) -> mapEffects(s));
   }
 
+  /**
+   * map_effects at scale: each of 512 iterations adds 1 to s, then reads it. The read's value is
+   * used (y), so, as in Python, the next iteration waits for it; it used not to, and a next
+   * iteration's write (10 run in parallel) could come before this one's read: map_effects once
+   * failed in CI with y[0] = 5 for 3. A race: these 20,480 elements did not show it on an idle
+   * machine, before the fix or after; it is a stress check, the fix follows Python's rule.
+   */
+  @Test
+  void mapFnReadsItsOwnWriteBeforeTheNextIterationWrites() {
+    try (Variable<TFloat32> s = Variable.create(TFloat32.scalarOf(0f));
+         MapFunction f = Function.define((tf, in) -> Map.of("y", Flow.mapFn(tf, in.input("xs", TFloat32.class), e -> {
+           assignAdd(tf, s, e);
+           return tf.math.add(tf.math.mul(e, tf.constant(2f)), s.read(tf));
+         })), FunctionOptions.defaults().withName("map_reads"))) {
+      float[] ones = new float[512];
+      java.util.Arrays.fill(ones, 1f);
+      int wrong = 0;
+      for (int call = 0; call < 40; call++) {
+        try (TFloat32 xs = TFloat32.vectorOf(ones); Outputs out = f.call(Map.of("xs", xs))) {
+          TFloat32 y = out.get("y", TFloat32.class);
+          for (int k = 0; k < ones.length; k++) {
+            // s had 512 * call before this call, and k + 1 more after iteration k's write
+            wrong += y.getFloat(k) == 2f + 512f * call + k + 1 ? 0 : 1;
+          }
+        }
+      }
+      assertEquals(0, wrong, "elements that read another iteration's write");
+    }
+  }
+
   @Test
   void aCondInALoopRunsTheTakenBranchsWriteEachIteration() throws Exception {
     check("nested_effects", ControlFlowEffectsTest::nestedEffects);

@@ -48,9 +48,12 @@ public final class Effects {
 
   /**
    * What {@link #order} did: the operations that must run for their effect (every stateful one but
-   * pure reads and random ops), and the Identity operations it added.
+   * pure reads and random ops), the reads whose values are used ({@code usedReads}: what waits for
+   * a body's effects must wait for them too, as Python's auto_control_deps adds a consumed read to
+   * the ops that must run; else a loop's next iteration could write before this one reads), and
+   * the Identity operations it added.
    */
-  public record Ordered(List<GraphOperation> mustRun, List<GraphOperation> added) {}
+  public record Ordered(List<GraphOperation> mustRun, List<GraphOperation> usedReads, List<GraphOperation> added) {}
 
   /** Orders the stateful operations among {@code ops} (in creation order). */
   public static Ordered order(Graph graph, List<GraphOperation> ops) {
@@ -58,6 +61,7 @@ public final class Effects {
     Map<String, List<GraphOperation>> readsSince = new HashMap<>();
     GraphOperation lastUnkeyed = null;
     List<GraphOperation> mustRun = new ArrayList<>();
+    List<GraphOperation> usedReads = new ArrayList<>();
     List<GraphOperation> added = new ArrayList<>();
     Ops tf = null;
     for (GraphOperation op : ops) {
@@ -104,9 +108,11 @@ public final class Effects {
       }
       if (!read && !UNORDERED.contains(op.type())) {
         mustRun.add(op);
+      } else if (read && op.numConsumers() > 0) {
+        usedReads.add(op);
       }
     }
-    return new Ordered(mustRun, added);
+    return new Ordered(mustRun, usedReads, added);
   }
 
   /**

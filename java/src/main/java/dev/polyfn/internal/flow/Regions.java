@@ -207,7 +207,9 @@ public final class Regions {
       Effects.Ordered ordered = Effects.order(graph, body);
       body.addAll(ordered.added());
       effects = ordered.mustRun();
-      outputs = after(graph, body, effects, outputs);
+      List<GraphOperation> waited = new ArrayList<>(effects);
+      waited.addAll(ordered.usedReads());
+      outputs = after(graph, body, waited, outputs);
     }
     // The effects are the function's control outputs: TensorFlow runs them whenever it runs the
     // function (when a branch is taken, at each iteration of a loop), even if nothing reads them.
@@ -227,8 +229,9 @@ public final class Regions {
 
   /**
    * {@code outputs}, each passed through an Identity that waits for {@code effects} (added to
-   * {@code body}), as Python makes a function's results wait for its effects: what reads a cond's
-   * results sees its branch's writes, and a loop's next iteration starts after this one's.
+   * {@code body}), as Python makes a function's results wait for its effects and used reads: what
+   * reads a cond's results sees its branch's writes, and a loop's next iteration starts after this
+   * one's writes and reads.
    */
   private static List<Output<?>> after(Graph graph, List<GraphOperation> body, List<GraphOperation> effects,
       List<Output<?>> outputs) {
