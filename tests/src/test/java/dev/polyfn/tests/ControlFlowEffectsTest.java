@@ -208,6 +208,29 @@ class ControlFlowEffectsTest {
     }
   }
 
+  /**
+   * The same rule, read from the saved loop body: the NoOp its results wait for waits for the
+   * body's read of s as well as its write (before, for the write only).
+   */
+  @Test
+  void aLoopBodysResultsWaitForTheReadItUses(@TempDir Path dir) throws Exception {
+    try (Variable<TFloat32> s = Variable.create(TFloat32.scalarOf(0f));
+         MapFunction f = Function.define((tf, in) -> Map.of("y", Flow.mapFn(tf, in.input("xs", TFloat32.class), e -> {
+           assignAdd(tf, s, e);
+           return tf.math.add(tf.math.mul(e, tf.constant(2f)), s.read(tf));
+         })), FunctionOptions.defaults().withName("map_reads"))) {
+      f.getConcreteFunction(Map.of("xs", dev.polyfn.TensorSpec.of(TFloat32.class, org.tensorflow.ndarray.Shape.of(3))));
+      f.save(dir);
+    }
+    org.tensorflow.proto.SavedModel model = org.tensorflow.proto.SavedModel.parseFrom(Files.readAllBytes(dir.resolve("saved_model.pb")));
+    org.tensorflow.proto.FunctionDef body = model.getMetaGraphs(0).getGraphDef().getLibrary().getFunctionList().stream()
+        .filter(d -> d.getNodeDefList().stream().anyMatch(n -> n.getOp().equals("TensorListSetItem"))).findFirst().orElseThrow();
+    String read = body.getNodeDefList().stream().filter(n -> n.getOp().equals("ReadVariableOp")).findFirst().orElseThrow().getName();
+    org.tensorflow.proto.NodeDef waited = body.getNodeDefList().stream()
+        .filter(n -> n.getOp().equals("NoOp") && n.getName().contains("effects")).findFirst().orElseThrow();
+    assertTrue(waited.getInputList().contains("^" + read), waited.getInputList() + " should hold ^" + read);
+  }
+
   @Test
   void aCondInALoopRunsTheTakenBranchsWriteEachIteration() throws Exception {
     check("nested_effects", ControlFlowEffectsTest::nestedEffects);
