@@ -78,16 +78,12 @@ class TfFunctionGradientPortsTest {
   /** while_v2_test testCondInsideWhile-style: a cond on the loop variable in the body; at x=3, y = x^3/4. */
   @Test
   void gradientOfACondInsideALoop() {
-    try (ListFunction f = Function.defineList((tf, in) -> {
-          Operand<TFloat32> x = in.input("x", TFloat32.class);
-          Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), x), v -> tf.math.less(i(v.get(0)), tf.constant(4)),
+    try (ListFunction f = valueAndGradient((tf, x) -> f32(Flow.whileLoop(tf, List.of(tf.constant(0), x), v -> tf.math.less(i(v.get(0)), tf.constant(4)),
               v -> {
                 Operand<TFloat32> w = f32(v.get(1));
                 return List.of(tf.math.add(i(v.get(0)), tf.constant(1)), Flow.cond(tf, tf.math.greater(w, tf.constant(5f)),
                     () -> tf.math.mul(w, tf.constant(0.5f)), () -> tf.math.mul(w, x)));
-              }).get(1));
-          return List.of(y, Flow.gradients(tf, y, List.of(x)).get(0));
-        })) {
+              }).get(1)))) {
       assertEquals(List.of(6.75f, 6.75f), scalars(f, Map.of("x", 3f)));
     }
   }
@@ -95,9 +91,7 @@ class TfFunctionGradientPortsTest {
   /** while_v2_test testNestedWhile-style: an inner loop whose bound is the outer counter, reading x. */
   @Test
   void gradientOfNestedLoops() {
-    try (ListFunction f = Function.defineList((tf, in) -> {
-          Operand<TFloat32> x = in.input("x", TFloat32.class);
-          Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), x), v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+    try (ListFunction f = valueAndGradient((tf, x) -> f32(Flow.whileLoop(tf, List.of(tf.constant(0), x), v -> tf.math.less(i(v.get(0)), tf.constant(3)),
               v -> {
                 Operand<TInt32> bound = i(v.get(0));
                 Operand<TFloat32> w = f32(Flow.whileLoop(tf, List.of(tf.constant(0), f32(v.get(1))),
@@ -105,9 +99,7 @@ class TfFunctionGradientPortsTest {
                     u -> List.of(tf.math.add(i(u.get(0)), tf.constant(1)),
                         tf.math.add(f32(u.get(1)), tf.math.mul(x, tf.dtypes.cast(i(u.get(0)), TFloat32.class))))).get(1));
                 return List.of(tf.math.add(bound, tf.constant(1)), w);
-              }).get(1));
-          return List.of(y, Flow.gradients(tf, y, List.of(x)).get(0));
-        })) {
+              }).get(1)))) {
       assertEquals(List.of(4f, 2f), scalars(f, Map.of("x", 2f)));
     }
   }
