@@ -169,6 +169,10 @@ public final class FunctionOptions {
    * directory or entry and why, and the function traces as if the cache were empty; {@code define}
    * never fails for it. Directories the cache creates are private to this user (0700); do not
    * share one cache directory between users.
+   *
+   * <p>The directory stays bounded: with {@link #withMaxConcreteFunctions(int)}, only the {@code
+   * max} entries written or restored last are restored and the function's older entries are
+   * deleted; entries of any key nobody wrote or restored for 30 days are deleted.
    */
   public FunctionOptions withTraceCache(Path dir) {
     return withTraceCache(dir, "");

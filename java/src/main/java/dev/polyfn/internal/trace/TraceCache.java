@@ -23,9 +23,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -103,14 +103,17 @@ public final class TraceCache {
 
   private final Path dir;
   private final String key;
+  /** The function's bound on concrete functions (0: none): at most this many entries are restored. */
+  private final int bound;
   /** Hex hash of the key: the first part of every entry's file name. */
   private final String prefix;
   /** Set when {@link #restoreInto} found the directory untrusted: nothing is written to it either. */
   private volatile boolean untrusted;
 
-  private TraceCache(Path dir, String key) {
+  private TraceCache(Path dir, String key, int bound) {
     this.dir = dir;
     this.key = key;
+    this.bound = bound;
     this.prefix = hex(sha256(key.getBytes(StandardCharsets.UTF_8))).substring(0, 24);
   }
 
@@ -123,7 +126,7 @@ public final class TraceCache {
       return null;
     }
     String key = TraceCacheKey.of(options, body, kind, unaryInput);
-    return key == null ? null : new TraceCache(options.traceCache(), key);
+    return key == null ? null : new TraceCache(options.traceCache(), key, options.maxConcreteFunctions());
   }
 
   /**
@@ -132,7 +135,7 @@ public final class TraceCache {
    * ({@link PrivateFiles}) is not read: a warning names it and why, and its signatures trace anew.
    */
   public void restoreInto(FunctionCore f) {
-    List<Path> files = new ArrayList<>();
+    List<TraceCacheRetention.Listed> files = new ArrayList<>();
     String start = prefix + "-";
     boolean modes = PrivateFiles.hasUnixPermissions();
     Path listed = dir;
@@ -153,18 +156,27 @@ public final class TraceCache {
         for (Path p : list) {
           String name = p.getFileName().toString();
           if (name.startsWith(start) && name.endsWith(SUFFIX)) {
-            files.add(p);
+            FileTime modified = TraceCacheRetention.modified(p);
+            if (modified != null) {
+              files.add(new TraceCacheRetention.Listed(p, modified));
+            }
           }
         }
       }
-      Collections.sort(files);
     } catch (NoSuchFileException e) {
       return;
     } catch (IOException | RuntimeException e) {
       NativeLog.logger().log(Level.WARNING, "trace cache " + dir + " cannot be listed: " + e);
       return;
     }
-    for (Path file : files) {
+    TraceCacheRetention.Selection chosen = TraceCacheRetention.select(files, bound);
+    if (!chosen.delete().isEmpty()) {
+      submit(() -> TraceCacheRetention.delete(chosen.delete(), "trace cache entry beyond the function's bound"));
+    }
+    long now = System.currentTimeMillis();
+    List<Path> used = new ArrayList<>();
+    for (TraceCacheRetention.Listed entry : chosen.restore()) {
+      Path file = entry.file();
       try {
         String why = modes ? PrivateFiles.whyNotTrustedFile(file) : null;
         if (why != null) {
@@ -173,10 +185,19 @@ public final class TraceCache {
         Entry e = read(file);
         RestoreChecks.parameters(e.params, e.declared, e.traced);
         f.restoreConcrete(e.params, new Capture[0], e.declared, e.traced, restorable(e), e.outputNames);
+        if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
+          used.add(file);
+        }
+      } catch (NoSuchFileException e) {
+        // Another JVM sharing the directory deleted it since the listing (beyond its bound, or expired).
+        debug("trace cache entry " + file + " was deleted meanwhile; its signature traces");
       } catch (IOException | RuntimeException | OutOfMemoryError | StackOverflowError e) {
         // A damaged entry never fails the definition: its signature traces anew.
         NativeLog.logger().log(Level.WARNING, "ignoring trace cache entry " + file + ": " + e.getMessage());
       }
+    }
+    if (!used.isEmpty()) {
+      submit(() -> TraceCacheRetention.refresh(used, now));
     }
   }
 
@@ -238,7 +259,7 @@ public final class TraceCache {
     Path temp = null;
     try {
       PrivateFiles.createPrivateDirectories(target.getParent());
-      temp = Files.createTempFile(target.getParent(), ".tmp-", SUFFIX + ".part");
+      temp = Files.createTempFile(target.getParent(), TraceCacheRetention.TEMP_PREFIX, TraceCacheRetention.TEMP_SUFFIX);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       DataOutputStream out = new DataOutputStream(bytes);
       out.write(MAGIC);
@@ -253,6 +274,7 @@ public final class TraceCache {
         Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
       }
       temp = null;
+      TraceCacheRetention.sweepOnce(target.getParent(), System.currentTimeMillis());
     } catch (IOException | RuntimeException e) {
       NativeLog.logger().log(Level.WARNING, "trace cache entry " + target + " could not be written: " + e);
     } finally {
