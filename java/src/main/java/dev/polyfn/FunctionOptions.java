@@ -171,8 +171,9 @@ public final class FunctionOptions {
    * share one cache directory between users.
    *
    * <p>The directory stays bounded: with {@link #withMaxConcreteFunctions(int)}, only the {@code
-   * max} entries written or restored last are restored and the function's older entries are
-   * deleted; entries of any key nobody wrote or restored for 30 days are deleted.
+   * max} entries used last (written, restored, or held and run until the function was closed) are
+   * restored and the function's older entries are deleted; cache files of any key nobody wrote or
+   * used for 30 days are deleted.
    */
   public FunctionOptions withTraceCache(Path dir) {
     return withTraceCache(dir, "");

@@ -441,6 +441,10 @@ public final class FunctionCore {
 
   /** Releases every concrete function and the variables the function created. Idempotent. */
   public void close() {
+    TraceCache c = cache;
+    if (c != null && !handle.isClosed()) {
+      c.closing(this); // before the concrete functions it asks about are released
+    }
     handle.close();
     owned.closeAll();
   }

@@ -1,6 +1,7 @@
 package dev.polyfn.internal.trace;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
@@ -81,14 +82,19 @@ public final class TraceCache {
       t.setDaemon(true);
       return t;
     });
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      writer.shutdown();
-      try {
-        writer.awaitTermination(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "polyfn-trace-cache-flush"));
+    try {
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        writer.shutdown();
+        try {
+          writer.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "polyfn-trace-cache-flush"));
+    } catch (IllegalStateException e) {
+      // First used while the JVM exits (a function defined in a shutdown hook): no hook can be
+      // added then; what the daemon writer finishes before the exit is written.
+    }
     return writer;
   }
 
@@ -136,6 +142,7 @@ public final class TraceCache {
    */
   public void restoreInto(FunctionCore f) {
     List<TraceCacheRetention.Listed> files = new ArrayList<>();
+    long now = System.currentTimeMillis();
     String start = prefix + "-";
     boolean modes = PrivateFiles.hasUnixPermissions();
     Path listed = dir;
@@ -156,7 +163,7 @@ public final class TraceCache {
         for (Path p : list) {
           String name = p.getFileName().toString();
           if (name.startsWith(start) && name.endsWith(SUFFIX)) {
-            FileTime modified = TraceCacheRetention.modified(p);
+            FileTime modified = TraceCacheRetention.modified(p, now);
             if (modified != null) {
               files.add(new TraceCacheRetention.Listed(p, modified));
             }
@@ -171,9 +178,8 @@ public final class TraceCache {
     }
     TraceCacheRetention.Selection chosen = TraceCacheRetention.select(files, bound);
     if (!chosen.delete().isEmpty()) {
-      submit(() -> TraceCacheRetention.delete(chosen.delete(), "trace cache entry beyond the function's bound"));
+      submit(() -> TraceCacheRetention.deleteUnlessChanged(chosen.delete()));
     }
-    long now = System.currentTimeMillis();
     List<Path> used = new ArrayList<>();
     for (TraceCacheRetention.Listed entry : chosen.restore()) {
       Path file = entry.file();
@@ -197,8 +203,45 @@ public final class TraceCache {
       }
     }
     if (!used.isEmpty()) {
-      submit(() -> TraceCacheRetention.refresh(used, now));
+      submit(() -> TraceCacheRetention.markUsed(used, now));
     }
+  }
+
+  /**
+   * When a bounded function is closed: marks used now the entries of the concrete functions it
+   * still holds and ran, the survivors of its least-recently-used eviction, so that the next
+   * start restores those rather than entries written later but evicted (a hit changes nothing on
+   * disk). An unbounded function restores every entry anyway.
+   */
+  public void closing(FunctionCore f) {
+    if (untrusted || bound <= 0) {
+      return;
+    }
+    List<Path> used = new ArrayList<>();
+    List<ConcreteFunctionInfo> held;
+    try {
+      held = f.concreteFunctions();
+    } catch (RuntimeException e) {
+      return; // closed meanwhile by another thread, which marks them
+    }
+    for (ConcreteFunctionInfo c : held) {
+      if (c.firstRunTime().isPresent()) {
+        try {
+          used.add(dir.resolve(fileName(Native.exportConcreteTypes(f.address(), c.id())[0])));
+        } catch (RuntimeException e) {
+          // not exportable (a literal's type), so never written; or closed meanwhile
+        }
+      }
+    }
+    if (!used.isEmpty()) {
+      long now = System.currentTimeMillis();
+      submit(() -> TraceCacheRetention.markUsed(used, now));
+    }
+  }
+
+  /** The file of this function's entry for a concrete function of this traced type (JSON). */
+  private String fileName(String tracedType) {
+    return prefix + "-" + hex(sha256(tracedType.getBytes(StandardCharsets.UTF_8))).substring(0, 16) + SUFFIX;
   }
 
   /**
@@ -228,7 +271,7 @@ public final class TraceCache {
       return;
     }
     byte[] payload = payload(f.params(), outputNames, types[1], types[0], def, library);
-    String file = prefix + "-" + hex(sha256(types[0].getBytes(StandardCharsets.UTF_8))).substring(0, 16) + SUFFIX;
+    String file = fileName(types[0]);
     submit(() -> write(dir.resolve(file), payload));
   }
 
