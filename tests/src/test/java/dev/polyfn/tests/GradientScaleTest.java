@@ -80,6 +80,31 @@ class GradientScaleTest {
     assertEquals(want, got[1], 1e-3f * want);
   }
 
+  /**
+   * An x the loss does not depend on (a frozen weight, another head's) gets zeros, as before and
+   * as Python's None: the registry, called once for every x, refused it as "unreachable from the
+   * output node(s)".
+   */
+  @Test
+  void anXTheLossDoesNotDependOnGetsZeros() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> a = in.input("a", TFloat32.class);
+          Operand<TFloat32> b = in.input("b", TFloat32.class);
+          List<Operand<?>> d = Flow.gradients(tf, tf.sum(tf.math.mul(a, a), tf.constant(0)), List.of(a, b));
+          return Map.of("da", d.get(0), "db", d.get(1));
+        });
+         TFloat32 a = TFloat32.vectorOf(1f, 2f, 3f);
+         TFloat32 b = TFloat32.vectorOf(4f, 5f, 6f);
+         Outputs out = f.call(Map.of("a", a, "b", b))) {
+      TFloat32 da = out.get("da", TFloat32.class);
+      TFloat32 db = out.get("db", TFloat32.class);
+      for (int i = 0; i < 3; i++) {
+        assertEquals(2f * (i + 1), da.getFloat(i));
+        assertEquals(0f, db.getFloat(i));
+      }
+    }
+  }
+
   @Test
   void theForwardChainIsLeftAsTheBodyBuiltIt(@TempDir Path dir) throws Exception {
     int n = 50;
