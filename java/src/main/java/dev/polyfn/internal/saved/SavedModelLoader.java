@@ -8,7 +8,6 @@ import dev.polyfn.NestBody;
 import dev.polyfn.SingleBody;
 import dev.polyfn.UnaryBody;
 import dev.polyfn.Variable;
-import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
@@ -33,8 +32,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
+import org.tensorflow.Operation;
 import org.tensorflow.exceptions.TensorFlowException;
 import org.tensorflow.ndarray.NdArrays;
+import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.train.Restore;
 import org.tensorflow.proto.DataType;
@@ -42,6 +43,7 @@ import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.TensorProto;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
@@ -357,7 +359,8 @@ public final class SavedModelLoader {
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
     // Checked before TensorFlow reads the checkpoint: it allocates by what the index says.
     CheckpointIndex index = CheckpointIndex.read(prefix);
-    List<Class<? extends TType>> types = new ArrayList<>();
+    List<DataType> types = new ArrayList<>();
+    List<TensorShapeProto> shapes = new ArrayList<>();
     for (int i = 0; i < meta.variableKeys.size(); i++) {
       NodeDef node = node(root, nodes.get("variables/" + i));
       if (node == null || !node.getOp().equals("VarHandleOp")) {
@@ -369,50 +372,73 @@ public final class SavedModelLoader {
       if (!node.containsAttr("shape")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no shape");
       }
-      DataType dt = node.getAttrOrThrow("dtype").getType();
-      try {
-        types.add(DataTypes.tensorClass(dt));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable " + i + " has dtype " + dt
-            + ", which TensorFlow Java has no tensor class for");
-      }
+      types.add(node.getAttrOrThrow("dtype").getType());
+      shapes.add(node.getAttrOrThrow("shape").getShape());
       String key = meta.variableKeys.get(i);
-      index.check(key, dt, node.getAttrOrThrow("shape").getShape(), "'" + key + "'");
+      index.check(key, types.get(i), shapes.get(i), "'" + key + "'");
     }
-    Ops tf = Ops.create(EagerSession.getDefault());
-    String[] slices = new String[types.size()];
-    Arrays.fill(slices, "");
-    List<TType> values = new ArrayList<>();
-    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
-    try (TString path = TString.scalarOf(prefix.toString());
-         TString keys = TString.vectorOf(meta.variableKeys.toArray(new String[0]));
-         TString noSlices = TString.vectorOf(slices)) {
-      Restore restored = tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keys),
-          TensorFlowInternals.eagerInput(noSlices), types);
-      for (Operand<?> value : restored) {
-        values.add(value.asTensor());
-      }
+    List<Operand<?>> values;
+    try {
+      values = restoreV2(prefix, meta.variableKeys.toArray(new String[0]), types);
     } catch (TensorFlowException | IllegalArgumentException e) {
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
     }
-    return variablesOf(values, out);
+    return variablesOf(values, types, shapes, out);
   }
 
   /**
-   * Adds a variable holding each of {@code values} to {@code out} and returns it; if one cannot be
-   * made, those made already are closed. Shared with Python SavedModels' restore.
+   * Adds a variable holding each of {@code values} (eager operands of {@code dtypes}, which may be
+   * dtypes TensorFlow Java has no tensor class for: an int8 variable of a quantized model) to
+   * {@code out}, of the shape the SavedModel
+   * declares for it ({@code declared}, whose sizes or rank may be unknown: a Python variable
+   * created with {@code shape=None}, whose functions were traced for any shape), and returns it; if
+   * one cannot be made, those made already are closed. Shared with Python SavedModels' restore.
    */
-  static List<Variable<?>> variablesOf(List<TType> values, List<Variable<?>> out) {
+  static List<Variable<?>> variablesOf(List<Operand<?>> values, List<DataType> dtypes, List<TensorShapeProto> declared,
+      List<Variable<?>> out) {
     try {
-      for (TType value : values) {
-        out.add(Variable.create(value));
+      for (int i = 0; i < values.size(); i++) {
+        out.add(Variable.restored(values.get(i), dtypes.get(i), shape(declared.get(i))));
       }
       return out;
     } catch (RuntimeException e) {
       out.forEach(Variable::close);
       throw e;
     }
+  }
+
+  /**
+   * The checkpoint's tensors {@code keys} of {@code dtypes} at {@code prefix}, read by an eager
+   * RestoreV2 (built by name: TensorFlow Java's wrapper wants a tensor class per dtype, which some
+   * dtypes lack); eager operands of TensorFlow Java's default session. The caller has checked the
+   * index ({@link CheckpointIndex#check}).
+   */
+  static List<Operand<?>> restoreV2(Path prefix, String[] keys, List<DataType> dtypes) {
+    Ops tf = Ops.create(EagerSession.getDefault());
+    String[] slices = new String[keys.length];
+    Arrays.fill(slices, "");
+    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
+    try (TString path = TString.scalarOf(prefix.toString()); TString names = TString.vectorOf(keys);
+         TString noSlices = TString.vectorOf(slices)) {
+      Operation op = tf.scope().opBuilder(Restore.OP_NAME, "Restore").addInput(TensorFlowInternals.eagerInput(path).asOutput())
+          .addInput(TensorFlowInternals.eagerInput(names).asOutput())
+          .addInput(TensorFlowInternals.eagerInput(noSlices).asOutput())
+          .setAttr("dtypes", dtypes.toArray(new DataType[0])).build();
+      List<Operand<?>> out = new ArrayList<>();
+      for (int i = 0; i < keys.length; i++) {
+        out.add(op.output(i));
+      }
+      return out;
+    }
+  }
+
+  /** A declared shape as TensorFlow Java's: -1 for an unknown size, {@link Shape#unknown()} for an unknown rank. */
+  private static Shape shape(TensorShapeProto declared) {
+    if (declared.getUnknownRank()) {
+      return Shape.unknown();
+    }
+    return Shape.of(declared.getDimList().stream().mapToLong(d -> d.getSize() < 0 ? Shape.UNKNOWN_SIZE : d.getSize()).toArray());
   }
 
   private static <F> F create(Facades<F> facades, SavedFunctionMetadata meta, Object body) {
