@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
+import dev.polyfn.MapFunction;
+import dev.polyfn.Outputs;
 import dev.polyfn.SingleFunction;
 import dev.polyfn.Variable;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
@@ -35,7 +40,7 @@ class RestoredVariablesTest {
         .setAttr("DstT", DataType.DT_INT8).build().output(0);
   }
 
-  private static int[] ints(TType t) {
+  private static int[] ints(org.tensorflow.Tensor t) {
     int[] out = new int[(int) t.shape().size()];
     ((TInt32) t).copyTo(DataBuffers.of(out, false, false));
     return out;
@@ -68,6 +73,20 @@ class RestoredVariablesTest {
         IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class, () -> raw.assign(f));
         assertTrue(wrong.getMessage().contains("DT_INT8") && wrong.getMessage().contains("DT_FLOAT"), wrong.getMessage());
       }
+    }
+  }
+
+  @Test
+  void anInt8VariableIsSavedAndLoadedBack(@TempDir Path dir) {
+    Path saved = dir.resolve("int8");
+    try (Variable<?> v = Variable.restored(int8(1, -2, 3), DataType.DT_INT8, Shape.of(3));
+         MapFunction read = Function.define((tf, in) -> Map.of("y", tf.dtypes.cast(v.read(tf), TInt32.class)),
+             FunctionOptions.defaults().withName("read"))) {
+      read.call(Map.of()).close();
+      read.save(saved); // its checkpoint written from the variable's int8 value
+    }
+    try (MapFunction loaded = (MapFunction) Function.load(saved); Outputs out = loaded.call(Map.of())) {
+      assertArrayEquals(new int[] {1, -2, 3}, ints(out.get("y")));
     }
   }
 

@@ -334,7 +334,7 @@ final class PythonObjects {
       throw new IllegalArgumentException(index + ": the variables cannot be read: " + e.getMessage(), e);
     }
     List<Operand<?>> values = restore(keys, types, shapes, names);
-    return SavedModelLoader.variablesOf(values, types, shapes, out);
+    return CheckpointVariables.variablesOf(values, types, shapes, out);
   }
 
   /**
@@ -370,7 +370,7 @@ final class PythonObjects {
           names == null ? "'" + keys[i] + "'" : names.get(i));
     }
     try {
-      return SavedModelLoader.restoreV2(prefix, keys, dtypes);
+      return CheckpointVariables.restoreV2(prefix, keys, dtypes);
     } catch (TensorFlowException e) {
       throw new IllegalArgumentException(prefix + ".index: " + String.join(", ", keys) + " cannot be read: "
           + e.getMessage(), e);

@@ -15,7 +15,6 @@ import dev.polyfn.internal.trace.Param;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.SlowWork;
-import dev.polyfn.internal.TensorFlowInternals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,28 +22,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
-import org.tensorflow.Operation;
 import org.tensorflow.exceptions.TensorFlowException;
 import org.tensorflow.ndarray.NdArrays;
-import org.tensorflow.ndarray.Shape;
-import org.tensorflow.op.Ops;
-import org.tensorflow.op.train.Restore;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.TensorProto;
 import org.tensorflow.proto.TensorShapeProto;
-import org.tensorflow.types.TString;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -379,66 +371,12 @@ public final class SavedModelLoader {
     }
     List<Operand<?>> values;
     try {
-      values = restoreV2(prefix, meta.variableKeys.toArray(new String[0]), types);
+      values = CheckpointVariables.restoreV2(prefix, meta.variableKeys.toArray(new String[0]), types);
     } catch (TensorFlowException | IllegalArgumentException e) {
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
     }
-    return variablesOf(values, types, shapes, out);
-  }
-
-  /**
-   * Adds a variable holding each of {@code values} (eager operands of {@code dtypes}, which may be
-   * dtypes TensorFlow Java has no tensor class for: an int8 variable of a quantized model) to
-   * {@code out}, of the shape the SavedModel
-   * declares for it ({@code declared}, whose sizes or rank may be unknown: a Python variable
-   * created with {@code shape=None}, whose functions were traced for any shape), and returns it; if
-   * one cannot be made, those made already are closed. Shared with Python SavedModels' restore.
-   */
-  static List<Variable<?>> variablesOf(List<Operand<?>> values, List<DataType> dtypes, List<TensorShapeProto> declared,
-      List<Variable<?>> out) {
-    try {
-      for (int i = 0; i < values.size(); i++) {
-        out.add(Variable.restored(values.get(i), dtypes.get(i), shape(declared.get(i))));
-      }
-      return out;
-    } catch (RuntimeException e) {
-      out.forEach(Variable::close);
-      throw e;
-    }
-  }
-
-  /**
-   * The checkpoint's tensors {@code keys} of {@code dtypes} at {@code prefix}, read by an eager
-   * RestoreV2 (built by name: TensorFlow Java's wrapper wants a tensor class per dtype, which some
-   * dtypes lack); eager operands of TensorFlow Java's default session. The caller has checked the
-   * index ({@link CheckpointIndex#check}).
-   */
-  static List<Operand<?>> restoreV2(Path prefix, String[] keys, List<DataType> dtypes) {
-    Ops tf = Ops.create(EagerSession.getDefault());
-    String[] slices = new String[keys.length];
-    Arrays.fill(slices, "");
-    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
-    try (TString path = TString.scalarOf(prefix.toString()); TString names = TString.vectorOf(keys);
-         TString noSlices = TString.vectorOf(slices)) {
-      Operation op = tf.scope().opBuilder(Restore.OP_NAME, "Restore").addInput(TensorFlowInternals.eagerInput(path).asOutput())
-          .addInput(TensorFlowInternals.eagerInput(names).asOutput())
-          .addInput(TensorFlowInternals.eagerInput(noSlices).asOutput())
-          .setAttr("dtypes", dtypes.toArray(new DataType[0])).build();
-      List<Operand<?>> out = new ArrayList<>();
-      for (int i = 0; i < keys.length; i++) {
-        out.add(op.output(i));
-      }
-      return out;
-    }
-  }
-
-  /** A declared shape as TensorFlow Java's: -1 for an unknown size, {@link Shape#unknown()} for an unknown rank. */
-  private static Shape shape(TensorShapeProto declared) {
-    if (declared.getUnknownRank()) {
-      return Shape.unknown();
-    }
-    return Shape.of(declared.getDimList().stream().mapToLong(d -> d.getSize() < 0 ? Shape.UNKNOWN_SIZE : d.getSize()).toArray());
+    return CheckpointVariables.variablesOf(values, types, shapes, out);
   }
 
   private static <F> F create(Facades<F> facades, SavedFunctionMetadata meta, Object body) {
