@@ -9,6 +9,7 @@ a fixed input. For each model the script prints, and the Java test (KerasModelCo
 parses:
 
     function <model> <function name>
+    stateful <model>                 (its calls assign its variables: a second call returns other values)
     input <model> <position>[/<key>] <signature key> <dtype> <dims> <values...>
     output <model> <output name> <dtype> <dims> <values...>
 
@@ -434,6 +435,9 @@ def modules(rng):
     yield "counting", Counting(), [np.array([1, 3, 3, 5, 1, 1], np.int32), np.array([-1.0, 0.0, 1.0, 3.0], np.float32)]
 
 
+# Models whose calls assign their variables.
+STATEFUL = {"stateful", "narrow_variables", "random_generator", "unknown_shape_variable"}
+
 DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64", np.dtype(np.int32): "int32",
           np.dtype(np.int64): "int64", np.dtype(np.bool_): "bool", np.dtype(np.uint8): "uint8",
           np.dtype(np.int16): "int16", np.dtype(np.float16): "float16",
@@ -468,6 +472,8 @@ def report(name, out, function, args):
     keys = signature.structured_input_signature[1]
     specs = getattr(restored, function).concrete_functions[0].structured_input_signature[0]
     print("function", name, function)
+    if name in STATEFUL:
+        print("stateful", name)
     for path, value in flat_inputs(args):
         # The signature names an input as its TensorSpec does (a Keras Input's name, a dict's key).
         position, _, key = path.partition("/")
