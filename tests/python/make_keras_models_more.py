@@ -8,14 +8,15 @@ signature), each built with a fixed seed, loaded back by Python's tf.saved_model
 a fixed input. For each model the script prints, and the Java test (KerasModelCorpusMoreTest)
 parses:
 
-    function <model> <function name>
+    function <model> <function name> <signature name>
     stateful <model>                 (its calls assign its variables: a second call returns other values)
     input <model> <position>[/<key>] <signature key> <dtype> <dims> <values...>
     output <model> <output name> <dtype> <dims> <values...>
 
 <position> is the argument's place in the function's parameters (0, 1...) and <key> a key of a
-dict argument; <signature key> the input's key in serving_default; <output name> both Polyfn's name
-of the output and serving_default's key. <dims> are comma-separated ("-" for a scalar); values
+dict argument; <signature key> the input's key in the signature (serving_default but for a Keras
+ExportArchive's second endpoint); <output name> both Polyfn's name of the output and the
+signature's key. <dims> are comma-separated ("-" for a scalar); values
 are floats (repr), ints, bools as 0/1, strings as "s" + the hex of their UTF-8 bytes. So the test
 feeds Polyfn and SavedModelBundle the very input and compares with Python's numbers.
 
@@ -402,6 +403,37 @@ class PyFunction(tf.Module):
         return {"y": tf.py_function(lambda t: t * 2.0, [x], tf.float32)}
 
 
+class Sharded(tf.Module):
+    """Variables saved across five data files (a MaxShardSizePolicy)."""
+
+    def __init__(self, rng):
+        super().__init__()
+        self.w = tf.Variable(rng.rand(3000).astype(np.float32))
+        self.b = tf.Variable(rng.rand(2000).astype(np.float32))
+
+    @tf.function(input_signature=[spec([None], tf.float32, "x")])
+    def f(self, x):
+        return {"y": x * tf.reduce_sum(self.w) + tf.reduce_max(self.b)}
+
+
+def archives(rng):
+    """(name, write(path), function, signature, [positional arguments]): Keras ExportArchives of several endpoints."""
+    a = keras.Input((3,), name="a")
+    model = keras.Model(a, L.Dense(2, activation="tanh")(a))
+
+    def write(path):
+        archive = keras.export.ExportArchive()
+        archive.track(model)
+        archive.add_endpoint("serve", model.call, input_signature=[tf.TensorSpec([None, 3], tf.float32, name="a")])
+        archive.add_endpoint("scaled", lambda x, k: {"scaled": model(x) * k, "norm": tf.norm(model(x), axis=1)},
+                             input_signature=[tf.TensorSpec([None, 3], tf.float32, name="x"),
+                                              tf.TensorSpec([], tf.float32, name="k")])
+        archive.write_out(path, verbose=False)
+
+    # The second endpoint, loaded by name (Function.load(dir, "scaled")) and run as its own signature.
+    yield "export_archive", write, "scaled", "scaled", [rng.rand(2, 3).astype(np.float32), np.float32(-1.5)]
+
+
 def modules(rng):
     """(name, module, [positional arguments]): saved with tf.saved_model.save."""
     x = rng.rand(3).astype(np.float32)
@@ -432,6 +464,8 @@ def modules(rng):
     yield "images", Images(), [rng.rand(1, 8, 8, 1).astype(np.float32),
                                np.array([[0, 0, .5, .5], [0, 0, .55, .5], [.5, .5, 1, 1], [.1, .2, .9, .8]], np.float32),
                                np.array([0.9, 0.8, 0.7, 0.95], np.float32)]
+    yield "sharded_checkpoint", Sharded(rng), [np.array([1.0, -1.0], np.float32)], tf.saved_model.SaveOptions(
+        experimental_sharding_callback=tf.train.experimental.MaxShardSizePolicy(max_shard_size=4000))
     yield "counting", Counting(), [np.array([1, 3, 3, 5, 1, 1], np.int32), np.array([-1.0, 0.0, 1.0, 3.0], np.float32)]
 
 
@@ -466,12 +500,12 @@ def flat_inputs(args):
             yield str(i), arg
 
 
-def report(name, out, function, args):
+def report(name, out, function, args, signature_name="serving_default"):
     restored = tf.saved_model.load(out + "/" + name)  # held: its variables live as long as it
-    signature = restored.signatures["serving_default"]
+    signature = restored.signatures[signature_name]
     keys = signature.structured_input_signature[1]
     specs = getattr(restored, function).concrete_functions[0].structured_input_signature[0]
-    print("function", name, function)
+    print("function", name, function, signature_name)
     if name in STATEFUL:
         print("stateful", name)
     for path, value in flat_inputs(args):
@@ -500,11 +534,16 @@ def main(out, only):
             continue
         model.export(out + "/" + name, format="tf_saved_model", verbose=False)
         report(name, out, "serve", args)
-    for name, module, args in modules(rng):
+    for name, module, args, *options in modules(rng):
         if only and name not in only:
             continue
-        tf.saved_model.save(module, out + "/" + name, signatures={"serving_default": module.f})
+        tf.saved_model.save(module, out + "/" + name, signatures={"serving_default": module.f}, options=next(iter(options), None))
         report(name, out, "f", args)
+    for name, write, function, signature, args in archives(rng):
+        if only and name not in only:
+            continue
+        write(out + "/" + name)
+        report(name, out, function, args, signature)
 
 
 if __name__ == "__main__":

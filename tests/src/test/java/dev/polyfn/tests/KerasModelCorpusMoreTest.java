@@ -43,22 +43,29 @@ import org.tensorflow.types.TUint8;
  * {@code model.export} (1-D, separable, depthwise and transposed convolutions, pooling, padding and
  * cropping, SimpleRNN, GRU with {@code reset_after=False}, stacked and masked LSTMs, a masking
  * Embedding before a GRU, ConvLSTM1D, dot-product and additive attention, group and unit
- * normalization, the preprocessing layers Normalization, Discretization, Hashing,
- * CategoryEncoding, Rescaling, Resizing and CenterCrop, a model with a dict of two inputs and two
- * outputs, one with a list of outputs, EfficientNetB0 and DenseNet121) and {@code tf.Module}s
- * saved with {@code tf.saved_model.save} (a TensorArray in a while loop, switch_case and einsum,
- * sorting, segment sums and scatters, string ops, FFTs, linear algebra, stateless random ops,
- * int, uint8 and bool dtypes, a tuple of outputs, variables assigned by the call).
+ * normalization, mixed precision, an int8-quantized model, the preprocessing layers
+ * Normalization, Discretization, Hashing, CategoryEncoding, Rescaling, Resizing, CenterCrop,
+ * TextVectorization (TF-IDF) and StringLookup (one-hot), a model with a dict of two inputs and two
+ * outputs, one with a list of outputs, EfficientNetB0, DenseNet121, a Keras ExportArchive's second
+ * endpoint) and {@code tf.Module}s saved with {@code tf.saved_model.save} (a TensorArray in a while
+ * loop, switch_case and einsum, sorting, segment sums and scatters, string ops, FFTs, float64
+ * linear algebra, stateless and generator random ops, image ops, int, uint8, bool, float16 and
+ * bfloat16 dtypes, a tuple of outputs, no inputs, XLA, captured constants, an asset file, a
+ * checkpoint in five data files, variables the call assigns, variables of int8, int16, uint32,
+ * complex64 and of unknown shape).
  *
- * <p>{@code Function.load} runs each on Python's input and returns, for every output, what
+ * <p>{@code Function.load} runs each on Python's input, three times (the first run's execution
+ * moves a function to its session path after two calls), and returns, for every output, what
  * Python's restored model returned and what TensorFlow Java's {@code SavedModelBundle} returns in
  * this JVM: the same dtype and shape, floats within 1e-5 (relative for large values: Python's
- * TensorFlow is 2.21, TensorFlow Java's 2.18), integers, bools and strings exactly.
+ * TensorFlow is 2.21, TensorFlow Java's 2.18), integers, bools and strings exactly. An output
+ * neither can hand to Java and a {@code tf.py_function} are refused by both.
  */
 class KerasModelCorpusMoreTest {
   @TempDir static Path dir;
   private static final int CALLS = 3;
   private static final Map<String, String> functions = new LinkedHashMap<>();
+  private static final Map<String, String> signatures = new LinkedHashMap<>();
   /** Models whose calls assign their variables: only their first call is compared. */
   private static final java.util.Set<String> stateful = new java.util.HashSet<>();
   /** model → input lines' fields: position[/key], signature key, dtype, dims, values. */
@@ -72,7 +79,10 @@ class KerasModelCorpusMoreTest {
     for (String line : out.strip().split("\n")) {
       String[] parts = line.trim().split(" ", 3);
       switch (parts[0]) {
-        case "function" -> functions.put(parts[1], parts[2]);
+        case "function" -> { // function name, signature name
+          functions.put(parts[1], parts[2].split(" ")[0]);
+          signatures.put(parts[1], parts[2].split(" ")[1]);
+        }
         case "stateful" -> stateful.add(parts[1]);
         case "input" -> inputs.computeIfAbsent(parts[1], k -> new ArrayList<>()).add(parts[2].split(" ", 5));
         case "output" -> {
@@ -224,7 +234,7 @@ class KerasModelCorpusMoreTest {
       "quantized_int8", "mixed_precision", "time_distributed", "text_tf_idf", "string_one_hot",
       "efficientnet_b0", "densenet121", "tensor_array_loop", "switch_einsum_0", "switch_einsum_2", "sorting", "segments",
       "strings", "spectral", "linear_algebra", "stateless_random", "ints_and_bools", "tuple_outputs", "stateful", "narrow_variables", "half_and_string_variables", "unknown_shape_variable", "captured", "reads_asset", "no_inputs", "compiled", "half",
-      "random_generator", "images", "counting"})
+      "random_generator", "images", "counting", "sharded_checkpoint", "export_archive"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     Path saved = dir.resolve(model);
     Map<String, Value> python = outputs.get(model);
@@ -268,7 +278,7 @@ class KerasModelCorpusMoreTest {
     }
     Map<String, Value> bundled = new LinkedHashMap<>();
     try (SavedModelBundle bundle = SavedModelBundle.load(saved.toString(), "serve")) {
-      SessionFunction serving = bundle.function("serving_default");
+      SessionFunction serving = bundle.function(signatures.get(model));
       Map<String, Tensor> feed = new LinkedHashMap<>();
       for (String[] in : inputs.getOrDefault(model, List.of())) {
         feed.put(in[1], Value.parse(in[2], in[3], in.length > 4 ? in[4] : "").tensor());
