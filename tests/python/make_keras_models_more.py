@@ -28,6 +28,9 @@ What failed in Polyfn before, while SavedModelBundle and Python ran it (fixed, a
 - unknown_shape_variable: a variable declared with shape=None was restored with its value's shape, so the
   call matched no saved signature ("VariableSpec(FLOAT, [2, 2]) does not match VariableSpec(FLOAT,
   <unknown>)"). A restored variable now keeps its declared shape.
+- sharded_checkpoint: a checkpoint written with a MaxShardSizePolicy holds large variables in slices, which
+  Function.load refused ("'w/.ATTRIBUTES/VARIABLE_VALUE' is saved in slices (a partitioned variable)"). Each
+  slice's entry is now checked, and TensorFlow's RestoreV2 reads the whole tensor.
 
 What neither SavedModelBundle nor Polyfn runs (the test checks that both refuse, saying why):
 - int16_output: an int16 output, which TensorFlow Java has no tensor class for.
