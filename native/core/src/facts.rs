@@ -62,6 +62,15 @@ impl Reader<'_> {
         Ok(shape)
     }
 
+    /// A shape, or [`Shape::Unknown`] for a rank of [`RANK_UNKNOWN`] (then no dims follow).
+    fn shape_or_unknown(&mut self) -> Result<Shape, BindError> {
+        if self.facts.get(*self.pos) == Some(&RANK_UNKNOWN) {
+            *self.pos += 1;
+            return Ok(Shape::Unknown);
+        }
+        self.shape()
+    }
+
     fn value(
         &mut self,
         strings: &StringTable,
@@ -79,19 +88,15 @@ impl Reader<'_> {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
                 })?;
-                let shape = if self.facts.get(*self.pos) == Some(&RANK_UNKNOWN) {
-                    *self.pos += 1;
-                    Shape::Unknown
-                } else {
-                    self.shape()?
-                };
+                let shape = self.shape_or_unknown()?;
                 Ok(TypeRef::new(TensorSpec::new(DType(dtype), shape)))
             }
             TAG_VARIABLE => {
                 let dtype = i32::try_from(self.next("dtype")?).map_err(|_| {
                     BindError::BadFacts(format!("dtype out of range at position {}", at + 1))
                 })?;
-                let shape = self.shape()?;
+                // Unknown for a variable Python declared with shape=None (restored by Function.load).
+                let shape = self.shape_or_unknown()?;
                 let alias = u64::try_from(self.next("an alias index")?)
                     .map_err(|_| BindError::BadFacts(format!("negative alias at position {}", *self.pos - 1)))?;
                 Ok(TypeRef::new(VariableSpec::new(DType(dtype), shape, alias)))

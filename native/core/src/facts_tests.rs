@@ -99,6 +99,13 @@ fn a_composites_components_count_towards_the_nesting_limit() {
 }
 
 #[test]
+fn a_variable_may_have_an_unknown_rank_or_unknown_dims() {
+    // A Python variable declared with shape=None or [None, 3], restored by Function.load.
+    assert_eq!(decode(&[TAG_VARIABLE, 1, -1, 0]).unwrap(), "VariableSpec(FLOAT, <unknown>, alias 0)");
+    assert_eq!(decode(&[TAG_VARIABLE, 1, 2, -1, 3, 1]).unwrap(), "VariableSpec(FLOAT, [-1, 3], alias 1)");
+}
+
+#[test]
 fn a_parameter_accepts_only_the_top_level_tags_of_its_kind() {
     let (s, l) = tables();
     let values: [(i64, &[i64]); 7] = [

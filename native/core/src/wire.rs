@@ -14,7 +14,7 @@
 //! | [`TAG_LIST`] | `[2, len, <element facts>...]` |
 //! | [`TAG_MAP`] | `[3, len, (key_id, <value facts>)...]` (keys from a [`crate::StringTable`], any order) |
 //! | [`TAG_LITERAL`] | `[4, literal_id]` (from a [`crate::LiteralTable`]) |
-//! | [`TAG_VARIABLE`] | `[5, dtype, rank, d0, ..., d(rank-1), alias]` (which distinct variable of the call it is) |
+//! | [`TAG_VARIABLE`] | `[5, dtype, rank, d0, ..., d(rank-1), alias]` (which distinct variable of the call it is; `rank =` [`RANK_UNKNOWN`] and `d =` [`DIM_UNKNOWN`] as for a tensor: a restored Python variable's declared shape) |
 //! | [`TAG_COMPOSITE`] | `[7, name_id, dtype, rank, d0, ..., d(rank-1), metadata_literal_id or -1, len, (name_id, <component tensor facts>)...]` (rank [`RANK_UNKNOWN`]: no dims; each component a [`TAG_TENSOR`] value, the spec the kind wants in the signature, fed as one tensor) |
 //! | [`TAG_RECORD`] | `[6, class_id, len, (name_id, <component facts>)...]` (a record's class and component names from the [`crate::StringTable`], components in declaration order) |
 //!

@@ -9,12 +9,15 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.DataType;
 import org.tensorflow.op.Op;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.core.AssignVariableOp;
+import org.tensorflow.op.core.ReadVariableOp;
 import org.tensorflow.op.core.VarHandleOp;
 import org.tensorflow.types.family.TType;
 
@@ -58,6 +61,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
   private final Shape shape;
   /** Fixed at creation and written into every call's facts: computed once. */
   private final int dtypeCode;
+  /** The declared shape's dims (-1 for an unknown size), null for an unknown rank. */
   private final long[] dims;
   private final Ops eager;
   private final Operand<? extends TType> handle;
@@ -70,22 +74,29 @@ public final class Variable<T extends TType> implements AutoCloseable {
   private final AtomicInteger uses = new AtomicInteger(1);
   private final Runnable releaseUse = this::releaseUse;
 
-  private Variable(Class<T> type, Shape shape, T initialValue) {
+  /**
+   * A variable of {@code dtype}, whose values are of tensor class {@code type} ({@code TType} for
+   * a dtype TensorFlow Java has none for), of declared {@code shape}, holding {@code initialValue}
+   * (an eager operand, made once creation is allowed).
+   */
+  private Variable(Class<T> type, DataType dtype, Shape shape, Supplier<Operand<?>> initialValue) {
     NativeLibrary.ensureLoaded();
     VariableTracing.hooks().checkCreationAllowed();
     this.id = NEXT_ID.incrementAndGet();
     this.type = type;
     this.shape = shape;
-    this.dtypeCode = DataTypes.code(type);
-    this.dims = shape.asArray();
+    this.dtypeCode = dtype.getNumber();
+    this.dims = shape.isUnknown() ? null : shape.asArray();
     this.eager = Ops.create(EagerSession.getDefault());
     // TensorFlow's anonymous name: each run of the one cached VarHandleOp kernel makes a new,
     // uniquely named resource (as Python's eager variables do). A name of its own per variable
     // would cache a kernel per variable in the eager context, kept after the variable is closed.
-    VarHandleOp h = eager.varHandleOp(type, shape, VarHandleOp.sharedName(ANONYMOUS_NAME));
-    this.handle = h.resource();
+    this.handle = type == TType.class
+        ? eager.scope().opBuilder(VarHandleOp.OP_NAME, "VarHandleOp").setAttr("dtype", dtype).setAttr("shape", shape)
+            .setAttr("shared_name", ANONYMOUS_NAME).build().output(0)
+        : eager.varHandleOp(type, shape, VarHandleOp.sharedName(ANONYMOUS_NAME)).resource();
     this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
-    eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(initialValue));
+    eager.assignVariableOp(handle, initialValue.get());
     LIVE.incrementAndGet();
     VariableTracing.hooks().adoptCreated(this);
   }
@@ -99,15 +110,47 @@ public final class Variable<T extends TType> implements AutoCloseable {
   @SuppressWarnings("unchecked")
   public static <T extends TType> Variable<T> create(T initialValue) {
     Objects.requireNonNull(initialValue, "initialValue");
-    return new Variable<>((Class<T>) initialValue.type(), initialValue.shape(), initialValue);
+    return new Variable<>((Class<T>) initialValue.type(), initialValue.dataType(), initialValue.shape(),
+        () -> TensorFlowInternals.eagerInput(initialValue));
   }
 
-  /** The tensor class of the variable's values, e.g. {@code TFloat32.class}. */
+  /**
+   * A variable restored from a SavedModel: holding {@code initialValue} (an eager operand, a
+   * checkpoint's value) of {@code dtype}, whose declared shape is {@code shape}, which may leave
+   * sizes or the rank unknown, as a Python variable created with {@code shape=None} or {@code
+   * shape=[None, 3]} does: functions dispatch on the declared shape, and the value may be assigned
+   * any shape the declared one accepts. A dtype TensorFlow Java has no tensor class for (int8,
+   * int16, uint32, uint64, complex numbers) makes a variable whose {@link #type()} is {@code
+   * TType}: functions capture, read and assign it, {@link #value()} refuses it.
+   *
+   * @throws IllegalArgumentException when {@code shape} does not accept {@code initialValue}'s shape
+   *
+   * {@hidden}
+   */
+  public static Variable<?> restored(Operand<?> initialValue, DataType dtype, Shape shape) {
+    Objects.requireNonNull(initialValue, "initialValue");
+    Objects.requireNonNull(shape, "shape");
+    if (!accepts(shape.isUnknown() ? null : shape.asArray(), initialValue.shape())) {
+      throw new IllegalArgumentException("a variable of shape " + shape + " cannot hold a value of shape "
+          + initialValue.shape());
+    }
+    Class<? extends TType> type = DataTypes.hasTensorClass(dtype) ? DataTypes.tensorClass(dtype) : TType.class;
+    return new Variable<>(type, dtype, shape, () -> initialValue);
+  }
+
+  /**
+   * The tensor class of the variable's values, e.g. {@code TFloat32.class}; {@code TType.class}
+   * for a variable restored from a SavedModel with a dtype TensorFlow Java has no class for (see
+   * {@link #value()}).
+   */
   public Class<T> type() {
     return type;
   }
 
-  /** The variable's shape, fixed when it was created. */
+  /**
+   * The variable's shape, fixed when it was created: its value's, or for a variable restored from
+   * a Python SavedModel the shape Python declared, whose sizes or rank may be unknown.
+   */
   public Shape shape() {
     return shape;
   }
@@ -118,6 +161,10 @@ public final class Variable<T extends TType> implements AutoCloseable {
    */
   @SuppressWarnings("unchecked")
   public T value() {
+    if (type == TType.class) {
+      throw new UnsupportedOperationException("variable " + id + " holds " + DataType.forNumber(dtypeCode)
+          + ", which TensorFlow Java has no tensor class for: read it in a body (read(tf)) and cast it");
+    }
     // A use held for the read, as a call holds one: a concurrent close empties the variable after it.
     return held(() -> (T) eager.readVariableOp(handle, type).asTensor());
   }
@@ -130,7 +177,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
    */
   public void assign(T value) {
     Objects.requireNonNull(value, "value");
-    checkAssignable(value.shape());
+    checkAssignable(value.dataType(), value.shape());
     // Held for the assignment: one run after a close's emptying would put the memory back.
     held(() -> eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value)));
   }
@@ -141,9 +188,19 @@ public final class Variable<T extends TType> implements AutoCloseable {
    */
   public Operand<T> read(Ops tf) {
     if (!tf.scope().env().isEager()) {
-      return tf.readVariableOp(handle(tf), type);
+      return readOp(tf, handle(tf));
     }
-    return held(() -> tf.readVariableOp(handle, type)); // eager: it runs now, held as value() is
+    return held(() -> readOp(tf, handle)); // eager: it runs now, held as value() is
+  }
+
+  /** A ReadVariableOp of {@code h}; of the dtype itself where TensorFlow Java has no class for it. */
+  @SuppressWarnings("unchecked")
+  private Operand<T> readOp(Ops tf, Operand<? extends TType> h) {
+    if (type == TType.class) {
+      return (Operand<T>) tf.scope().opBuilder(ReadVariableOp.OP_NAME, "ReadVariableOp").addInput(h.asOutput())
+          .setAttr("dtype", DataType.forNumber(dtypeCode)).build().output(0);
+    }
+    return tf.readVariableOp(h, type);
   }
 
   /**
@@ -155,26 +212,39 @@ public final class Variable<T extends TType> implements AutoCloseable {
    *     it then (the call fails and the variable keeps its value)
    */
   public Op assign(Ops tf, Operand<T> value) {
-    checkAssignable(value.shape());
+    checkAssignable(value.asOutput().dataType(), value.shape());
     if (!tf.scope().env().isEager()) {
       return tf.assignVariableOp(handle(tf), value, AssignVariableOp.validateShape(true));
     }
     return held(() -> tf.assignVariableOp(handle, value)); // eager: it runs now, held as assign(T) is
   }
 
-  /** Refuses a value whose shape is known to differ from the variable's (unknown sizes may fit). */
-  private void checkAssignable(Shape value) {
-    if (value.isUnknown()) {
-      return;
+  /**
+   * Refuses a value of another dtype (possible only for a variable of a dtype TensorFlow Java has
+   * no class for: its type parameter is {@code TType}) or whose shape is known to differ from the
+   * variable's (unknown sizes may fit).
+   */
+  private void checkAssignable(DataType dtype, Shape value) {
+    if (dtype.getNumber() != dtypeCode) {
+      throw new IllegalArgumentException("variable " + id + " holds " + DataType.forNumber(dtypeCode)
+          + ": cannot assign a value of " + dtype);
     }
-    boolean fits = value.numDimensions() == dims.length;
-    for (int i = 0; fits && i < dims.length; i++) {
-      fits = value.size(i) < 0 || value.size(i) == dims[i];
-    }
-    if (!fits) {
+    if (!accepts(dims, value)) {
       throw new IllegalArgumentException("variable " + id + " has shape " + shape + ": cannot assign a value of shape "
           + value + " (a variable keeps the shape it was created with)");
     }
+  }
+
+  /** Whether a variable of {@code dims} (null: unknown rank; -1: unknown size) may hold a value of shape {@code value}. */
+  private static boolean accepts(long[] dims, Shape value) {
+    if (dims == null || value.isUnknown()) {
+      return true;
+    }
+    boolean fits = value.numDimensions() == dims.length;
+    for (int i = 0; fits && i < dims.length; i++) {
+      fits = value.size(i) < 0 || dims[i] < 0 || value.size(i) == dims[i];
+    }
+    return fits;
   }
 
   /** Runs eager {@code work} on the handle holding a use, so that a concurrent close waits for it. */
@@ -212,7 +282,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return dtypeCode;
   }
 
-  /** The shape's dims (callers must not modify the array). {@hidden} */
+  /** The shape's dims, -1 for an unknown size, null for an unknown rank (callers must not modify the array). {@hidden} */
   public long[] dims() {
     return dims;
   }
@@ -288,6 +358,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Variable(" + type.getSimpleName() + ", " + shape + (closed ? ", closed" : "") + ")";
+    String dtype = type == TType.class ? DataType.forNumber(dtypeCode).name() : type.getSimpleName();
+    return "Variable(" + dtype + ", " + shape + (closed ? ", closed" : "") + ")";
   }
 }

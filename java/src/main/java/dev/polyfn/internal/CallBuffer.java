@@ -98,8 +98,8 @@ public final class CallBuffer {
   }
 
   /**
-   * Appends a variable: its dtype, shape and alias index (which distinct variable of the call it
-   * is). Its resource handle is fed only at its first occurrence ({@code resource} non-zero).
+   * Appends a variable: its dtype, shape ({@code dims} null for an unknown rank, a restored Python
+   * variable's) and alias index (which distinct variable of the call it is). Its resource handle is fed only at its first occurrence ({@code resource} non-zero).
    */
   public void variable(int dtype, long[] dims, int alias, long resource) {
     variable(dtype, dims, alias, resource, null);
@@ -110,12 +110,12 @@ public final class CallBuffer {
    * release} runs when the call ends (it gives back the reference the caller took on it).
    */
   public void variable(int dtype, long[] dims, int alias, long resource, Runnable release) {
-    ensureFacts(4 + dims.length);
+    ensureFacts(4 + (dims == null ? 0 : dims.length));
     facts[factCount++] = Wire.TAG_VARIABLE;
     facts[factCount++] = dtype;
-    facts[factCount++] = dims.length;
-    for (long d : dims) {
-      facts[factCount++] = d;
+    facts[factCount++] = dims == null ? Wire.RANK_UNKNOWN : dims.length;
+    for (int i = 0; dims != null && i < dims.length; i++) {
+      facts[factCount++] = dims[i];
     }
     facts[factCount++] = alias;
     if (resource != 0) {

@@ -81,13 +81,28 @@ public final class DataTypes {
 
   /**
    * The bytes of one element of {@code dtype}, or -1 for a dtype of variable-length elements
-   * (strings).
+   * (strings). Known also for the dtypes a restored variable may have that TensorFlow Java has no
+   * tensor class for: int8, int16, uint32, uint64, complex64 and complex128.
    *
-   * @throws IllegalArgumentException if TensorFlow Java has no tensor class for it
+   * @throws IllegalArgumentException for another dtype TensorFlow Java has no tensor class for
    */
   public static int byteSize(org.tensorflow.proto.DataType dtype) {
-    var info = TensorTypeRegistry.find(dtype);
-    return info.isVariableLength() ? -1 : info.byteSize();
+    switch (dtype) {
+      case DT_INT8:
+        return 1;
+      case DT_INT16:
+        return 2;
+      case DT_UINT32:
+        return 4;
+      case DT_UINT64:
+      case DT_COMPLEX64:
+        return 8;
+      case DT_COMPLEX128:
+        return 16;
+      default:
+        var info = TensorTypeRegistry.find(dtype);
+        return info.isVariableLength() ? -1 : info.byteSize();
+    }
   }
 
   /**

@@ -17,7 +17,8 @@ import java.util.Map;
  * TAG_LIST     [2, length, element...]
  * TAG_MAP      [3, size, (keyId, value)...]        keys interned with Native.registerString
  * TAG_LITERAL  [4, literalId]                      Java values interned with Native.registerLiteral
- * TAG_VARIABLE [5, dtype, rank, dims..., alias]    alias: which distinct variable of the call it is
+ * TAG_VARIABLE [5, dtype, rank, dims..., alias]    alias: which distinct variable of the call it is; rank and
+ *                                                  dims as TAG_TENSOR's (a restored Python variable's declared shape)
  * </pre>
  *
  * Placeholder specs come back as {@code [count, (dtype, rank, dims...)...]}; a declared

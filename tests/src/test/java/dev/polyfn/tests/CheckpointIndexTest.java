@@ -155,13 +155,48 @@ class CheckpointIndexTest {
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().setShardId(1).build(), "is in data file 1, but the checkpoint has 1");
   }
 
+  /**
+   * A tensor saved in slices (a Python variable cut by MaxShardSizePolicy: KerasModelCorpusMoreTest
+   * loads one) has each slice's entry checked as a whole tensor's is, before TensorFlow reads it.
+   */
+  @Test
+  void aSliceEntryIsCheckedAsAWholeTensorsIs(@TempDir Path dir) throws Exception {
+    Path prefix = save(dir);
+    Path index = Path.of(prefix + ".index");
+    byte[] good = Files.readAllBytes(index);
+    Map<String, BundleEntryProto> entries = CheckpointIndexWriter.entries(prefix);
+    String key = key(entries, DataType.DT_FLOAT);
+    BundleEntryProto whole = entries.get(key);
+    // TensorFlow's slice key: ordered codes of 0, the tensor's key, then the extents (not read by Polyfn).
+    String sliceKey = "\0" + key + "\0\1\1\1";
+    Map<UnaryOperator<BundleEntryProto>, String> cases = Map.of(
+        e -> e.toBuilder().setSize(8).build(), "(slice 0) has shape [3] of DT_FLOAT (12 bytes), but holds 8 bytes",
+        e -> e.toBuilder().setDtype(DataType.DT_INT32).build(), "(slice 0) is DT_INT32, but the tensor is DT_FLOAT",
+        e -> e.toBuilder().setShape(shape(4)).setSize(16).build(), "(slice 0) has shape [4], which does not fit in [3]",
+        e -> e.toBuilder().setShape(shape(2)).setSize(8).build(), "its slices hold 2 elements, but its shape [3] has 3");
+    for (var c : cases.entrySet()) {
+      Map<String, BundleEntryProto> edited = new java.util.TreeMap<>(entries);
+      edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C()
+          .addSlices(TensorSliceProto.newBuilder().addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(3)))
+          .build());
+      edited.put(sliceKey, c.getKey().apply(whole));
+      CheckpointIndexWriter.write(prefix, edited);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir));
+      assertTrue(e.getMessage().startsWith(index + ": '" + key + "'") && e.getMessage().contains(c.getValue()),
+          e.getMessage());
+    }
+    Files.write(index, good);
+    loadsAndAnswers(dir);
+  }
+
   @Test
   void anEntryOfAnotherDtypeOrInSlicesOrMissingIsRefused(@TempDir Path dir) throws Exception {
     save(dir);
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().setDtype(DataType.DT_INT32).build(),
         "is DT_INT32 in the checkpoint, but the SavedModel reads it as DT_FLOAT");
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().addSlices(TensorSliceProto.newBuilder()
-        .addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(2))).build(), "is saved in slices");
+        .addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(2))).build(),
+        "is saved in 1 slices, but the checkpoint holds 0");
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().setShape(shape(-1)).build(), "has dimension 0 of size -1");
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().setShape(shape(1L << 40, 1L << 40)).build(),
         "more elements than a tensor holds");

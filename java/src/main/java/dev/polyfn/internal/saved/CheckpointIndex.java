@@ -11,9 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +51,8 @@ public final class CheckpointIndex {
    * TensorFlow allocate as many tensors of it as a load restores. One load's, never shared.
    */
   private final Map<Integer, TreeMap<Long, Range>> claimed = new HashMap<>();
+  /** {@link #sliceKeys()}, made at its first use. */
+  private Map<String, List<String>> sliceKeys;
 
   /** The bytes {@code [start, end)} of a data file that checkpoint key {@code key} reads. */
   private record Range(long end, String key) {}
@@ -120,11 +124,14 @@ public final class CheckpointIndex {
    */
   public BundleEntryProto entry(String key) {
     String at = index + ": '" + key + "'";
-    byte[] raw = key.isEmpty() ? null
-        : entries.get(new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+    byte[] raw = key.isEmpty() ? null : entries.get(latin1(key));
     if (raw == null) {
       throw new IllegalArgumentException(at + " is not in the checkpoint");
     }
+    return parse(raw, at);
+  }
+
+  private static BundleEntryProto parse(byte[] raw, String at) {
     try {
       return BundleEntryProto.parseFrom(raw);
     } catch (com.google.protobuf.InvalidProtocolBufferException x) {
@@ -136,9 +143,9 @@ public final class CheckpointIndex {
    * Checks the entry of checkpoint key {@code key}, which a RestoreV2 is about to read as {@code
    * dtype}, before it does: the key exists; its dtype is {@code dtype}; its shape is a valid one
    * and agrees with {@code declared} (null: unknown; {@link RestoreChecks#variableShape}, which
-   * names it {@code variable}); it is a whole tensor (partitioned variables' slices are refused);
-   * its data lies within an existing data file; and it holds exactly the bytes its shape needs (a
-   * string tensor: the lengths and bytes its strings need, the lengths read from the data file).
+   * names it {@code variable}); its data (or that of each slice it was saved in) lies within an
+   * existing data file; and it holds exactly the bytes its shape needs (a string tensor: the
+   * lengths and bytes its strings need, the lengths read from the data file).
    *
    * @throws IllegalArgumentException naming the index file (and the data file, if that is wrong)
    */
@@ -166,8 +173,18 @@ public final class CheckpointIndex {
       }
     }
     if (e.getSlicesCount() > 0) {
-      throw new IllegalArgumentException(at + " is saved in slices (a partitioned variable), which Polyfn does not restore");
+      slices(key, e, dtype, dims, elements, at);
+    } else {
+      data(key, e, dtype, elements, dims, at);
     }
+  }
+
+  /**
+   * Checks that the data of entry {@code e} (a whole tensor, or a slice of one) of {@code elements}
+   * elements of {@code dtype} lies within an existing data file, reads no other entry's bytes, and
+   * is exactly the bytes its shape needs.
+   */
+  private void data(String key, BundleEntryProto e, DataType dtype, long elements, long[] dims, String at) {
     if (e.getShardId() < 0 || e.getShardId() >= shards) {
       throw new IllegalArgumentException(at + " is in data file " + e.getShardId() + ", but the checkpoint has " + shards);
     }
@@ -209,6 +226,85 @@ public final class CheckpointIndex {
     } else {
       throw new IllegalArgumentException(at + " is " + dtype + ", whose size Polyfn cannot check before restoring it");
     }
+  }
+
+  /**
+   * Checks the slices a tensor was saved in (as a partitioned variable was, or a variable cut by
+   * Python's {@code MaxShardSizePolicy}; RestoreV2 reads them into the whole tensor, allocated by
+   * the whole entry's shape, checked already): one entry per slice the whole entry lists, each of
+   * {@code dtype} and of a rank and sizes within the whole's, its data checked as a whole tensor's,
+   * their elements adding up to the whole's.
+   */
+  private void slices(String key, BundleEntryProto e, DataType dtype, long[] dims, long elements, String at) {
+    List<String> keys = sliceKeys().getOrDefault(latin1(key), List.of());
+    if (keys.size() != e.getSlicesCount()) {
+      throw new IllegalArgumentException(at + " is saved in " + e.getSlicesCount() + " slices, but the checkpoint holds "
+          + keys.size());
+    }
+    long total = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      String sliceAt = at + " (slice " + i + ")";
+      BundleEntryProto slice = parse(entries.get(keys.get(i)), sliceAt);
+      if (slice.getDtype() != dtype || slice.getSlicesCount() > 0) {
+        throw new IllegalArgumentException(sliceAt + " is " + slice.getDtype() + (slice.getSlicesCount() > 0
+            ? " in slices itself" : "") + ", but the tensor is " + dtype);
+      }
+      long[] sliceDims = dims(slice.getShape(), sliceAt);
+      long n = 1;
+      boolean fits = sliceDims.length == dims.length;
+      for (int d = 0; fits && d < dims.length; d++) {
+        fits = sliceDims[d] <= dims[d];
+        n *= sliceDims[d]; // at most the whole's elements, which fit in a long
+      }
+      if (!fits) {
+        throw new IllegalArgumentException(sliceAt + " has shape " + Arrays.toString(sliceDims) + ", which does not fit in "
+            + Arrays.toString(dims));
+      }
+      total += n; // each at most the whole's elements, and there are at most 1,000,000 entries
+      data(keys.get(i), slice, dtype, n, sliceDims, sliceAt);
+    }
+    if (total != elements) {
+      throw new IllegalArgumentException(at + ": its slices hold " + total + " elements, but its shape "
+          + Arrays.toString(dims) + " has " + elements);
+    }
+  }
+
+  /**
+   * The keys of the slice entries of each sliced tensor, by its key (ISO-8859-1, as {@link
+   * #entries}), read once: TensorFlow names a slice by an ordered code of {@code 0}, the tensor's
+   * key (escaped: 0x00 as 0x00 0xff, 0xff as 0xff 0x00, ended by 0x00 0x01) and the slice's
+   * extents, so slice keys are the ones that start with 0x00.
+   */
+  private Map<String, List<String>> sliceKeys() {
+    if (sliceKeys == null) {
+      sliceKeys = new HashMap<>();
+      for (String k : entries.keySet()) {
+        if (k.isEmpty() || k.charAt(0) != 0) {
+          continue;
+        }
+        StringBuilder name = new StringBuilder();
+        for (int i = 1; i + 1 < k.length(); i++) {
+          char c = k.charAt(i);
+          char next = k.charAt(i + 1);
+          if (c == 0 && next == 1) {
+            sliceKeys.computeIfAbsent(name.toString(), n -> new ArrayList<>()).add(k);
+            break;
+          }
+          if (c == 0 || c == 0xff) { // an escape; a malformed one ends the name, which then matches nothing
+            if (next != (c == 0 ? 0xff : 0)) {
+              break;
+            }
+            i++;
+          }
+          name.append(c);
+        }
+      }
+    }
+    return sliceKeys;
+  }
+
+  private static String latin1(String key) {
+    return new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
   }
 
   /** The dimensions of a stored shape: a known rank and no negative dimension (TensorFlow's IsValid). */

@@ -333,8 +333,8 @@ final class PythonObjects {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(index + ": the variables cannot be read: " + e.getMessage(), e);
     }
-    List<TType> values = read(keys, types, shapes, names);
-    return SavedModelLoader.variablesOf(values, out);
+    List<Operand<?>> values = restore(keys, types, shapes, names);
+    return CheckpointVariables.variablesOf(values, types, shapes, out);
   }
 
   /**
@@ -344,31 +344,33 @@ final class PythonObjects {
    * {@code names}, null when there are none).
    */
   private List<TType> read(String[] keys, List<DataType> dtypes, List<TensorShapeProto> declared, List<String> names) {
+    for (int i = 0; i < keys.length; i++) {
+      if (!DataTypes.hasTensorClass(dtypes.get(i))) {
+        throw new IllegalArgumentException(root.resolve(SavedModelWriter.CHECKPOINT) + ".index: '" + keys[i] + "' is "
+            + dtypes.get(i) + ", which TensorFlow Java has no tensor class for");
+      }
+    }
+    List<TType> out = new ArrayList<>();
+    restore(keys, dtypes, declared, names).forEach(o -> out.add(o.asTensor()));
+    return out;
+  }
+
+  /**
+   * {@link #read}'s tensors as eager operands, of any dtype (a variable's value is assigned, never
+   * made a TensorFlow Java tensor).
+   */
+  private List<Operand<?>> restore(String[] keys, List<DataType> dtypes, List<TensorShapeProto> declared,
+      List<String> names) {
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
     if (index == null) {
       index = CheckpointIndex.read(prefix);
     }
-    List<Class<? extends TType>> types = new ArrayList<>();
     for (int i = 0; i < keys.length; i++) {
-      try {
-        types.add(DataTypes.tensorClass(dtypes.get(i)));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(index.file() + ": '" + keys[i] + "' is " + dtypes.get(i)
-            + ", which TensorFlow Java has no tensor class for", e);
-      }
       index.check(keys[i], dtypes.get(i), declared == null ? null : declared.get(i),
           names == null ? "'" + keys[i] + "'" : names.get(i));
     }
-    Ops tf = Ops.create(EagerSession.getDefault());
-    String[] slices = new String[keys.length];
-    Arrays.fill(slices, "");
-    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
-    try (TString path = TString.scalarOf(prefix.toString()); TString tensorNames = TString.vectorOf(keys);
-         TString noSlices = TString.vectorOf(slices)) {
-      List<TType> out = new ArrayList<>();
-      tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(tensorNames),
-          TensorFlowInternals.eagerInput(noSlices), types).forEach(o -> out.add(o.asTensor()));
-      return out;
+    try {
+      return CheckpointVariables.restoreV2(prefix, keys, dtypes);
     } catch (TensorFlowException e) {
       throw new IllegalArgumentException(prefix + ".index: " + String.join(", ", keys) + " cannot be read: "
           + e.getMessage(), e);

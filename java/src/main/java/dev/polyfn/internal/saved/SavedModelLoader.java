@@ -8,7 +8,6 @@ import dev.polyfn.NestBody;
 import dev.polyfn.SingleBody;
 import dev.polyfn.UnaryBody;
 import dev.polyfn.Variable;
-import dev.polyfn.internal.DataTypes;
 import dev.polyfn.internal.trace.Capture;
 import dev.polyfn.internal.trace.Facades;
 import dev.polyfn.internal.trace.FunctionCore;
@@ -16,7 +15,6 @@ import dev.polyfn.internal.trace.Param;
 import dev.polyfn.internal.CallBuffer;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.SlowWork;
-import dev.polyfn.internal.TensorFlowInternals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,25 +22,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.tensorflow.EagerSession;
 import org.tensorflow.Operand;
 import org.tensorflow.exceptions.TensorFlowException;
 import org.tensorflow.ndarray.NdArrays;
-import org.tensorflow.op.Ops;
-import org.tensorflow.op.train.Restore;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.NodeDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.TensorProto;
-import org.tensorflow.types.TString;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -357,7 +351,8 @@ public final class SavedModelLoader {
     Path prefix = root.resolve(SavedModelWriter.CHECKPOINT);
     // Checked before TensorFlow reads the checkpoint: it allocates by what the index says.
     CheckpointIndex index = CheckpointIndex.read(prefix);
-    List<Class<? extends TType>> types = new ArrayList<>();
+    List<DataType> types = new ArrayList<>();
+    List<TensorShapeProto> shapes = new ArrayList<>();
     for (int i = 0; i < meta.variableKeys.size(); i++) {
       NodeDef node = node(root, nodes.get("variables/" + i));
       if (node == null || !node.getOp().equals("VarHandleOp")) {
@@ -369,50 +364,19 @@ public final class SavedModelLoader {
       if (!node.containsAttr("shape")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no shape");
       }
-      DataType dt = node.getAttrOrThrow("dtype").getType();
-      try {
-        types.add(DataTypes.tensorClass(dt));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable " + i + " has dtype " + dt
-            + ", which TensorFlow Java has no tensor class for");
-      }
+      types.add(node.getAttrOrThrow("dtype").getType());
+      shapes.add(node.getAttrOrThrow("shape").getShape());
       String key = meta.variableKeys.get(i);
-      index.check(key, dt, node.getAttrOrThrow("shape").getShape(), "'" + key + "'");
+      index.check(key, types.get(i), shapes.get(i), "'" + key + "'");
     }
-    Ops tf = Ops.create(EagerSession.getDefault());
-    String[] slices = new String[types.size()];
-    Arrays.fill(slices, "");
-    List<TType> values = new ArrayList<>();
-    // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
-    try (TString path = TString.scalarOf(prefix.toString());
-         TString keys = TString.vectorOf(meta.variableKeys.toArray(new String[0]));
-         TString noSlices = TString.vectorOf(slices)) {
-      Restore restored = tf.train.restore(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keys),
-          TensorFlowInternals.eagerInput(noSlices), types);
-      for (Operand<?> value : restored) {
-        values.add(value.asTensor());
-      }
+    List<Operand<?>> values;
+    try {
+      values = CheckpointVariables.restoreV2(prefix, meta.variableKeys.toArray(new String[0]), types);
     } catch (TensorFlowException | IllegalArgumentException e) {
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
     }
-    return variablesOf(values, out);
-  }
-
-  /**
-   * Adds a variable holding each of {@code values} to {@code out} and returns it; if one cannot be
-   * made, those made already are closed. Shared with Python SavedModels' restore.
-   */
-  static List<Variable<?>> variablesOf(List<TType> values, List<Variable<?>> out) {
-    try {
-      for (TType value : values) {
-        out.add(Variable.create(value));
-      }
-      return out;
-    } catch (RuntimeException e) {
-      out.forEach(Variable::close);
-      throw e;
-    }
+    return CheckpointVariables.variablesOf(values, types, shapes, out);
   }
 
   private static <F> F create(Facades<F> facades, SavedFunctionMetadata meta, Object body) {

@@ -191,7 +191,9 @@ public final class TracingInputs extends BodyInputs {
   private Operand<? extends TType> variableHandle(long[] spec, Variable<?> v, int alias) {
     Operand<? extends TType> handle = placeholders.build(spec, 1);
     variableSlots.put(alias, placeholders.last());
-    Native.setHandleShape(TensorFlowInternals.graphAddress(graph), handle.op().name(), v.dtypeCode(), v.dims());
+    if (v.dims() != null) { // an unknown rank: no handle data, so reads have an unknown shape
+      Native.setHandleShape(TensorFlowInternals.graphAddress(graph), handle.op().name(), v.dtypeCode(), v.dims());
+    }
     return handle;
   }
 
