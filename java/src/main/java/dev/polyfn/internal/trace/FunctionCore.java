@@ -441,9 +441,8 @@ public final class FunctionCore {
 
   /** Releases every concrete function and the variables the function created. Idempotent. */
   public void close() {
-    TraceCache c = cache;
-    if (c != null && !handle.isClosed()) {
-      c.closing(this); // before the concrete functions it asks about are released
+    if (cache != null && !handle.isClosed()) {
+      cache.closing(this); // before the concrete functions it asks about are released
     }
     handle.close();
     owned.closeAll();

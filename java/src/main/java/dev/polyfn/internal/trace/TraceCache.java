@@ -6,15 +6,8 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
 import dev.polyfn.internal.PrivateFiles;
-import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
 import dev.polyfn.internal.saved.RestoreChecks;
-import dev.polyfn.internal.saved.SavedModelParts;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -26,21 +19,16 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.tensorflow.ndarray.Shape;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.FunctionDefLibrary;
-import org.tensorflow.types.family.TType;
 
 /**
  * The warm-start trace cache of one function ({@link FunctionOptions#withTraceCache}): one file
@@ -59,9 +47,6 @@ import org.tensorflow.types.family.TType;
  * outside the function's trace lock. A shutdown hook lets pending writes finish when the JVM exits.
  */
 public final class TraceCache {
-  private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
-  /** 2: entries hold the function library (control-flow branches) after the FunctionDef. */
-  private static final int FORMAT = 2;
   public static final String SUFFIX = ".polyfn-trace";
   /**
    * Made on the first write: a warm start that finds every signature restores without it, and
@@ -188,9 +173,9 @@ public final class TraceCache {
         if (why != null) {
           throw new IOException(why + "; another user could have planted it");
         }
-        Entry e = read(file);
-        RestoreChecks.parameters(e.params, e.declared, e.traced);
-        f.restoreConcrete(e.params, new Capture[0], e.declared, e.traced, restorable(e), e.outputNames);
+        TraceCacheEntry e = TraceCacheEntry.read(file, key);
+        RestoreChecks.parameters(e.params(), e.declared(), e.traced());
+        f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames());
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
           used.add(file);
         }
@@ -270,9 +255,9 @@ public final class TraceCache {
       submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
       return;
     }
-    byte[] payload = payload(f.params(), outputNames, types[1], types[0], def, library);
+    byte[] bytes = new TraceCacheEntry(f.params(), outputNames, types[1], types[0], def, library).bytes(key);
     String file = fileName(types[0]);
-    submit(() -> write(dir.resolve(file), payload));
+    submit(() -> write(dir.resolve(file), bytes));
   }
 
   /** Why {@code f} cannot be cached (null when it can). */
@@ -298,19 +283,12 @@ public final class TraceCache {
     return null;
   }
 
-  private static void write(Path target, byte[] payload) {
+  private static void write(Path target, byte[] bytes) {
     Path temp = null;
     try {
       PrivateFiles.createPrivateDirectories(target.getParent());
       temp = Files.createTempFile(target.getParent(), TraceCacheRetention.TEMP_PREFIX, TraceCacheRetention.TEMP_SUFFIX);
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.write(MAGIC);
-      out.writeInt(FORMAT);
-      out.write(sha256(payload));
-      out.writeInt(payload.length);
-      out.write(payload);
-      Files.write(temp, bytes.toByteArray());
+      Files.write(temp, bytes);
       try {
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
@@ -329,159 +307,6 @@ public final class TraceCache {
         }
       }
     }
-  }
-
-  private byte[] payload(Param[] params, String[] names, String declared, String traced, byte[] def, byte[] library) {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.writeUTF(key);
-      out.writeInt(params.length);
-      for (Param p : params) {
-        out.writeUTF(p.name());
-        out.writeUTF(p.kind().name());
-        out.writeUTF(p.tensorType() == null ? "" : p.tensorType().getName());
-        Shape s = p.shape();
-        out.writeInt(s == null ? -2 : s.isUnknown() ? -1 : s.numDimensions());
-        if (s != null && !s.isUnknown()) {
-          for (long d : s.asArray()) {
-            out.writeLong(d);
-          }
-        }
-        out.writeBoolean(p.optional());
-      }
-      out.writeInt(names.length);
-      for (String n : names) {
-        out.writeUTF(n);
-      }
-      writeBytes(out, declared.getBytes(StandardCharsets.UTF_8));
-      writeBytes(out, traced.getBytes(StandardCharsets.UTF_8));
-      writeBytes(out, def);
-      writeBytes(out, library);
-      return bytes.toByteArray();
-    } catch (IOException e) {
-      throw new IllegalStateException(e); // a ByteArrayOutputStream does not fail
-    }
-  }
-
-  private record Entry(Param[] params, String[] outputNames, String declared, String traced, byte[] def,
-      byte[] library) {}
-
-  /**
-   * The entry's function and library, renamed for this process; IllegalArgumentException when
-   * either does not parse or a function the main one refers to is missing.
-   */
-  private static FunctionLibrary.Restorable restorable(Entry e) {
-    try {
-      // Most entries call no other function: passed on as bytes, as Function.load does, since
-      // the first use of protobuf's generated message classes would cost more than the restore.
-      if (e.library.length == 0) {
-        Map.Entry<String, SavedModelParts.Fn> main = SavedModelParts.describe(e.def);
-        if (!SavedModelParts.mayCallFunctions(e.def, Set.of(main.getKey()))) {
-          RestoreChecks.outputNames(e.outputNames, main.getValue().outputs());
-          return new FunctionLibrary.Restorable(e.def, e.library);
-        }
-      }
-    } catch (InvalidProtocolBufferException x) {
-      throw new IllegalArgumentException("its function does not parse: " + x.getMessage());
-    }
-    FunctionDef main;
-    Map<String, FunctionDef> library = new HashMap<>();
-    try {
-      main = FunctionDef.parseFrom(e.def);
-      FunctionDefLibrary.parseFrom(e.library).getFunctionList().forEach(d -> library.put(d.getSignature().getName(), d));
-    } catch (InvalidProtocolBufferException x) {
-      throw new IllegalArgumentException("its function or function library does not parse: " + x.getMessage());
-    }
-    RestoreChecks.outputNames(e.outputNames, main.getSignature().getOutputArgCount());
-    return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, library, "the entry"));
-  }
-
-  /** Reads and checks one entry; any problem is an exception whose message says what is wrong. */
-  private Entry read(Path file) throws IOException {
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(BoundedFiles.read(file, BoundedFiles.CACHE_ENTRY)));
-    try {
-      byte[] magic = in.readNBytes(MAGIC.length);
-      if (!Arrays.equals(magic, MAGIC)) {
-        throw new IOException("not a Polyfn trace cache entry");
-      }
-      int format = in.readInt();
-      if (format != FORMAT) {
-        throw new IOException("format " + format + ", expected " + FORMAT);
-      }
-      byte[] digest = in.readNBytes(32);
-      int length = in.readInt();
-      byte[] payload = in.readNBytes(Math.max(0, length));
-      if (length < 0 || payload.length != length || in.available() != 0 || !Arrays.equals(digest, sha256(payload))) {
-        throw new IOException("checksum mismatch: the file is corrupt or truncated");
-      }
-      return parse(new DataInputStream(new ByteArrayInputStream(payload)));
-    } catch (EOFException e) {
-      throw new IOException("truncated");
-    }
-  }
-
-  private Entry parse(DataInputStream in) throws IOException {
-    if (!in.readUTF().equals(key)) {
-      throw new IOException("it belongs to another function or body");
-    }
-    Param[] params = new Param[count(in)];
-    for (int i = 0; i < params.length; i++) {
-      String name = in.readUTF();
-      Param.Kind kind = Param.Kind.valueOf(in.readUTF());
-      if (kind != Param.Kind.TENSOR && kind != Param.Kind.LIST && kind != Param.Kind.MAP) {
-        throw new IOException("parameter kind " + kind + " is never cached");
-      }
-      String type = in.readUTF();
-      int rank = in.readInt();
-      Shape shape = rank == -2 ? null : rank == -1 ? Shape.unknown() : Shape.of(longs(in, rank));
-      params[i] = new Param(name, kind, type.isEmpty() ? null : tensorType(type), null, shape, in.readBoolean(), null);
-    }
-    String[] names = new String[count(in)];
-    for (int i = 0; i < names.length; i++) {
-      names[i] = in.readUTF();
-    }
-    String declared = new String(readBytes(in), StandardCharsets.UTF_8);
-    String traced = new String(readBytes(in), StandardCharsets.UTF_8);
-    byte[] def = readBytes(in);
-    return new Entry(params, names, declared, traced, def, readBytes(in));
-  }
-
-  private static Class<? extends TType> tensorType(String name) throws IOException {
-    try {
-      return Class.forName(name, false, TType.class.getClassLoader()).asSubclass(TType.class);
-    } catch (ClassNotFoundException | ClassCastException e) {
-      throw new IOException("unknown tensor type " + name);
-    }
-  }
-
-  private static long[] longs(DataInputStream in, int n) throws IOException {
-    if (n > 254) {
-      throw new IOException("rank " + n + " is beyond TensorFlow's limit");
-    }
-    long[] dims = new long[n];
-    for (int i = 0; i < n; i++) {
-      dims[i] = in.readLong();
-    }
-    return dims;
-  }
-
-  private static int count(DataInputStream in) throws IOException {
-    int n = in.readInt();
-    if (n < 0 || n > in.available()) {
-      throw new IOException("malformed: a count of " + n);
-    }
-    return n;
-  }
-
-  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
-    out.writeInt(b.length);
-    out.write(b);
-  }
-
-  private static byte[] readBytes(DataInputStream in) throws IOException {
-    byte[] b = in.readNBytes(count(in));
-    return b;
   }
 
   private static void debug(String message) {
