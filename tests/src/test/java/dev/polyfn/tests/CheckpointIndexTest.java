@@ -13,6 +13,7 @@ import dev.polyfn.PolymorphicFunction;
 import dev.polyfn.TensorSpec;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.saved.CheckpointIndex;
+import dev.polyfn.internal.saved.CheckpointSliceKeys;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -167,13 +168,13 @@ class CheckpointIndexTest {
     Map<String, BundleEntryProto> entries = CheckpointIndexWriter.entries(prefix);
     String key = key(entries, DataType.DT_FLOAT);
     BundleEntryProto whole = entries.get(key);
-    // TensorFlow's slice key: ordered codes of 0, the tensor's key, then the extents (not read by Polyfn).
-    String sliceKey = "\0" + key + "\0\1\1\1";
+    // TensorFlow's slice key: ordered codes of 0, the tensor's key, the rank, each extent's start and length.
+    String sliceKey = CheckpointSliceKeys.of(key, new long[] {0}, new long[] {3});
     Map<UnaryOperator<BundleEntryProto>, String> cases = Map.of(
         e -> e.toBuilder().setSize(8).build(), "(slice 0) has shape [3] of DT_FLOAT (12 bytes), but holds 8 bytes",
         e -> e.toBuilder().setDtype(DataType.DT_INT32).build(), "(slice 0) is DT_INT32, but the tensor is DT_FLOAT",
-        e -> e.toBuilder().setShape(shape(4)).setSize(16).build(), "(slice 0) has shape [4], which does not fit in [3]",
-        e -> e.toBuilder().setShape(shape(2)).setSize(8).build(), "its slices hold 2 elements, but its shape [3] has 3");
+        e -> e.toBuilder().setShape(shape(4)).setSize(16).build(), "(slice 0) has shape [4], but its extent in [3] is [3]",
+        e -> e.toBuilder().setShape(shape(2)).setSize(8).build(), "(slice 0) has shape [2], but its extent in [3] is [3]");
     for (var c : cases.entrySet()) {
       Map<String, BundleEntryProto> edited = new java.util.TreeMap<>(entries);
       edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C()
@@ -185,8 +186,38 @@ class CheckpointIndexTest {
       assertTrue(e.getMessage().startsWith(index + ": '" + key + "'") && e.getMessage().contains(c.getValue()),
           e.getMessage());
     }
+    // Two extents, [0, 1) and [1, 3), whose entries' shapes are swapped: the sizes add up and fit, but
+    // RestoreV2 would copy 2 elements out of the first slice's 1-element buffer.
+    Map<String, BundleEntryProto> edited = new java.util.TreeMap<>(entries);
+    TensorSliceProto.Builder first = TensorSliceProto.newBuilder().addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(1));
+    TensorSliceProto.Builder rest = TensorSliceProto.newBuilder().addExtent(TensorSliceProto.Extent.newBuilder().setStart(1).setLength(2));
+    edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C().addSlices(first).addSlices(rest).build());
+    edited.put(CheckpointSliceKeys.of(key, new long[] {0}, new long[] {1}), whole.toBuilder().setShape(shape(2)).setSize(8).build());
+    edited.put(CheckpointSliceKeys.of(key, new long[] {1}, new long[] {2}),
+        whole.toBuilder().setShape(shape(1)).setSize(4).setOffset(whole.getOffset() + 8).build());
+    CheckpointIndexWriter.write(prefix, edited);
+    String swapped = assertThrows(IllegalArgumentException.class, () -> Function.load(dir)).getMessage();
+    assertTrue(swapped.contains("(slice 0) has shape [2], but its extent in [3] is [1]"), swapped);
+    // An extent past the tensor's end.
+    edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C()
+        .addSlices(TensorSliceProto.newBuilder().addExtent(TensorSliceProto.Extent.newBuilder().setStart(2).setLength(3))).build());
+    CheckpointIndexWriter.write(prefix, edited);
+    String past = assertThrows(IllegalArgumentException.class, () -> Function.load(dir)).getMessage();
+    assertTrue(past.contains("(slice 0) starts at 2 and spans 3 in dimension 0, beyond the tensor's shape [3]"), past);
     Files.write(index, good);
     loadsAndAnswers(dir);
+  }
+
+  /** TensorFlow's own encodings of signed numbers (ordered_code.cc's examples) and of a slice key. */
+  @Test
+  void sliceKeysAreEncodedAsTensorFlowEncodesThem() {
+    assertEquals("\0\0\1\1\1\u0080\u0080", CheckpointSliceKeys.of("", new long[] {0}, new long[] {0}));
+    assertEquals("\0a\0\u00ff\u00ff\0\0\1\1\1\u007f\u00bf",
+        CheckpointSliceKeys.of("a\0\u00ff", new long[] {-1}, new long[] {63}));
+    // 0x424242 -> f0 42 42 42 and -0x800 -> 38 00 (ordered_code.cc's examples); 64 -> c0 40.
+    assertEquals("\0\0\1\1\1\u00f0\u0042\u0042\u0042\u0038\0",
+        CheckpointSliceKeys.of("", new long[] {0x424242}, new long[] {-0x800}));
+    assertEquals("\0\0\1\1\1\u00c0\u0040\u0040", CheckpointSliceKeys.of("", new long[] {64}, new long[] {-64}));
   }
 
   @Test
@@ -196,7 +227,7 @@ class CheckpointIndexTest {
         "is DT_INT32 in the checkpoint, but the SavedModel reads it as DT_FLOAT");
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().addSlices(TensorSliceProto.newBuilder()
         .addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(2))).build(),
-        "is saved in 1 slices, but the checkpoint holds 0");
+        "(slice 0) is not in the checkpoint");
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().setShape(shape(-1)).build(), "has dimension 0 of size -1");
     refused(dir, DataType.DT_FLOAT, e -> e.toBuilder().setShape(shape(1L << 40, 1L << 40)).build(),
         "more elements than a tensor holds");

@@ -37,7 +37,9 @@ final class CheckpointIndexWriter {
     Map<byte[], byte[]> table = new TreeMap<>(Arrays::compareUnsigned);
     table.put(new byte[0], BundleHeaderProto.newBuilder().setNumShards(1)
         .setVersion(VersionDef.newBuilder().setProducer(1)).build().toByteArray());
-    entries.forEach((k, e) -> table.put(k.getBytes(StandardCharsets.UTF_8), e.toByteArray()));
+    // A slice key (CheckpointSliceKeys, starting with 0) holds one byte per char; names are UTF-8.
+    entries.forEach((k, e) -> table.put(k.getBytes(k.startsWith("\0") ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8),
+        e.toByteArray()));
     Files.write(Path.of(prefix + ".index"), table(table, (byte) 0));
   }
 

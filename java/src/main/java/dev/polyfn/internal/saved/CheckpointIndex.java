@@ -11,11 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +22,7 @@ import org.tensorflow.proto.BundleEntryProto;
 import org.tensorflow.proto.BundleHeaderProto;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.TensorShapeProto;
+import org.tensorflow.proto.TensorSliceProto;
 
 /**
  * A TensorFlow checkpoint's index ({@code <prefix>.index}), read and checked in Java before any
@@ -51,8 +50,6 @@ public final class CheckpointIndex {
    * TensorFlow allocate as many tensors of it as a load restores. One load's, never shared.
    */
   private final Map<Integer, TreeMap<Long, Range>> claimed = new HashMap<>();
-  /** {@link #sliceKeys()}, made at its first use. */
-  private Map<String, List<String>> sliceKeys;
 
   /** The bytes {@code [start, end)} of a data file that checkpoint key {@code key} reads. */
   private record Range(long end, String key) {}
@@ -230,77 +227,61 @@ public final class CheckpointIndex {
 
   /**
    * Checks the slices a tensor was saved in (as a partitioned variable was, or a variable cut by
-   * Python's {@code MaxShardSizePolicy}; RestoreV2 reads them into the whole tensor, allocated by
-   * the whole entry's shape, checked already): one entry per slice the whole entry lists, each of
-   * {@code dtype} and of a rank and sizes within the whole's, its data checked as a whole tensor's,
-   * their elements adding up to the whole's.
+   * Python's {@code MaxShardSizePolicy}). RestoreV2 allocates the whole tensor by the whole
+   * entry's shape (checked already), then, for each extent the whole entry lists, reads the entry
+   * under that extent's key ({@link CheckpointSliceKeys}) into a tensor of that entry's shape and
+   * copies it into the whole by the extent. So each extent must lie within the whole's shape, its
+   * entry exist under exactly that key, be of {@code dtype}, of the extent's shape (else the copy
+   * reads past the slice's buffer) and have its data checked as a whole tensor's; and the extents'
+   * elements must add up to the whole's (TensorFlow refuses overlapping extents).
    */
   private void slices(String key, BundleEntryProto e, DataType dtype, long[] dims, long elements, String at) {
-    List<String> keys = sliceKeys().getOrDefault(latin1(key), List.of());
-    if (keys.size() != e.getSlicesCount()) {
-      throw new IllegalArgumentException(at + " is saved in " + e.getSlicesCount() + " slices, but the checkpoint holds "
-          + keys.size());
-    }
     long total = 0;
-    for (int i = 0; i < keys.size(); i++) {
+    for (int i = 0; i < e.getSlicesCount(); i++) {
       String sliceAt = at + " (slice " + i + ")";
-      BundleEntryProto slice = parse(entries.get(keys.get(i)), sliceAt);
+      TensorSliceProto extent = e.getSlices(i);
+      if (extent.getExtentCount() != dims.length) {
+        throw new IllegalArgumentException(sliceAt + " has " + extent.getExtentCount() + " extents, but the tensor has rank "
+            + dims.length);
+      }
+      long[] starts = new long[dims.length];
+      long[] lengths = new long[dims.length];
+      long[] sliceDims = new long[dims.length];
+      long n = 1;
+      for (int d = 0; d < dims.length; d++) {
+        TensorSliceProto.Extent x = extent.getExtent(d);
+        starts[d] = x.getStart();
+        lengths[d] = x.hasLength() ? x.getLength() : -1; // -1: the whole dimension
+        long size = x.hasLength() ? x.getLength() : dims[d];
+        if (starts[d] < 0 || size < 0 || (!x.hasLength() && starts[d] != 0) || starts[d] > dims[d] - size) {
+          throw new IllegalArgumentException(sliceAt + " starts at " + starts[d] + " and spans " + size
+              + " in dimension " + d + ", beyond the tensor's shape " + Arrays.toString(dims));
+        }
+        sliceDims[d] = size;
+        n *= size; // at most the whole's elements, which fit in a long
+      }
+      String sliceKey = CheckpointSliceKeys.of(latin1(key), starts, lengths);
+      byte[] raw = entries.get(sliceKey);
+      if (raw == null) {
+        throw new IllegalArgumentException(sliceAt + " is not in the checkpoint");
+      }
+      BundleEntryProto slice = parse(raw, sliceAt);
       if (slice.getDtype() != dtype || slice.getSlicesCount() > 0) {
         throw new IllegalArgumentException(sliceAt + " is " + slice.getDtype() + (slice.getSlicesCount() > 0
             ? " in slices itself" : "") + ", but the tensor is " + dtype);
       }
-      long[] sliceDims = dims(slice.getShape(), sliceAt);
-      long n = 1;
-      boolean fits = sliceDims.length == dims.length;
-      for (int d = 0; fits && d < dims.length; d++) {
-        fits = sliceDims[d] <= dims[d];
-        n *= sliceDims[d]; // at most the whole's elements, which fit in a long
-      }
-      if (!fits) {
-        throw new IllegalArgumentException(sliceAt + " has shape " + Arrays.toString(sliceDims) + ", which does not fit in "
-            + Arrays.toString(dims));
+      long[] stored = dims(slice.getShape(), sliceAt);
+      if (!Arrays.equals(stored, sliceDims)) {
+        throw new IllegalArgumentException(sliceAt + " has shape " + Arrays.toString(stored) + ", but its extent in "
+            + Arrays.toString(dims) + " is " + Arrays.toString(sliceDims));
       }
       total += n; // each at most the whole's elements, and there are at most 1,000,000 entries
-      data(keys.get(i), slice, dtype, n, sliceDims, sliceAt);
+      data(sliceKey, slice, dtype, n, sliceDims, sliceAt);
     }
     if (total != elements) {
       throw new IllegalArgumentException(at + ": its slices hold " + total + " elements, but its shape "
           + Arrays.toString(dims) + " has " + elements);
     }
-  }
-
-  /**
-   * The keys of the slice entries of each sliced tensor, by its key (ISO-8859-1, as {@link
-   * #entries}), read once: TensorFlow names a slice by an ordered code of {@code 0}, the tensor's
-   * key (escaped: 0x00 as 0x00 0xff, 0xff as 0xff 0x00, ended by 0x00 0x01) and the slice's
-   * extents, so slice keys are the ones that start with 0x00.
-   */
-  private Map<String, List<String>> sliceKeys() {
-    if (sliceKeys == null) {
-      sliceKeys = new HashMap<>();
-      for (String k : entries.keySet()) {
-        if (k.isEmpty() || k.charAt(0) != 0) {
-          continue;
-        }
-        StringBuilder name = new StringBuilder();
-        for (int i = 1; i + 1 < k.length(); i++) {
-          char c = k.charAt(i);
-          char next = k.charAt(i + 1);
-          if (c == 0 && next == 1) {
-            sliceKeys.computeIfAbsent(name.toString(), n -> new ArrayList<>()).add(k);
-            break;
-          }
-          if (c == 0 || c == 0xff) { // an escape; a malformed one ends the name, which then matches nothing
-            if (next != (c == 0 ? 0xff : 0)) {
-              break;
-            }
-            i++;
-          }
-          name.append(c);
-        }
-      }
-    }
-    return sliceKeys;
   }
 
   private static String latin1(String key) {
