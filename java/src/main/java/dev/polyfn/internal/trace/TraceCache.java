@@ -199,8 +199,8 @@ public final class TraceCache {
    * disk). An unbounded function restores every entry anyway.
    */
   public void closing(FunctionCore f) {
-    if (untrusted || bound <= 0) {
-      return;
+    if (untrusted || bound <= 0 || f.params() == null || whyNot(f) != null) {
+      return; // nothing written for it
     }
     List<Path> used = new ArrayList<>();
     List<ConcreteFunctionInfo> held;
