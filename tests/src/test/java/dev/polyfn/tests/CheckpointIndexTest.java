@@ -204,8 +204,61 @@ class CheckpointIndexTest {
     CheckpointIndexWriter.write(prefix, edited);
     String past = assertThrows(IllegalArgumentException.class, () -> Function.load(dir)).getMessage();
     assertTrue(past.contains("(slice 0) starts at 2 and spans 3 in dimension 0, beyond the tensor's shape [3]"), past);
+    // A slice that is the whole tensor: TensorFlow would read the tensor's own entry, unchecked.
+    edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C()
+        .addSlices(TensorSliceProto.newBuilder().addExtent(TensorSliceProto.Extent.newBuilder())).build());
+    edited.put(CheckpointSliceKeys.of(key, new long[] {0}, new long[] {-1}), whole); // checked, but never read
+    CheckpointIndexWriter.write(prefix, edited);
+    String full = assertThrows(IllegalArgumentException.class, () -> Function.load(dir)).getMessage();
+    assertTrue(full.contains("(slice 0) is the whole tensor"), full);
+    // One slice listed three times, backed by one entry's bytes: the elements add up.
+    TensorSliceProto.Builder one = TensorSliceProto.newBuilder().addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(1));
+    edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C()
+        .addSlices(one).addSlices(one).addSlices(one).build());
+    edited.put(CheckpointSliceKeys.of(key, new long[] {0}, new long[] {1}), whole.toBuilder().setShape(shape(1)).setSize(4).build());
+    CheckpointIndexWriter.write(prefix, edited);
+    String repeated = assertThrows(IllegalArgumentException.class, () -> Function.load(dir)).getMessage();
+    assertTrue(repeated.contains("(slice 1) repeats an earlier slice"), repeated);
     Files.write(index, good);
     loadsAndAnswers(dir);
+  }
+
+  /** A tensor of rank 9 in slices: TensorFlow's copy of a slice aborts past rank 8 (a CHECK). */
+  @Test
+  void aSlicedTensorOfRankNineIsRefused(@TempDir Path dir) throws Exception {
+    Shape nine = Shape.of(2, 1, 1, 1, 1, 1, 1, 1, 1);
+    try (Variable<TFloat32> w = Variable.create(TFloat32.tensorOf(nine));
+         MapFunction f = Function.define((tf, in) -> Map.of("y",
+             tf.math.add(in.input("x", TFloat32.class), tf.reshape(w.read(tf), tf.constant(new long[] {2})))))) {
+      f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(2))));
+      f.save(dir);
+    }
+    Path prefix = dir.resolve("variables").resolve("variables");
+    Map<String, BundleEntryProto> entries = CheckpointIndexWriter.entries(prefix);
+    String key = key(entries, DataType.DT_FLOAT);
+    BundleEntryProto whole = entries.get(key);
+    long[] lengthOne = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    TensorSliceProto.Builder first = TensorSliceProto.newBuilder();
+    TensorSliceProto.Builder second = TensorSliceProto.newBuilder();
+    for (int d = 0; d < 9; d++) {
+      first.addExtent(TensorSliceProto.Extent.newBuilder().setStart(0).setLength(1));
+      second.addExtent(TensorSliceProto.Extent.newBuilder().setStart(d == 0 ? 1 : 0).setLength(1));
+    }
+    Map<String, BundleEntryProto> edited = new TreeMap<>(entries);
+    edited.put(key, whole.toBuilder().clearShardId().clearOffset().clearSize().clearCrc32C().addSlices(first).addSlices(second)
+        .build());
+    TensorShapeProto.Builder ones = TensorShapeProto.newBuilder();
+    for (int d = 0; d < 9; d++) {
+      ones.addDim(TensorShapeProto.Dim.newBuilder().setSize(1));
+    }
+    edited.put(CheckpointSliceKeys.of(key, new long[9], lengthOne), whole.toBuilder().setShape(ones).setSize(4).build());
+    long[] secondStarts = new long[9];
+    secondStarts[0] = 1;
+    edited.put(CheckpointSliceKeys.of(key, secondStarts, lengthOne),
+        whole.toBuilder().setShape(ones).setSize(4).setOffset(whole.getOffset() + 4).build());
+    CheckpointIndexWriter.write(prefix, edited);
+    String why = assertThrows(IllegalArgumentException.class, () -> Function.load(dir)).getMessage();
+    assertTrue(why.contains("is saved in slices at rank 9"), why);
   }
 
   /** TensorFlow's own encodings of signed numbers (ordered_code.cc's examples) and of a slice key. */

@@ -51,6 +51,9 @@ public final class CheckpointIndex {
    */
   private final Map<Integer, TreeMap<Long, Range>> claimed = new HashMap<>();
 
+  /** TensorFlow's kTensorSliceMaxRank: the highest rank of a tensor it reads in slices. */
+  private static final int MAX_SLICED_RANK = 8;
+
   /** The bytes {@code [start, end)} of a data file that checkpoint key {@code key} reads. */
   private record Range(long end, String key) {}
 
@@ -236,13 +239,24 @@ public final class CheckpointIndex {
    * elements must add up to the whole's (TensorFlow refuses overlapping extents).
    */
   private void slices(String key, BundleEntryProto e, DataType dtype, long[] dims, long elements, String at) {
+    // TensorFlow copies a slice into the whole with CHECK_LE(rank, kTensorSliceMaxRank): past 8 it aborts.
+    if (dims.length > MAX_SLICED_RANK) {
+      throw new IllegalArgumentException(at + " is saved in slices at rank " + dims.length + "; TensorFlow reads slices"
+          + " of tensors of rank " + MAX_SLICED_RANK + " at most");
+    }
     long total = 0;
+    Set<String> seen = new HashSet<>();
     for (int i = 0; i < e.getSlicesCount(); i++) {
       String sliceAt = at + " (slice " + i + ")";
       TensorSliceProto extent = e.getSlices(i);
       if (extent.getExtentCount() != dims.length) {
         throw new IllegalArgumentException(sliceAt + " has " + extent.getExtentCount() + " extents, but the tensor has rank "
             + dims.length);
+      }
+      // A slice of the whole tensor is not looked up by its key: TensorFlow reads the tensor's own
+      // entry then, whose data nothing here checks. No writer makes one.
+      if (extent.getExtentList().stream().noneMatch(TensorSliceProto.Extent::hasLength)) {
+        throw new IllegalArgumentException(sliceAt + " is the whole tensor, which a checkpoint saves unsliced");
       }
       long[] starts = new long[dims.length];
       long[] lengths = new long[dims.length];
@@ -261,6 +275,11 @@ public final class CheckpointIndex {
         n *= size; // at most the whole's elements, which fit in a long
       }
       String sliceKey = CheckpointSliceKeys.of(latin1(key), starts, lengths);
+      // One slice listed twice would count its elements twice, backed by one entry's bytes:
+      // TensorFlow refuses the overlap only after allocating the whole tensor.
+      if (!seen.add(sliceKey)) {
+        throw new IllegalArgumentException(sliceAt + " repeats an earlier slice");
+      }
       byte[] raw = entries.get(sliceKey);
       if (raw == null) {
         throw new IllegalArgumentException(sliceAt + " is not in the checkpoint");
@@ -275,7 +294,7 @@ public final class CheckpointIndex {
         throw new IllegalArgumentException(sliceAt + " has shape " + Arrays.toString(stored) + ", but its extent in "
             + Arrays.toString(dims) + " is " + Arrays.toString(sliceDims));
       }
-      total += n; // each at most the whole's elements, and there are at most 1,000,000 entries
+      total = Math.addExact(total, n); // each at most the whole's elements, each slice once
       data(sliceKey, slice, dtype, n, sliceDims, sliceAt);
     }
     if (total != elements) {
