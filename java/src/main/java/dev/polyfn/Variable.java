@@ -214,7 +214,9 @@ public final class Variable<T extends TType> implements AutoCloseable {
   public Op assign(Ops tf, Operand<T> value) {
     checkAssignable(value.asOutput().dataType(), value.shape());
     if (!tf.scope().env().isEager()) {
-      return tf.assignVariableOp(handle(tf), value, AssignVariableOp.validateShape(true));
+      // TensorFlow compares a validated assignment with the value held, not the declared shape: as
+      // Python, validate only a fully known shape (unknown sizes were checked against the declared).
+      return tf.assignVariableOp(handle(tf), value, AssignVariableOp.validateShape(fullyKnown(dims)));
     }
     return held(() -> tf.assignVariableOp(handle, value)); // eager: it runs now, held as assign(T) is
   }
@@ -236,6 +238,18 @@ public final class Variable<T extends TType> implements AutoCloseable {
   }
 
   /** Whether a variable of {@code dims} (null: unknown rank; -1: unknown size) may hold a value of shape {@code value}. */
+  private static boolean fullyKnown(long[] dims) {
+    if (dims == null) {
+      return false;
+    }
+    for (long d : dims) {
+      if (d < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static boolean accepts(long[] dims, Shape value) {
     if (dims == null || value.isUnknown()) {
       return true;

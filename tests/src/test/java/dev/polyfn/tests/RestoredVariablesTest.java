@@ -12,6 +12,7 @@ import dev.polyfn.Outputs;
 import dev.polyfn.SingleFunction;
 import dev.polyfn.Variable;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +110,29 @@ class RestoredVariablesTest {
         assertEquals(1, size.traceCount(), "one signature, VariableSpec(FLOAT, <unknown>), serves both shapes");
       }
       assertEquals(Shape.of(3), v.value().shape()); // the eager session's tensor: not closed here
+    }
+  }
+
+  /**
+   * A traced assignment to a variable declared [None, 2] takes a value of another first size, as
+   * an eager one does: TensorFlow's validated assignment compared it with the value held ([1, 2]),
+   * not with the declared shape, and refused [3, 2]; Python validates only a fully known shape.
+   */
+  @Test
+  void aTracedAssignmentTakesAnyShapeTheDeclaredOneAccepts() {
+    try (Variable<?> declared = Variable.restored(EAGER.constant(new float[][] {{1f, 2f}}), DataType.DT_FLOAT,
+        Shape.of(-1, 2))) {
+      @SuppressWarnings("unchecked")
+      Variable<TFloat32> v = (Variable<TFloat32>) declared;
+      try (SingleFunction set = Function.defineSingle((tf, in) -> {
+            var x = in.input("x", TFloat32.class, Shape.of(-1, 2));
+            return tf.withControlDependencies(List.of(v.assign(tf, x))).sum(v.read(tf), tf.constant(new int[] {0, 1}));
+          });
+           TFloat32 three = TFloat32.tensorOf(Shape.of(3, 2), DataBuffers.of(1f, 2f, 3f, 4f, 5f, 6f));
+           TType sum = set.call(Map.of("x", three))) {
+        assertEquals(21f, ((TFloat32) sum).getFloat());
+      }
+      assertEquals(Shape.of(3, 2), v.value().shape());
     }
   }
 
