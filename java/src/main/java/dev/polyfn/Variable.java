@@ -237,7 +237,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     }
   }
 
-  /** Whether a variable of {@code dims} (null: unknown rank; -1: unknown size) may hold a value of shape {@code value}. */
+  /** Whether {@code dims} (null: an unknown rank; -1: an unknown size) is a fully known shape. */
   private static boolean fullyKnown(long[] dims) {
     if (dims == null) {
       return false;
@@ -250,6 +250,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return true;
   }
 
+  /** Whether a variable of {@code dims} (null: unknown rank; -1: unknown size) may hold a value of shape {@code value}. */
   private static boolean accepts(long[] dims, Shape value) {
     if (dims == null || value.isUnknown()) {
       return true;

@@ -99,7 +99,8 @@ public final class CallBuffer {
 
   /**
    * Appends a variable: its dtype, shape ({@code dims} null for an unknown rank, a restored Python
-   * variable's) and alias index (which distinct variable of the call it is). Its resource handle is fed only at its first occurrence ({@code resource} non-zero).
+   * variable's) and alias index (which distinct variable of the call it is). Its resource handle
+   * is fed only at its first occurrence ({@code resource} non-zero).
    */
   public void variable(int dtype, long[] dims, int alias, long resource) {
     variable(dtype, dims, alias, resource, null);
