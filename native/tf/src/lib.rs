@@ -20,6 +20,7 @@ pub mod handle_data;
 pub mod kernel_cache;
 pub mod naming;
 pub mod op_cache;
+mod op_kernels;
 pub mod placeholder;
 pub mod runtime;
 pub mod status;

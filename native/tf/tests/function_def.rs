@@ -221,3 +221,32 @@ fn a_function_that_calls_another_restores_with_its_library() {
         ctx.delete(rt);
     }
 }
+
+/// A node whose op is registered but has no kernel here (`EagerPyFunc`: a `tf.py_function`,
+/// whose kernel is Python's) is refused at restore, naming the node and why, instead of
+/// registering a function that fails every call; the op's attributes are all valid.
+#[test]
+fn an_op_without_a_kernel_is_refused() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let def = square_plus_two(rt, ctx, "polyfn_def_kernels").to_function_def().unwrap();
+    let mut node = bytes_field(1, b"py");
+    node.extend(bytes_field(2, b"EagerPyFunc"));
+    node.extend(bytes_field(5, &attr_entry("token", &bytes_field(2, b"pyfunc_0"))));
+    node.extend(bytes_field(5, &attr_entry("Tin", &bytes_field(1, &[]))));
+    node.extend(bytes_field(5, &attr_entry("Tout", &bytes_field(1, &[]))));
+    let mut d = def.clone();
+    d.extend(bytes_field(3, &node));
+    let live = EagerFunction::live_count();
+    let e = EagerFunction::from_function_def(rt, ctx, &d, &[], "polyfn_def_py").unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("node \"py\": op EagerPyFunc has no kernel") && e.message.contains("tf.py_function"), "{e}");
+    assert_eq!(EagerFunction::live_count(), live);
+    // the same definition without it restores and runs, twice (the second from the kernel cache)
+    for name in ["polyfn_def_kernels_a", "polyfn_def_kernels_b"] {
+        let f = EagerFunction::from_function_def(rt, ctx, &def, &[], name).unwrap();
+        assert_eq!(run(&f, rt, &[3.0]), vec![11.0]);
+    }
+    unsafe { ctx.delete(rt) };
+}

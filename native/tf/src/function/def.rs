@@ -135,6 +135,10 @@ impl EagerFunction {
         let ops = proto::node_ops(def).map_err(bad)?;
         let effects = proto::has_control_outputs(def).map_err(bad)?;
         crate::def_check::check_nodes(rt, def).map_err(bad)?;
+        if !options.jit_compile {
+            // XLA compiles some ops no kernel runs; without it, an op with no kernel fails every call.
+            crate::op_kernels::check(rt, &ops).map_err(bad)?;
+        }
         let cname = CString::new(name).map_err(|_| TfError::invalid_argument("function name contains NUL"))?;
         if EagerFunction::is_registered(rt, ctx, name) {
             return Err(TfError::new(Code::AlreadyExists, format!("a function named {name} is already registered")));
@@ -151,6 +155,10 @@ impl EagerFunction {
             // argument without a dtype registers, then fails every call that reaches it.
             proto::arg_dtypes(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             crate::def_check::check_nodes(rt, entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
+            if !options.jit_compile {
+                let lib_ops = proto::node_ops(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
+                crate::op_kernels::check(rt, &lib_ops).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
+            }
         }
         let renamed = proto::rename(def, name).map_err(bad)?;
         let mut owned = Vec::with_capacity(entries.len());

@@ -263,9 +263,11 @@ public final class PythonSavedModel {
       spec.put("alias", (long) i);
       tracedCaptures.add(capture(i, spec));
     }
+    String[] outputs = nested ? paths(c.getOutputSignature(), def.getSignature().getOutputArgCount())
+        : outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount());
+    RestoreChecks.outputTypes(def, outputs); // refused here, not at every call
     return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def, called,
-        nested ? paths(c.getOutputSignature(), def.getSignature().getOutputArgCount())
-            : outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount()), bound);
+        outputs, bound);
   }
 
   /** Adds argument {@code p}, a tensor spec (with its default, or null) or a structure of them, as a parameter. */

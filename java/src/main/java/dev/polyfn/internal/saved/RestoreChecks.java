@@ -1,12 +1,16 @@
 package dev.polyfn.internal.saved;
 
 import dev.polyfn.internal.trace.Param;
+import dev.polyfn.internal.trace.TraceOutputs;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.FunctionDef;
+import org.tensorflow.proto.OpDef;
 import org.tensorflow.proto.TensorShapeProto;
 
 /**
@@ -34,6 +38,21 @@ public final class RestoreChecks {
     }
     typeAgrees("declared", params, declared);
     typeAgrees("traced", params, traced);
+  }
+
+  /**
+   * Refuses a function with an output TensorFlow Java cannot hand over (an int16, a variant, a
+   * resource handle, see {@link TraceOutputs#checkDataType}): restored, it would run and then fail
+   * every call at its outputs. {@code names} are the outputs' names, in the definition's order.
+   */
+  public static void outputTypes(FunctionDef def, String[] names) {
+    List<OpDef.ArgDef> args = def.getSignature().getOutputArgList();
+    for (int i = 0; i < args.size() && i < names.length; i++) {
+      DataType type = args.get(i).getType();
+      if (type != DataType.DT_INVALID) { // a type set by an attribute: no concrete function has one
+        TraceOutputs.checkDataType(def.getSignature().getName(), names[i], type);
+      }
+    }
   }
 
   private static void typeAgrees(String which, Param[] params, String document) {
