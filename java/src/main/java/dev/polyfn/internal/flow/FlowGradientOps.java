@@ -22,7 +22,9 @@ import org.tensorflow.types.TInt32;
  * TensorList per loop variable recording its value at the start of every iteration; a backward
  * loop then pops them in reverse order and, for each, re-traces the body on the recorded values
  * and backpropagates through it, for as many iterations as were recorded. Captured values get the
- * sum of their gradients over the iterations.
+ * sum of their gradients over the iterations. A loop variable may be a TensorList (the backward
+ * loop carries the recorded lists, so a loop's gradient is itself differentiable: a second
+ * derivative); its gradient is a TensorList of its elements' gradients ({@link ListGradients}).
  */
 public final class FlowGradientOps {
   private FlowGradientOps() {}
@@ -79,9 +81,10 @@ public final class FlowGradientOps {
     }
     for (int i = 0; i < nv; i++) {
       DataType t = vars.get(i).dataType();
-      if (t == DataType.DT_RESOURCE || t == DataType.DT_VARIANT) {
+      if (t == DataType.DT_RESOURCE || (t == DataType.DT_VARIANT && !ListGradients.isList(vars.get(i)))) {
         throw new IllegalArgumentException("gradients through loop '" + op.name() + "': loop variable " + i + " is "
-            + FlowChecks.name(t) + "; gradients go through loops over numeric tensors only");
+            + FlowChecks.name(t) + (t == DataType.DT_VARIANT ? " and not a TensorList" : "")
+            + "; gradients go through loops over numeric tensors and TensorLists only");
       }
     }
     List<Output<?>> floatCaps = new ArrayList<>();
@@ -138,7 +141,8 @@ public final class FlowGradientOps {
             // A popped element has no static shape; the body is re-traced on values of the shapes it
             // was traced for (a body may need them, as mapFn needs its elements' rank).
             Shape s = info.shapes().get(i);
-            popped.add(s.isUnknown() ? pop.output(1) : g.ensureShape((Operand) pop.output(1), s).asOutput());
+            popped.add(s.isUnknown() || isList(vars.get(i)) ? pop.output(1)
+                : g.ensureShape((Operand) pop.output(1), s).asOutput());
           }
           List<Operand<?>> outs = new ArrayList<>(info.body().apply(List.copyOf(popped)));
           List<Output<?>> ys = new ArrayList<>();
@@ -153,7 +157,9 @@ public final class FlowGradientOps {
           List<Operand<?>> next = new ArrayList<>();
           next.add(g.math.sub((Operand<TInt32>) v.get(0), g.constant(1)));
           for (int i = 0; i < nv; i++) {
-            next.add(d.get(i) != null ? d.get(i) : g.zerosLike(v.get(1 + i)));
+            // No gradient for a TensorList: a list of zeros as long as the one popped (lists grow).
+            Operand<?> like = isList(vars.get(i)) ? popped.get(i) : v.get(1 + i);
+            next.add(d.get(i) != null ? d.get(i) : g.zerosLike((Operand) like));
           }
           for (int j = 0; j < nc; j++) {
             Operand<?> acc = v.get(1 + nv + j);
@@ -164,7 +170,7 @@ public final class FlowGradientOps {
           return next;
         });
     for (int i = 0; i < nv; i++) {
-      if (FlowGradients.isFloat(vars.get(i).dataType())) {
+      if (ListGradients.differentiable(vars.get(i).dataType())) {
         FlowGradients.add(grads, vars.get(i), back.get(1 + i).asOutput());
       }
     }
@@ -231,6 +237,10 @@ public final class FlowGradientOps {
         FlowGradients.add(grads, caps.get(j), done.get(2 + j).asOutput());
       }
     });
+  }
+
+  private static boolean isList(Output<?> v) {
+    return v.dataType() == DataType.DT_VARIANT;
   }
 
   /** A TensorList element shape: the declared one, -1 for unknown dimensions or rank. */

@@ -63,7 +63,8 @@ public final class FlowGradients {
 
   /**
    * The sum over {@code ys} of their gradients (seeded with {@code seeds}) with respect to each of
-   * {@code xs}; null for an x nothing flows back to. Backpropagation stops at the xs: a path from
+   * {@code xs}; null for an x nothing flows back to. A TensorList y or x (a loop's gradient
+   * differentiated again pops them) has a TensorList of gradients. Backpropagation stops at the xs: a path from
    * one x through another is counted once, at the other.
    */
   public static List<Output<?>> backprop(Ops g, Graph graph, List<Output<?>> ys, List<Output<?>> seeds, List<Output<?>> xs) {
@@ -84,7 +85,7 @@ public final class FlowGradients {
     }
     Map<String, List<Output<?>>> grads = new HashMap<>();
     for (int i = 0; i < ys.size(); i++) {
-      if (isFloat(ys.get(i).dataType())) {
+      if (ListGradients.differentiable(ys.get(i).dataType())) {
         add(grads, ys.get(i), seeds.get(i));
       }
     }
@@ -109,25 +110,29 @@ public final class FlowGradients {
         FlowGradientOps.map(g, m, dys.get(0), grads);
       } else if (info instanceof FlowFunctions.LoopInfo l) {
         FlowGradientOps.loop(g, op, l, filled(g, op, dys), grads);
+      } else if (ListGradients.handles(op)) {
+        ListGradients.apply(g, op, dys, grads);
       } else {
         registry(g, graph, op, dys, grads);
       }
     }
     List<Output<?>> out = new ArrayList<>();
     for (Output<?> x : xs) {
-      out.add(isFloat(x.dataType()) ? sum(g, grads.get(key(x))) : null);
+      out.add(ListGradients.differentiable(x.dataType()) ? sum(g, grads.get(key(x))) : null);
     }
     return out;
   }
 
   /**
    * Whether TensorFlow's C++ registry can differentiate every operation on the path by itself: no
-   * cond, loop or map (which it has no gradient for) and none of the operations it refuses that
-   * pass no gradient ({@link #NOT_DIFFERENTIABLE}).
+   * cond, loop or map (which it has no gradient for), no TensorList operation ({@link
+   * ListGradients}) and none of the operations it refuses that pass no gradient ({@link
+   * #NOT_DIFFERENTIABLE}).
    */
   private static boolean registryAlone(Graph graph, List<GraphOperation> path) {
     for (GraphOperation op : path) {
-      if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null) {
+      if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null
+          || ListGradients.handles(op)) {
         return false;
       }
     }
