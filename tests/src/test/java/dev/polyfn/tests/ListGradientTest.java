@@ -4,6 +4,7 @@ import static dev.polyfn.tests.ControlFlowTest.f32;
 import static dev.polyfn.tests.ControlFlowTest.i;
 import static dev.polyfn.tests.PortCalls.floats;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -74,5 +75,58 @@ class ListGradientTest {
       }
     });
     assertTrue(e.getMessage().contains("loop variable 2 is VARIANT and not a TensorList"), e.getMessage());
+  }
+  /**
+   * A loop body reading a TensorList it captures (Python's TensorArray read in a while_loop).
+   * Python: {@code ta = tf.TensorArray(tf.float32, size=3).unstack(x * [1., 2., 3.]); y =
+   * tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v + ta.read(i) * x), [0, 0.])[1]} at x =
+   * 2: y = 6x^2 = 24, dy/dx = 24, d2y/dx2 = 12 (Python's, differentiating its gradient again).
+   */
+  @Test
+  void gradientOfALoopReadingACapturedTensorList() {
+    try (ListFunction f = LoopSecondDerivativeTest.secondDerivative((tf, x) -> {
+      Operand<?> list = tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1f, 2f, 3f})),
+          tf.constant(new int[0]));
+      return f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(0f)), v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+          v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.add(f32(v.get(1)), tf.math.mul(
+              tf.tensorListGetItem(list, i(v.get(0)), tf.constant(new int[0]), TFloat32.class), x)))).get(1));
+    })) {
+      assertEquals(List.of(24f, 24f, 12f), PortCalls.scalars(f, Map.of("x", 2f)));
+    }
+  }
+
+  /**
+   * A cond branch reading a TensorList it captures. Python: {@code ta = ... unstack(x * [1., 2.,
+   * 3.]); y = tf.cond(p, lambda: ta.read(2) * x, lambda: x)} at x = 2, p true: y = 3x^2 = 12, dy/dx = 12.
+   */
+  @Test
+  void gradientOfACondReadingACapturedTensorList() {
+    try (ListFunction f = PortCalls.valueAndGradient((tf, x) -> {
+      Operand<?> list = tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1f, 2f, 3f})),
+          tf.constant(new int[0]));
+      return Flow.cond(tf, tf.constant(true), () -> tf.math.mul(
+          tf.tensorListGetItem(list, tf.constant(2), tf.constant(new int[0]), TFloat32.class), x), () -> x);
+    })) {
+      assertEquals(List.of(12f, 12f), PortCalls.scalars(f, Map.of("x", 2f)));
+    }
+  }
+
+  /**
+   * A variant other than a TensorList on the path (an Optional holding x): no gradient goes through
+   * it, so the gradient is refused, naming the operation, rather than given without that path.
+   */
+  @Test
+  void aPathThroughAnotherVariantIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+      try (ListFunction f = PortCalls.valueAndGradient((tf, x) -> {
+        Operand<?> held = tf.data.optionalFromValue(List.<Operand<?>>of(x));
+        Operand<TFloat32> back = f32(tf.data.optionalGetValue(held, List.of(TFloat32.class), List.of(x.shape()))
+            .components().get(0));
+        return tf.math.add(back, LoopSecondDerivativeTest.power(tf, x, tf.constant(3)));
+      })) {
+        PortCalls.scalars(f, Map.of("x", 2f));
+      }
+    });
+    assertTrue(e.getMessage().contains("OptionalGetValue"), e.getMessage());
   }
 }

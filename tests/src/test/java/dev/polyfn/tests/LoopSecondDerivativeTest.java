@@ -43,7 +43,7 @@ class LoopSecondDerivativeTest {
   }
 
   /** y, dy/dx and d2y/dx2 of the y that {@code y} builds from the input x. */
-  private static ListFunction secondDerivative(BiFunction<Ops, Operand<TFloat32>, Operand<TFloat32>> y) {
+  static ListFunction secondDerivative(BiFunction<Ops, Operand<TFloat32>, Operand<TFloat32>> y) {
     return Function.defineList((tf, in) -> {
       Operand<TFloat32> x = in.input("x", TFloat32.class);
       Operand<TFloat32> v = y.apply(tf, x);

@@ -33,7 +33,7 @@ public final class FlowGradientOps {
       Map<String, List<Output<?>>> grads) {
     List<Output<?>> caps = new ArrayList<>();
     for (int i = 1; i < op.numInputs(); i++) {
-      if (FlowGradients.isFloat(op.input(i).dataType())) {
+      if (ListGradients.carriesGradient(op.input(i))) {
         caps.add(op.input(i));
       }
     }
@@ -87,13 +87,13 @@ public final class FlowGradientOps {
             + "; gradients go through loops over numeric tensors and TensorLists only");
       }
     }
-    List<Output<?>> floatCaps = new ArrayList<>();
+    List<Output<?>> gradCaps = new ArrayList<>();
     caps.forEach(c -> {
-      if (FlowGradients.isFloat(c.dataType())) {
-        floatCaps.add(c);
+      if (ListGradients.carriesGradient(c)) {
+        gradCaps.add(c);
       }
     });
-    int nc = floatCaps.size();
+    int nc = gradCaps.size();
     // 1. The loop again, recording each iteration's loop variables.
     List<Operand<?>> recIn = new ArrayList<>(vars);
     LoopOptions recOptions = info.options();
@@ -119,7 +119,7 @@ public final class FlowGradientOps {
     for (int i = 0; i < nv; i++) {
       bIn.add(dys.get(skip + i));
     }
-    for (Output<?> c : floatCaps) {
+    for (Output<?> c : gradCaps) {
       bIn.add(g.zerosLike(c));
     }
     // Gradients built by the registry may not know their static shapes.
@@ -152,7 +152,7 @@ public final class FlowGradientOps {
             seeds.add(v.get(1 + i).asOutput());
           }
           List<Output<?>> xs = new ArrayList<>(popped);
-          xs.addAll(floatCaps);
+          xs.addAll(gradCaps);
           List<Output<?>> d = FlowGradients.backprop(g, (org.tensorflow.Graph) g.scope().env(), ys, seeds, xs);
           List<Operand<?>> next = new ArrayList<>();
           next.add(g.math.sub((Operand<TInt32>) v.get(0), g.constant(1)));
@@ -175,7 +175,7 @@ public final class FlowGradientOps {
       }
     }
     for (int j = 0; j < nc; j++) {
-      FlowGradients.add(grads, floatCaps.get(j), back.get(1 + nv + j).asOutput());
+      FlowGradients.add(grads, gradCaps.get(j), back.get(1 + nv + j).asOutput());
     }
   }
 
@@ -191,7 +191,7 @@ public final class FlowGradientOps {
     FlowFunctions.LoopInfo loop = (FlowFunctions.LoopInfo) FlowFunctions.info((org.tensorflow.Graph) op.env(), op.name());
     List<Output<?>> caps = new ArrayList<>();
     for (int i = loop.skip() + loop.vars(); i < op.numInputs(); i++) {
-      if (FlowGradients.isFloat(op.input(i).dataType())) {
+      if (ListGradients.carriesGradient(op.input(i))) {
         caps.add(op.input(i));
       }
     }

@@ -89,6 +89,9 @@ public final class FlowGradients {
         add(grads, ys.get(i), seeds.get(i));
       }
     }
+    Set<String> reached = new HashSet<>();
+    path.forEach(op -> reached.add(op.name()));
+    xs.forEach(x -> reached.add(key(x)));
     for (GraphOperation op : path) {
       if (NOT_DIFFERENTIABLE.contains(op.type())) {
         continue;
@@ -113,6 +116,7 @@ public final class FlowGradients {
       } else if (ListGradients.handles(op)) {
         ListGradients.apply(g, op, dys, grads);
       } else {
+        refuseVariantPaths(op, reached);
         registry(g, graph, op, dys, grads);
       }
     }
@@ -184,6 +188,22 @@ public final class FlowGradients {
   private static boolean isGradient(Output<?> d) {
     return d != null && d.op() != null && ((GraphOperation) d.op()).getUnsafeNativeHandle() != null
         && !((GraphOperation) d.op()).getUnsafeNativeHandle().isNull();
+  }
+
+  /**
+   * Refuses an operation the registry would differentiate that reads a variant from the path (an
+   * x, or an operation on the path): the registry sees floating-point inputs only, so the
+   * gradient would silently leave out that path. TensorLists have their gradients ({@link
+   * ListGradients}); other variants (an Optional, a dataset) have none.
+   */
+  private static void refuseVariantPaths(GraphOperation op, Set<String> reached) {
+    for (int i = 0; i < op.numInputs(); i++) {
+      Output<?> in = op.input(i);
+      if (in.dataType() == DataType.DT_VARIANT && (reached.contains(in.op().name()) || reached.contains(key(in)))) {
+        throw new IllegalArgumentException("gradients: no gradient through " + op.type() + " '" + op.name()
+            + "': its input " + i + " is a variant that depends on the xs; gradients go through TensorLists only");
+      }
+    }
   }
 
   /** One ordinary operation, differentiated by TensorFlow's C++ registry. */

@@ -14,8 +14,8 @@ import org.tensorflow.proto.DataType;
  * elements' gradients. A loop's gradient records its loop variables in TensorLists and pops them
  * again, so these are what let {@link FlowGradients} differentiate a loop's gradient (a second
  * derivative) and loops that carry TensorLists. Also EnsureShape, whose gradient (Python's
- * array_grad.py) is the incoming one, and Identity of a TensorList, which the registry (floating
- * point only here) does not see.
+ * array_grad.py) is the incoming one, and Identity, AddN and StopGradient of TensorLists, which
+ * the registry (given floating-point values only here) does not see.
  */
 final class ListGradients {
   private ListGradients() {}
@@ -28,16 +28,28 @@ final class ListGradients {
   private static final Set<String> FOLLOWED = Set.of("Identity", "PlaceholderWithDefault", "EnsureShape", "ZerosLike",
       "AddN");
 
+  /** Operations the registry would see on floating-point values only, here on TensorLists. */
+  private static final Set<String> ON_VARIANTS = Set.of("Identity", "AddN", "StopGradient");
+
   /** Whether {@code op}'s gradient is built here rather than by TensorFlow's registry. */
   static boolean handles(GraphOperation op) {
     String t = op.type();
     return t.startsWith("TensorList") || t.equals("EmptyTensorList") || t.equals("EnsureShape")
-        || (t.equals("Identity") && op.output(0).dataType() == DataType.DT_VARIANT);
+        || (ON_VARIANTS.contains(t) && op.output(0).dataType() == DataType.DT_VARIANT);
   }
 
   /** Whether a value of this dtype can carry a gradient: floating point, or a TensorList (variant). */
   static boolean differentiable(DataType t) {
     return FlowGradients.isFloat(t) || t == DataType.DT_VARIANT;
+  }
+
+  /**
+   * Whether a gradient flows back to {@code o}: floating point, or a TensorList. A cond's or
+   * loop's captured values of these kinds get gradients; backpropagation inside the branches and
+   * bodies stops at them.
+   */
+  static boolean carriesGradient(Output<?> o) {
+    return FlowGradients.isFloat(o.dataType()) || (o.dataType() == DataType.DT_VARIANT && isList(o));
   }
 
   /**
@@ -68,8 +80,13 @@ final class ListGradients {
    */
   static void apply(Ops g, GraphOperation op, List<Output<?>> dys, Map<String, List<Output<?>>> grads) {
     String t = op.type();
-    if (t.equals("EnsureShape") || t.equals("Identity")) {
-      FlowGradients.add(grads, op.input(0), dys.get(0));
+    if (t.equals("EnsureShape") || t.equals("Identity") || t.equals("AddN")) {
+      for (int i = 0; i < (t.equals("AddN") ? op.numInputs() : 1); i++) {
+        FlowGradients.add(grads, op.input(i), dys.get(0));
+      }
+      return;
+    }
+    if (t.equals("StopGradient")) {
       return;
     }
     if (!KNOWN.contains(t)) {
