@@ -157,6 +157,10 @@ public final class FlowGradientOps {
           List<Operand<?>> next = new ArrayList<>();
           next.add(g.math.sub((Operand<TInt32>) v.get(0), g.constant(1)));
           for (int i = 0; i < nv; i++) {
+            if (isList(vars.get(i)) && !ListGradients.carriesGradient(vars.get(i))) {
+              next.add(v.get(1 + i)); // a list of integers has no gradient: its (unread) seed goes on
+              continue;
+            }
             // No gradient for a TensorList: a list of zeros as long as the one popped (lists grow).
             Operand<?> like = isList(vars.get(i)) ? popped.get(i) : v.get(1 + i);
             next.add(d.get(i) != null ? d.get(i) : g.zerosLike((Operand) like));
@@ -170,7 +174,7 @@ public final class FlowGradientOps {
           return next;
         });
     for (int i = 0; i < nv; i++) {
-      if (ListGradients.differentiable(vars.get(i).dataType())) {
+      if (ListGradients.carriesGradient(vars.get(i))) {
         FlowGradients.add(grads, vars.get(i), back.get(1 + i).asOutput());
       }
     }

@@ -44,34 +44,57 @@ final class ListGradients {
   }
 
   /**
-   * Whether a gradient flows back to {@code o}: floating point, or a TensorList. A cond's or
+   * Whether a gradient flows back to {@code o}: floating point, or a TensorList of such values (or
+   * of TensorLists), as Python's while_v2 treats a list of integers as not trainable. A cond's or
    * loop's captured values of these kinds get gradients; backpropagation inside the branches and
    * bodies stops at them.
    */
   static boolean carriesGradient(Output<?> o) {
-    return FlowGradients.isFloat(o.dataType()) || (o.dataType() == DataType.DT_VARIANT && isList(o));
+    if (o.dataType() != DataType.DT_VARIANT) {
+      return FlowGradients.isFloat(o.dataType());
+    }
+    DataType e = listElement(o);
+    return e != null && differentiable(e);
+  }
+
+  /** Whether a variant value is a TensorList (see {@link #listElement}). */
+  static boolean isList(Output<?> o) {
+    return listElement(o) != null;
   }
 
   /**
-   * Whether a variant value is a TensorList: made by a TensorList operation, possibly through
-   * identities, placeholders with that default, the loop variables of loops, zeros like one and sums.
+   * The element dtype of a TensorList, null if {@code o} is not one: made by a TensorList
+   * operation, possibly through identities, placeholders with that default, the loop variables of
+   * loops, zeros like one and sums. DT_VARIANT where the list's element dtype is not known (an
+   * element of a list of lists).
    */
-  static boolean isList(Output<?> o) {
+  private static DataType listElement(Output<?> o) {
     for (int hops = 0; hops < 10_000; hops++) {
       GraphOperation op = (GraphOperation) o.op();
       String t = op.type();
       if (t.startsWith("TensorList") || t.equals("EmptyTensorList")) {
-        return true;
+        if (t.equals("TensorListPopBack") && o.index() == 1) {
+          return DataType.DT_VARIANT; // an element of a list of lists
+        }
+        if (t.equals("TensorListResize")) {
+          o = op.input(0);
+          continue;
+        }
+        try {
+          return op.attributes().getAttrType("element_dtype");
+        } catch (RuntimeException noAttribute) {
+          return DataType.DT_VARIANT;
+        }
       }
       if (t.equals("While") || t.equals("StatelessWhile")) {
         o = op.input(o.index());
       } else if (FOLLOWED.contains(t) && op.numInputs() > 0) {
         o = op.input(0);
       } else {
-        return false;
+        return null;
       }
     }
-    return false;
+    return null;
   }
 
   /**
