@@ -4,9 +4,12 @@ import static dev.polyfn.tests.ControlFlowTest.f32;
 import static dev.polyfn.tests.ControlFlowTest.i;
 import static dev.polyfn.tests.PortCalls.scalars;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Flow;
 import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
 import dev.polyfn.ListFunction;
 import java.util.List;
 import java.util.Map;
@@ -178,5 +181,27 @@ class LoopSecondDerivativeTest {
     })) {
       assertEquals(List.of(56f, 56f, 28f), scalars(f, Map.of("x", 2f)));
     }
+  }
+  /**
+   * Under XLA a loop's gradient is not differentiated again: recording the backward loop's
+   * TensorLists pushes TensorLists into a TensorList, on which TensorFlow's XLA compiler aborts the
+   * process (a failed check), so it is refused while tracing, naming the loop; the JVM goes on.
+   * (Python's XLA path gives 12, 12 here.)
+   */
+  @Test
+  void underXlaASecondDerivativeThroughALoopIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+      try (ListFunction f = Function.defineList((tf, in) -> {
+        Operand<TFloat32> x = in.input("x", TFloat32.class);
+        Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(1f)),
+            Flow.loop().maximumIterations(3), v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+            v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.mul(f32(v.get(1)), x))).get(1));
+        Operand<?> g = Flow.gradients(tf, y, List.of(x)).get(0);
+        return List.of(g, Flow.gradients(tf, g, List.of(x)).get(0));
+      }, FunctionOptions.defaults().withJitCompile(true))) {
+        scalars(f, Map.of("x", 2f));
+      }
+    });
+    assertTrue(e.getMessage().contains("under XLA (jitCompile): loop variable"), e.getMessage());
   }
 }

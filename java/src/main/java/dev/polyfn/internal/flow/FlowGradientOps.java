@@ -86,6 +86,14 @@ public final class FlowGradientOps {
             + FlowChecks.name(t) + (t == DataType.DT_VARIANT ? " and not a TensorList" : "")
             + "; gradients go through loops over numeric tensors and TensorLists only");
       }
+      if (t == DataType.DT_VARIANT && FlowChecks.underXla((org.tensorflow.Graph) op.env())) {
+        // TensorFlow's XLA compiler aborts the process (a failed check) on a TensorList pushed
+        // into a TensorList, which recording this loop variable would build.
+        throw new IllegalArgumentException("gradients through loop '" + op.name() + "' under XLA (jitCompile): loop "
+            + "variable " + i + " is a TensorList (as a loop's gradient carries), and recording it pushes it into a "
+            + "TensorList, which XLA does not compile (TensorFlow aborts the process); differentiate it in a function "
+            + "without jitCompile");
+      }
     }
     List<Output<?>> gradCaps = new ArrayList<>();
     caps.forEach(c -> {
