@@ -184,9 +184,11 @@ public final class Flow {
   /**
    * The gradient of {@code y} (summed over its elements, as {@code tf.gradients}) with respect to
    * each of {@code xs}, through {@link #cond}, {@link #whileLoop} and {@link #mapFn} (and of a
-   * gradient so built through a cond, for second derivatives): TensorFlow's C++ gradient
-   * registry, which {@code tf.gradients} uses, has no gradient for their operations. Other
-   * operations are differentiated by that registry; one it has no gradient for fails naming it.
+   * gradient so built, for second and higher derivatives) and TensorList operations, as Python's
+   * list_ops.py differentiates them: TensorFlow's C++ gradient registry, which {@code
+   * tf.gradients} uses, has no gradient for their operations. Other operations are differentiated
+   * by that registry; one it has no gradient for fails naming it, as does one reading another
+   * variant (an Optional, a dataset) that depends on the xs.
    * Branches and loop bodies are differentiated when the body is traced, by tracing their lambdas
    * again. Values that should be trained must be read (variables) outside the cond or loop.
    * The gradient traces the branch and loop lambdas again and recomputes their values (rather than
@@ -200,7 +202,9 @@ public final class Flow {
    *     recomputed values could differ: one reading a variable it writes (or one written after the
    *     cond or loop, before the gradient), drawing random numbers its results depend on, or with
    *     another stateful operation (a write something waits for, a call of a function with
-   *     effects); move that operation out of the cond or loop and use its value inside
+   *     effects); move that operation out of the cond or loop and use its value inside; for a
+   *     loop carrying a variant that is not a TensorList; and under XLA (jitCompile) for a loop
+   *     carrying a TensorList, such as a loop's gradient differentiated again
    */
   public static List<Operand<?>> gradients(Ops tf, Operand<?> y, List<? extends Operand<?>> xs) {
     return FlowGradients.gradients(tf, y, xs);

@@ -15,7 +15,6 @@ import dev.polyfn.ListOutputs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Operand;
 import org.tensorflow.types.TBool;
@@ -40,10 +39,7 @@ class TfFunctionGradientPortsTest {
   void gradientOfALoopThatRunsZeroOrFourTimes() {
     try (ListFunction f = Function.defineList((tf, in) -> {
           Operand<TFloat32> x = in.input("x", TFloat32.class);
-          Operand<TInt32> n = in.input("n", TInt32.class);
-          Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(1f)),
-              v -> tf.math.less(i(v.get(0)), n),
-              v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.mul(f32(v.get(1)), x))).get(1));
+          Operand<TFloat32> y = LoopSecondDerivativeTest.power(tf, x, in.input("n", TInt32.class));
           return List.of(Flow.gradients(tf, y, List.of(x)).get(0));
         })) {
       assertEquals(List.of(0f), scalars(f, Map.of("x", 2f, "n", 0)));
@@ -265,14 +261,10 @@ class TfFunctionGradientPortsTest {
 
   /** while_v2_test testSecondDerivative-style: y = x^3 by a loop; Python at x=2: 12, 12. */
   @Test
-  @Disabled("Defect (loud, not silent): Flow.gradients of a loop's gradient fails with 'gradients through loop"
-      + " gradients/while_1: loop variable 4 is VARIANT': the first gradient's backward loop carries the recorded"
-      + " values in TensorLists, which the loop gradient refuses; Python's while_v2 differentiates it (12, 12)")
   void secondDerivativeThroughALoop() {
     try (ListFunction f = Function.defineList((tf, in) -> {
           Operand<TFloat32> x = in.input("x", TFloat32.class);
-          Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(1f)), v -> tf.math.less(i(v.get(0)), tf.constant(3)),
-              v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.mul(f32(v.get(1)), x))).get(1));
+          Operand<TFloat32> y = LoopSecondDerivativeTest.power(tf, x, tf.constant(3));
           Operand<?> g = Flow.gradients(tf, y, List.of(x)).get(0);
           return List.of(g, Flow.gradients(tf, g, List.of(x)).get(0));
         })) {

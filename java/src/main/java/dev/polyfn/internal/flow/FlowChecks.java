@@ -109,10 +109,15 @@ public final class FlowChecks {
    * compiles the functional form (Python does not mark them there either).
    */
   public static void lowerLikePython(Graph graph, OperationBuilder op) {
-    TracingInputs trace = Tracing.owning(graph);
-    if (trace == null || !trace.function().options().jitCompile()) {
+    if (!underXla(graph)) {
       op.setAttr("_lower_using_switch_merge", true);
     }
+  }
+
+  /** Whether the function tracing into {@code graph} is compiled by XLA (jitCompile). */
+  static boolean underXla(Graph graph) {
+    TracingInputs trace = Tracing.owning(graph);
+    return trace != null && trace.function().options().jitCompile();
   }
 
   /**

@@ -22,7 +22,9 @@ import org.tensorflow.types.TInt32;
  * TensorList per loop variable recording its value at the start of every iteration; a backward
  * loop then pops them in reverse order and, for each, re-traces the body on the recorded values
  * and backpropagates through it, for as many iterations as were recorded. Captured values get the
- * sum of their gradients over the iterations.
+ * sum of their gradients over the iterations. A loop variable may be a TensorList (the backward
+ * loop carries the recorded lists, so a loop's gradient is itself differentiable: a second
+ * derivative); its gradient is a TensorList of its elements' gradients ({@link ListGradients}).
  */
 public final class FlowGradientOps {
   private FlowGradientOps() {}
@@ -31,7 +33,7 @@ public final class FlowGradientOps {
       Map<String, List<Output<?>>> grads) {
     List<Output<?>> caps = new ArrayList<>();
     for (int i = 1; i < op.numInputs(); i++) {
-      if (FlowGradients.isFloat(op.input(i).dataType())) {
+      if (ListGradients.carriesGradient(op.input(i))) {
         caps.add(op.input(i));
       }
     }
@@ -79,18 +81,27 @@ public final class FlowGradientOps {
     }
     for (int i = 0; i < nv; i++) {
       DataType t = vars.get(i).dataType();
-      if (t == DataType.DT_RESOURCE || t == DataType.DT_VARIANT) {
+      if (t == DataType.DT_RESOURCE || (t == DataType.DT_VARIANT && !ListGradients.isList(vars.get(i)))) {
         throw new IllegalArgumentException("gradients through loop '" + op.name() + "': loop variable " + i + " is "
-            + FlowChecks.name(t) + "; gradients go through loops over numeric tensors only");
+            + FlowChecks.name(t) + (t == DataType.DT_VARIANT ? " and not a TensorList" : "")
+            + "; gradients go through loops over numeric tensors and TensorLists only");
+      }
+      if (t == DataType.DT_VARIANT && FlowChecks.underXla((org.tensorflow.Graph) op.env())) {
+        // TensorFlow's XLA compiler aborts the process (a failed check) on a TensorList pushed
+        // into a TensorList, which recording this loop variable would build.
+        throw new IllegalArgumentException("gradients through loop '" + op.name() + "' under XLA (jitCompile): loop "
+            + "variable " + i + " is a TensorList (as a loop's gradient carries), and recording it pushes it into a "
+            + "TensorList, which XLA does not compile (TensorFlow aborts the process); differentiate it in a function "
+            + "without jitCompile");
       }
     }
-    List<Output<?>> floatCaps = new ArrayList<>();
+    List<Output<?>> gradCaps = new ArrayList<>();
     caps.forEach(c -> {
-      if (FlowGradients.isFloat(c.dataType())) {
-        floatCaps.add(c);
+      if (ListGradients.carriesGradient(c)) {
+        gradCaps.add(c);
       }
     });
-    int nc = floatCaps.size();
+    int nc = gradCaps.size();
     // 1. The loop again, recording each iteration's loop variables.
     List<Operand<?>> recIn = new ArrayList<>(vars);
     LoopOptions recOptions = info.options();
@@ -116,7 +127,7 @@ public final class FlowGradientOps {
     for (int i = 0; i < nv; i++) {
       bIn.add(dys.get(skip + i));
     }
-    for (Output<?> c : floatCaps) {
+    for (Output<?> c : gradCaps) {
       bIn.add(g.zerosLike(c));
     }
     // Gradients built by the registry may not know their static shapes.
@@ -138,7 +149,8 @@ public final class FlowGradientOps {
             // A popped element has no static shape; the body is re-traced on values of the shapes it
             // was traced for (a body may need them, as mapFn needs its elements' rank).
             Shape s = info.shapes().get(i);
-            popped.add(s.isUnknown() ? pop.output(1) : g.ensureShape((Operand) pop.output(1), s).asOutput());
+            popped.add(s.isUnknown() || isList(vars.get(i)) ? pop.output(1)
+                : g.ensureShape((Operand) pop.output(1), s).asOutput());
           }
           List<Operand<?>> outs = new ArrayList<>(info.body().apply(List.copyOf(popped)));
           List<Output<?>> ys = new ArrayList<>();
@@ -148,12 +160,18 @@ public final class FlowGradientOps {
             seeds.add(v.get(1 + i).asOutput());
           }
           List<Output<?>> xs = new ArrayList<>(popped);
-          xs.addAll(floatCaps);
+          xs.addAll(gradCaps);
           List<Output<?>> d = FlowGradients.backprop(g, (org.tensorflow.Graph) g.scope().env(), ys, seeds, xs);
           List<Operand<?>> next = new ArrayList<>();
           next.add(g.math.sub((Operand<TInt32>) v.get(0), g.constant(1)));
           for (int i = 0; i < nv; i++) {
-            next.add(d.get(i) != null ? d.get(i) : g.zerosLike(v.get(1 + i)));
+            if (isList(vars.get(i)) && !ListGradients.carriesGradient(vars.get(i))) {
+              next.add(v.get(1 + i)); // a list of integers has no gradient: its (unread) seed goes on
+              continue;
+            }
+            // No gradient for a TensorList: a list of zeros as long as the one popped (lists grow).
+            Operand<?> like = isList(vars.get(i)) ? popped.get(i) : v.get(1 + i);
+            next.add(d.get(i) != null ? d.get(i) : g.zerosLike((Operand) like));
           }
           for (int j = 0; j < nc; j++) {
             Operand<?> acc = v.get(1 + nv + j);
@@ -164,12 +182,12 @@ public final class FlowGradientOps {
           return next;
         });
     for (int i = 0; i < nv; i++) {
-      if (FlowGradients.isFloat(vars.get(i).dataType())) {
+      if (ListGradients.carriesGradient(vars.get(i))) {
         FlowGradients.add(grads, vars.get(i), back.get(1 + i).asOutput());
       }
     }
     for (int j = 0; j < nc; j++) {
-      FlowGradients.add(grads, floatCaps.get(j), back.get(1 + nv + j).asOutput());
+      FlowGradients.add(grads, gradCaps.get(j), back.get(1 + nv + j).asOutput());
     }
   }
 
@@ -185,7 +203,7 @@ public final class FlowGradientOps {
     FlowFunctions.LoopInfo loop = (FlowFunctions.LoopInfo) FlowFunctions.info((org.tensorflow.Graph) op.env(), op.name());
     List<Output<?>> caps = new ArrayList<>();
     for (int i = loop.skip() + loop.vars(); i < op.numInputs(); i++) {
-      if (FlowGradients.isFloat(op.input(i).dataType())) {
+      if (ListGradients.carriesGradient(op.input(i))) {
         caps.add(op.input(i));
       }
     }
@@ -231,6 +249,10 @@ public final class FlowGradientOps {
         FlowGradients.add(grads, caps.get(j), done.get(2 + j).asOutput());
       }
     });
+  }
+
+  private static boolean isList(Output<?> v) {
+    return v.dataType() == DataType.DT_VARIANT;
   }
 
   /** A TensorList element shape: the declared one, -1 for unknown dimensions or rank. */

@@ -63,7 +63,8 @@ public final class FlowGradients {
 
   /**
    * The sum over {@code ys} of their gradients (seeded with {@code seeds}) with respect to each of
-   * {@code xs}; null for an x nothing flows back to. Backpropagation stops at the xs: a path from
+   * {@code xs}; null for an x nothing flows back to. A TensorList y or x (a loop's gradient
+   * differentiated again pops them) has a TensorList of gradients. Backpropagation stops at the xs: a path from
    * one x through another is counted once, at the other.
    */
   public static List<Output<?>> backprop(Ops g, Graph graph, List<Output<?>> ys, List<Output<?>> seeds, List<Output<?>> xs) {
@@ -84,10 +85,13 @@ public final class FlowGradients {
     }
     Map<String, List<Output<?>>> grads = new HashMap<>();
     for (int i = 0; i < ys.size(); i++) {
-      if (isFloat(ys.get(i).dataType())) {
+      if (ListGradients.differentiable(ys.get(i).dataType())) {
         add(grads, ys.get(i), seeds.get(i));
       }
     }
+    Set<String> reached = new HashSet<>();
+    path.forEach(op -> reached.add(op.name()));
+    xs.forEach(x -> reached.add(key(x)));
     for (GraphOperation op : path) {
       if (NOT_DIFFERENTIABLE.contains(op.type())) {
         continue;
@@ -109,25 +113,30 @@ public final class FlowGradients {
         FlowGradientOps.map(g, m, dys.get(0), grads);
       } else if (info instanceof FlowFunctions.LoopInfo l) {
         FlowGradientOps.loop(g, op, l, filled(g, op, dys), grads);
+      } else if (ListGradients.handles(op)) {
+        ListGradients.apply(g, op, dys, grads);
       } else {
+        refuseVariantPaths(op, reached);
         registry(g, graph, op, dys, grads);
       }
     }
     List<Output<?>> out = new ArrayList<>();
     for (Output<?> x : xs) {
-      out.add(isFloat(x.dataType()) ? sum(g, grads.get(key(x))) : null);
+      out.add(ListGradients.differentiable(x.dataType()) ? sum(g, grads.get(key(x))) : null);
     }
     return out;
   }
 
   /**
    * Whether TensorFlow's C++ registry can differentiate every operation on the path by itself: no
-   * cond, loop or map (which it has no gradient for) and none of the operations it refuses that
-   * pass no gradient ({@link #NOT_DIFFERENTIABLE}).
+   * cond, loop or map (which it has no gradient for), no TensorList operation ({@link
+   * ListGradients}) and none of the operations it refuses that pass no gradient ({@link
+   * #NOT_DIFFERENTIABLE}).
    */
   private static boolean registryAlone(Graph graph, List<GraphOperation> path) {
     for (GraphOperation op : path) {
-      if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null) {
+      if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null
+          || ListGradients.handles(op)) {
         return false;
       }
     }
@@ -179,6 +188,22 @@ public final class FlowGradients {
   private static boolean isGradient(Output<?> d) {
     return d != null && d.op() != null && ((GraphOperation) d.op()).getUnsafeNativeHandle() != null
         && !((GraphOperation) d.op()).getUnsafeNativeHandle().isNull();
+  }
+
+  /**
+   * Refuses an operation the registry would differentiate that reads a variant from the path (an
+   * x, or an operation on the path): the registry sees floating-point inputs only, so the
+   * gradient would silently leave out that path. TensorLists have their gradients ({@link
+   * ListGradients}); other variants (an Optional, a dataset) have none.
+   */
+  private static void refuseVariantPaths(GraphOperation op, Set<String> reached) {
+    for (int i = 0; i < op.numInputs(); i++) {
+      Output<?> in = op.input(i);
+      if (in.dataType() == DataType.DT_VARIANT && (reached.contains(in.op().name()) || reached.contains(key(in)))) {
+        throw new IllegalArgumentException("gradients: no gradient through " + op.type() + " '" + op.name()
+            + "': its input " + i + " is a variant that depends on the xs; gradients go through TensorLists only");
+      }
+    }
   }
 
   /** One ordinary operation, differentiated by TensorFlow's C++ registry. */

@@ -1,0 +1,132 @@
+package dev.polyfn.tests;
+
+import static dev.polyfn.tests.ControlFlowTest.f32;
+import static dev.polyfn.tests.ControlFlowTest.i;
+import static dev.polyfn.tests.PortCalls.floats;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyfn.Flow;
+import dev.polyfn.Function;
+import dev.polyfn.ListFunction;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.tensorflow.Operand;
+import org.tensorflow.types.TFloat32;
+
+/**
+ * {@code Flow.gradients} through TensorList operations (TensorFlow's C++ registry has no gradient
+ * for them; Polyfn gives Python's list_ops.py ones), and its refusals: TensorList operations it has
+ * no gradient for, and loops carrying a variant that is not a TensorList.
+ */
+class ListGradientTest {
+
+  /**
+   * A TensorList made from a tensor, read back by index and stacked. Python: {@code l =
+   * list_ops.tensor_list_from_tensor(x * x, []); y = list_ops.tensor_list_get_item(l, 1, tf.float32) * 10
+   * + tf.reduce_sum(list_ops.tensor_list_stack(l, tf.float32))}; dy/dx at x = [1, 2, 3] is 2x + [0, 20x, 0].
+   */
+  @Test
+  void gradientThroughTensorListOperations() {
+    try (ListFunction f = Function.defineList((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      Operand<?> list = tf.tensorListFromTensor(tf.math.mul(x, x), tf.constant(new int[0]));
+      Operand<TFloat32> item = tf.tensorListGetItem(list, tf.constant(1), tf.constant(new int[0]), TFloat32.class);
+      Operand<TFloat32> all = tf.tensorListStack(list, tf.constant(new int[0]), TFloat32.class);
+      Operand<TFloat32> y = tf.math.add(tf.math.mul(item, tf.constant(10f)), tf.sum(all, tf.constant(0)));
+      return List.of(Flow.gradients(tf, y, List.of(x)).get(0));
+    })) {
+      assertArrayEquals(new float[] {2f, 44f, 6f}, floats(f, Map.of("x", new float[] {1, 2, 3})).get(0));
+    }
+  }
+
+  /** A TensorList operation without a gradient here is refused, naming it, rather than passing none. */
+  @Test
+  void aTensorListOperationWithoutAGradientIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+      try (ListFunction f = Function.defineList((tf, in) -> {
+        Operand<TFloat32> x = in.input("x", TFloat32.class);
+        Operand<?> list = tf.tensorListFromTensor(x, tf.constant(new int[0]));
+        Operand<TFloat32> g = tf.tensorListGather(list, tf.constant(new int[] {0, 1}), tf.constant(new int[0]),
+            TFloat32.class);
+        return List.of(Flow.gradients(tf, tf.sum(g, tf.constant(0)), List.of(x)).get(0));
+      })) {
+        floats(f, Map.of("x", new float[] {1, 2, 3}));
+      }
+    });
+    assertTrue(e.getMessage().contains("no gradient for TensorListGather"), e.getMessage());
+  }
+
+  /** A loop carrying a variant that is not a TensorList (an Optional) is refused when differentiated. */
+  @Test
+  void aLoopCarryingAnotherVariantIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+      try (ListFunction f = Function.defineList((tf, in) -> {
+        Operand<TFloat32> x = in.input("x", TFloat32.class);
+        List<Operand<?>> out = Flow.whileLoop(tf, List.of(tf.constant(0), x, tf.data.optionalNone()),
+            v -> tf.math.less(i(v.get(0)), tf.constant(2)),
+            v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.mul(f32(v.get(1)), x), v.get(2)));
+        return List.of(Flow.gradients(tf, out.get(1), List.of(x)).get(0));
+      })) {
+        floats(f, Map.of("x", 2f));
+      }
+    });
+    assertTrue(e.getMessage().contains("loop variable 2 is VARIANT and not a TensorList"), e.getMessage());
+  }
+  /**
+   * A loop body reading a TensorList it captures (Python's TensorArray read in a while_loop).
+   * Python: {@code ta = tf.TensorArray(tf.float32, size=3).unstack(x * [1., 2., 3.]); y =
+   * tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v + ta.read(i) * x), [0, 0.])[1]} at x =
+   * 2: y = 6x^2 = 24, dy/dx = 24, d2y/dx2 = 12 (Python's, differentiating its gradient again).
+   */
+  @Test
+  void gradientOfALoopReadingACapturedTensorList() {
+    try (ListFunction f = LoopSecondDerivativeTest.secondDerivative((tf, x) -> {
+      Operand<?> list = tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1f, 2f, 3f})),
+          tf.constant(new int[0]));
+      return f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(0f)), v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+          v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.add(f32(v.get(1)), tf.math.mul(
+              tf.tensorListGetItem(list, i(v.get(0)), tf.constant(new int[0]), TFloat32.class), x)))).get(1));
+    })) {
+      assertEquals(List.of(24f, 24f, 12f), PortCalls.scalars(f, Map.of("x", 2f)));
+    }
+  }
+
+  /**
+   * A cond branch reading a TensorList it captures. Python: {@code ta = ... unstack(x * [1., 2.,
+   * 3.]); y = tf.cond(p, lambda: ta.read(2) * x, lambda: x)} at x = 2, p true: y = 3x^2 = 12, dy/dx = 12.
+   */
+  @Test
+  void gradientOfACondReadingACapturedTensorList() {
+    try (ListFunction f = PortCalls.valueAndGradient((tf, x) -> {
+      Operand<?> list = tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1f, 2f, 3f})),
+          tf.constant(new int[0]));
+      return Flow.cond(tf, tf.constant(true), () -> tf.math.mul(
+          tf.tensorListGetItem(list, tf.constant(2), tf.constant(new int[0]), TFloat32.class), x), () -> x);
+    })) {
+      assertEquals(List.of(12f, 12f), PortCalls.scalars(f, Map.of("x", 2f)));
+    }
+  }
+
+  /**
+   * A variant other than a TensorList on the path (an Optional holding x): no gradient goes through
+   * it, so the gradient is refused, naming the operation, rather than given without that path.
+   */
+  @Test
+  void aPathThroughAnotherVariantIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+      try (ListFunction f = PortCalls.valueAndGradient((tf, x) -> {
+        Operand<?> held = tf.data.optionalFromValue(List.<Operand<?>>of(x));
+        Operand<TFloat32> back = f32(tf.data.optionalGetValue(held, List.of(TFloat32.class), List.of(x.shape()))
+            .components().get(0));
+        return tf.math.add(back, LoopSecondDerivativeTest.power(tf, x, tf.constant(3)));
+      })) {
+        PortCalls.scalars(f, Map.of("x", 2f));
+      }
+    });
+    assertTrue(e.getMessage().contains("OptionalGetValue"), e.getMessage());
+  }
+}
