@@ -14,6 +14,7 @@ mod call;
 mod convert;
 mod errors;
 mod function;
+mod gradients;
 mod graph_function;
 mod graph_names;
 mod handles;

@@ -4,7 +4,7 @@
 //! on one side only fails at load time, naming the method, instead of at its first call.
 
 use crate::errors::{NativeError, Result, ThrowJava};
-use crate::{cache, call, function, graph_function, infer, introspection, runtime, saved, stack, trace};
+use crate::{cache, call, function, gradients, graph_function, infer, introspection, runtime, saved, stack, trace};
 use jni::objects::JClass;
 use jni::{native_method, Env, NativeMethod};
 
@@ -58,6 +58,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn use_saved_order(handle: jlong), fn = saved::use_saved_order, error_policy = ThrowJava },
     native_method! { static fn explain_miss(handle: jlong, facts: jlong[], fact_count: jint) -> JString, fn = saved::explain_miss, error_policy = ThrowJava },
     native_method! { static fn signature_profile(handle: jlong) -> JString, fn = infer::signature_profile, error_policy = ThrowJava },
+    native_method! { static fn unbroadcast_gradients(graph: jlong, prefix: JString, dx_ops: java.lang.String[], dx_indices: jint[]) -> java.lang.String[], fn = gradients::unbroadcast_gradients, error_policy = ThrowJava },
     native_method! { static fn graph_function(graph: jlong, name: JString, body_ops: java.lang.String[], input_ops: java.lang.String[], input_indices: jint[], output_ops: java.lang.String[], output_indices: jint[], control_ops: java.lang.String[]) -> jbyte[], fn = graph_function::graph_function, error_policy = ThrowJava },
 ];
 

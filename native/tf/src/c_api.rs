@@ -108,6 +108,13 @@ c_api! {
     fn TF_OperationName(oper: *mut TF_Operation) -> *const c_char;
     fn TF_GraphNextOperation(g: *mut TF_Graph, pos: *mut usize) -> *mut TF_Operation;
     fn TF_OperationOutputType(out: TF_Output) -> c_int;
+    fn TF_OperationNumInputs(oper: *mut TF_Operation) -> c_int;
+    fn TF_OperationInput(oper_in: TF_Input) -> TF_Output;
+    fn TF_OperationOutputNumConsumers(oper_out: TF_Output) -> c_int;
+    fn TF_OperationOutputConsumers(oper_out: TF_Output, consumers: *mut TF_Input, max_consumers: c_int) -> c_int;
+    fn TF_OperationNumControlInputs(oper: *mut TF_Operation) -> c_int;
+    fn TF_OperationGetControlInputs(oper: *mut TF_Operation, control_inputs: *mut *mut TF_Operation, max_control_inputs: c_int) -> c_int;
+    fn TF_UpdateEdge(graph: *mut TF_Graph, new_src: TF_Output, dst: TF_Input, s: *mut TF_Status);
     fn TF_GraphGetTensorNumDims(g: *mut TF_Graph, out: TF_Output, s: *mut TF_Status) -> c_int;
     fn TF_GraphGetTensorShape(g: *mut TF_Graph, out: TF_Output, dims: *mut i64, num_dims: c_int, s: *mut TF_Status);
     fn TF_SetHandleShapeAndType(g: *mut TF_Graph, out: TF_Output, proto: *const c_void, proto_len: usize, s: *mut TF_Status);

@@ -153,7 +153,7 @@ fn op_is_stateful_fn(rt: &Runtime) -> Option<OpIsStateful> {
 /// Whether TensorFlow registers ops of type `ty` (NUL-terminated) as stateful; an unknown type,
 /// or a runtime without the query, counts as stateful. Known answers are kept: an op type's
 /// registration does not change.
-fn is_stateful(rt: &Runtime, ty: &CStr) -> bool {
+pub(crate) fn is_stateful(rt: &Runtime, ty: &CStr) -> bool {
     static KNOWN: std::sync::Mutex<Option<std::collections::HashMap<Vec<u8>, bool>>> = std::sync::Mutex::new(None);
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&s) = known.as_ref().and_then(|k| k.get(ty.to_bytes())) {

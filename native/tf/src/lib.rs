@@ -25,6 +25,7 @@ pub mod placeholder;
 pub mod runtime;
 pub mod status;
 pub mod tensor;
+pub mod unbroadcast;
 pub mod variable;
 
 pub use call_options::{CallOptions, PROMOTE_AFTER};

@@ -192,6 +192,14 @@ public final class Native {
   public static native long addPlaceholder(long graph, String name, long[] spec, int at);
 
   /**
+   * Rewires the gradient operations of {@code graph} named under {@code prefix} (one {@code
+   * TF_AddGradients} call's) that the outputs {@code dxOps}/{@code dxIndices} depend on, leaving
+   * out the reductions static shapes show reduce nothing; returns each of those outputs, or what
+   * replaced it, as {@code "operation:index"}.
+   */
+  public static native String[] unbroadcastGradients(long graph, String prefix, String[] dxOps, int[] dxIndices);
+
+  /**
    * Makes function {@code name} of {@code graph}'s operations {@code bodyOps} (inputs and outputs
    * named by operation and output index, control outputs by operation, named {@code effect_<i>}),
    * adds it to the graph's library and returns it as a serialized {@code FunctionDef}: control

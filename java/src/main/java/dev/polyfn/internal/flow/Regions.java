@@ -5,6 +5,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -80,6 +81,20 @@ public final class Regions {
    */
   public static String[] absorbed(Graph graph) {
     return AbsorbedOps.of(graph);
+  }
+
+  /**
+   * What the function traced in {@code graph} leaves out: the {@linkplain #absorbed absorbed}
+   * operations and those of gradients that nothing reads ({@code UnbroadcastGradients}).
+   */
+  public static String[] leftOut(Graph graph, String[] absorbed) {
+    String[] pruned = AbsorbedOps.pruned(graph);
+    if (pruned.length == 0) {
+      return absorbed;
+    }
+    String[] all = Arrays.copyOf(absorbed, absorbed.length + pruned.length);
+    System.arraycopy(pruned, 0, all, absorbed.length, pruned.length);
+    return all;
   }
 
   /**

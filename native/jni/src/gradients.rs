@@ -1,0 +1,42 @@
+//! `Native.unbroadcastGradients`: one `TF_AddGradients` call's gradients without the reductions
+//! static shapes show reduce nothing (see `polyfn_tf::unbroadcast`).
+
+use crate::convert;
+use crate::errors::{NativeError, Result};
+use crate::graph_names::named_outputs;
+use crate::runtime::runtime;
+use jni::objects::{JClass, JIntArray, JObjectArray, JString};
+use jni::sys::jlong;
+use jni::Env;
+use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
+
+/// Rewires the gradient operations named under `prefix` that the outputs `dx_ops`/`dx_indices`
+/// depend on; returns each of those outputs, or what replaced it, as `"operation:index"`, then
+/// the names of the operations under `prefix` that none of them depends on.
+pub fn unbroadcast_gradients<'l>(
+    env: &mut Env<'l>,
+    _class: JClass<'l>,
+    graph: jlong,
+    prefix: JString<'l>,
+    dx_ops: JObjectArray<'l, JString<'l>>,
+    dx_indices: JIntArray<'l>,
+) -> Result<JObjectArray<'l, JString<'l>>> {
+    let (rt, _) = runtime()?;
+    if graph == 0 {
+        return Err(NativeError::IllegalArgument("null graph".into()));
+    }
+    let graph = graph as *mut TF_Graph;
+    let prefix = convert::string(env, &prefix, "gradient name prefix")?;
+    let dx = named_outputs(env, rt, graph, &dx_ops, &dx_indices, "gradient")?;
+    // SAFETY: the graph is the live trace graph Java holds open for this call; every output was
+    // just found in it.
+    let out = unsafe { polyfn_tf::unbroadcast::unbroadcast(rt, graph, &prefix, &dx) }?;
+    let mut names: Vec<String> = out.dx.iter().map(|o: &TF_Output| format!("{}:{}", operation_name(rt, o.oper), o.index)).collect();
+    names.extend(out.unused.iter().map(|&op| operation_name(rt, op)));
+    convert::new_strings(env, &names)
+}
+
+fn operation_name(rt: &polyfn_tf::Runtime, op: *mut TF_Operation) -> String {
+    // SAFETY: an operation of the live graph; its name lives as long as the graph.
+    unsafe { std::ffi::CStr::from_ptr((rt.api().TF_OperationName)(op)) }.to_string_lossy().into_owned()
+}
