@@ -91,7 +91,9 @@ pub unsafe fn unbroadcast(rt: &Runtime, graph: *mut TF_Graph, prefix: &str, dx: 
 }
 
 /// The stateless operations with outputs named under `under` that none of `dx` depends on, by
-/// data or control, through operations named under `under`.
+/// data or control, through operations named under `under`, nor any of the call's operations the
+/// function keeps whoever reads them: a stateful one or one without outputs (an `Assert` a custom
+/// gradient builds and nothing reads), whose inputs must stay in the function too.
 ///
 /// # Safety
 /// `graph` must be a live graph, `dx` outputs of it.
@@ -101,8 +103,26 @@ unsafe fn unused(rt: &Runtime, graph: *mut TF_Graph, under: &str, dx: &[TF_Outpu
     // and types live as long as the graph.
     unsafe {
         let named_under = |op: *mut TF_Operation| CStr::from_ptr((api.TF_OperationName)(op)).to_bytes().starts_with(under.as_bytes());
-        let mut live = HashSet::new();
+        let kept_anyway =
+            |op: *mut TF_Operation| (api.TF_OperationNumOutputs)(op) == 0 || is_stateful(rt, CStr::from_ptr((api.TF_OperationOpType)(op)));
+        // One scan of the graph finds the call's operations, and the roots among them.
+        let mut mine = Vec::new();
         let mut todo: Vec<*mut TF_Operation> = dx.iter().map(|o| o.oper).collect();
+        let mut pos = 0usize;
+        loop {
+            let op = (api.TF_GraphNextOperation)(graph, &mut pos);
+            if op.is_null() {
+                break;
+            }
+            if named_under(op) {
+                if kept_anyway(op) {
+                    todo.push(op);
+                } else {
+                    mine.push(op);
+                }
+            }
+        }
+        let mut live = HashSet::new();
         while let Some(op) = todo.pop() {
             if !named_under(op) || !live.insert(op) {
                 continue;
@@ -115,21 +135,8 @@ unsafe fn unused(rt: &Runtime, graph: *mut TF_Graph, under: &str, dx: &[TF_Outpu
             let got = (api.TF_OperationGetControlInputs)(op, controls.as_mut_ptr(), n);
             todo.extend(controls.into_iter().take(got.clamp(0, n.max(0)) as usize));
         }
-        let mut unused = Vec::new();
-        let mut pos = 0usize;
-        loop {
-            let op = (api.TF_GraphNextOperation)(graph, &mut pos);
-            if op.is_null() {
-                return unused;
-            }
-            if !live.contains(&op)
-                && named_under(op)
-                && (api.TF_OperationNumOutputs)(op) > 0
-                && !is_stateful(rt, CStr::from_ptr((api.TF_OperationOpType)(op)))
-            {
-                unused.push(op);
-            }
-        }
+        mine.retain(|op| !live.contains(op));
+        mine
     }
 }
 

@@ -2,6 +2,7 @@ package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Flow;
@@ -21,11 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
+import org.tensorflow.TensorFlow;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.ndarray.buffer.DataBuffers;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.SavedModel;
+import org.tensorflow.types.TBool;
 import org.tensorflow.types.TFloat32;
 
 /**
@@ -203,6 +206,43 @@ class GradientBroadcastTest {
         double v = x.getFloat(i);
         assertEquals(6 * v - 4 * v * Math.exp(-v * v) / Math.sqrt(Math.PI), d2.getFloat(i), 1e-5);
       }
+    }
+  }
+
+  /**
+   * A custom gradient (TensorFlow Java's, process-wide) that builds an Assert nothing reads: the
+   * Assert stays in the function (it has no outputs), so what it reads must stay too. Left out,
+   * the trace failed ("Input 0, 'gradients/.../ReduceAll:0', of node '.../AssertThat' ... is not
+   * available").
+   */
+  @Test
+  void aCustomGradientsUnreadAssertKeepsItsInputs() {
+    String type = null;
+    // An op with no registered gradient, which no other test differentiates.
+    for (String t : List.of("Dawsn", "Expint", "Ndtri", "Erfinv")) {
+      if (TensorFlow.registerCustomGradient(t, (tf, op, grads) -> {
+        @SuppressWarnings("unchecked") Operand<TFloat32> g = (Operand<TFloat32>) grads.get(0);
+        Operand<TBool> finite = tf.reduceAll(tf.math.isFinite(g), tf.constant(new int[] {0}));
+        tf.assertThat(finite, List.of(tf.constant("a non-finite gradient")));
+        return List.of(tf.math.mul(g, tf.constant(2f)));
+      })) {
+        type = t;
+        break;
+      }
+    }
+    assertNotNull(type, "no op type took the custom gradient");
+    String op = type;
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> x = in.input("x", TFloat32.class, Shape.of(3));
+          @SuppressWarnings("unchecked") Operand<TFloat32> y = (Operand<TFloat32>) (Operand<?>) ((GraphOperation) tf.scope()
+              .opBuilder(op, op).addInput(x.asOutput()).build()).output(0);
+          return Map.of("g", Flow.gradients(tf, all(tf, y), List.of(x)).get(0));
+        });
+         TFloat32 x = TFloat32.vectorOf(0.1f, 0.2f, 0.3f);
+         Outputs out = f.call(Map.of("x", x))) {
+      float[] g = new float[3];
+      out.get("g", TFloat32.class).asRawTensor().data().asFloats().read(g);
+      assertArrayEquals(new float[] {2f, 2f, 2f}, g);
     }
   }
 
