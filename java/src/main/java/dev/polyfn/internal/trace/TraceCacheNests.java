@@ -45,6 +45,13 @@ final class TraceCacheNests {
    * type with one type per parameter is a reason too.
    */
   static String whyNot(Param[] params, String traced) {
+    boolean nests = false;
+    for (Param p : params) {
+      nests |= p.kind() == Param.Kind.NEST;
+    }
+    if (!nests) {
+      return null; // not parsed (nor a lambda bootstrapped): a warm start without nests pays nothing here
+    }
     List<?> types;
     try {
       Map<?, ?> doc = (Map<?, ?>) Json.parse(traced);
