@@ -84,6 +84,17 @@ class TraceCacheNestTest {
       return Map.of("s", tf.math.add(all(tf, r.get(Pair::a)), all(tf, r.get(Pair::b))));
     };
 
+    /** A nest function of a nest: its SparseTensor's values times 10, and its tensor in a list. */
+    @SuppressWarnings("unchecked")
+    static dev.polyfn.NestFunction scaled(Path dir) {
+      return Function.defineNested((tf, in) -> {
+        Nest n = in.nest("xs");
+        SparseOperand<TFloat32> s = n.get("s").composite(SparseOperand.class);
+        return Map.of("s", new SparseOperand<>(s.indices(), tf.math.mul(s.values(), tf.constant(10f)), s.denseShape()),
+            "x", List.of(n.get("x").operand(TFloat32.class)));
+      }, FunctionOptions.defaults().withName("nestOut").withTraceCache(dir));
+    }
+
     /** Function {@code name} ("record", "sparse", else a nest's sum) caching in {@code dir}. */
     static MapFunction define(String name, Path dir) {
       MapBody body = switch (name) {
@@ -152,6 +163,16 @@ class TraceCacheNestTest {
       print("sparse", sparse, "s", SparseTensor.of(idx, vals, dense));
       print("sparse", sparse, "s", SparseTensor.of(one, nine, dense)); // fewer values: the same signature
       print("sparse", sparse, "s", SparseTensor.of(one, nine, wide));
+      try (dev.polyfn.NestFunction scaled = Bodies.scaled(dir.resolve("nestOut"));
+          dev.polyfn.NestOutputs out = scaled.call(Map.of("xs", Map.of("s", SparseTensor.of(idx, vals, dense), "x", a)))) {
+        // A nest out of a nest in: rebuilt, SparseTensor included, from a restored entry's output names.
+        Map<String, Object> y = out.value(Map.class);
+        SparseTensor<?> ys = (SparseTensor<?>) y.get("s");
+        System.out.println("result nestOut " + java.util.Arrays.toString(StdArrays.array1dCopyOf((TFloat32) ys.values()))
+            + " " + ys.denseShape().getLong(0) + " " + java.util.Arrays.toString(
+            StdArrays.array1dCopyOf((TFloat32) ((List<?>) y.get("x")).get(0))));
+        System.out.println("nestOut traces " + scaled.traceCount());
+      }
       print("composites", fs.get("composites"), "xs",
           Map.of("s", SparseTensor.of(idx, vals, dense), "r", RaggedTensor.of(c, splits), "w", List.of(b)));
       if (fresh) {
@@ -204,11 +225,12 @@ class TraceCacheNestTest {
   void nestsOfTensorsRestoreInTheNextJvmAndOtherNestsTrace(@TempDir Path dir) throws Exception {
     String first = run(dir, "first");
     for (String traced : List.of("javaValue traces 1", "nestedRecord traces 1", "record traces 1", "nest traces 2",
-        "sparse traces 2", "composites traces 1")) {
+        "sparse traces 2", "nestOut traces 1", "composites traces 1")) {
       assertTrue(first.contains(traced), first);
     }
     assertTrue(results(first).contains("result nest [25.0]") && results(first).contains("result nest [33.0]") && results(first).contains("result sparse [3.0, 0.0, 4.0]")
-        && results(first).contains("result composites [29.0]"), first);
+        && results(first).contains("result composites [29.0]")
+        && results(first).contains("result nestOut [10.0, 20.0, 40.0] 3 [1.0, 2.0]"), first);
     // One entry per signature of the nests of tensors; none for a Java value or a record, anywhere.
     assertEquals(2, entries(dir.resolve("nest")).size(), first);
     assertEquals(2, entries(dir.resolve("sparse")).size(), first);
@@ -226,7 +248,7 @@ class TraceCacheNestTest {
 
     String second = run(dir, "first");
     for (String traced : List.of("javaValue traces 1", "nestedRecord traces 1", "record traces 1", "nest traces 0",
-        "sparse traces 0", "composites traces 0")) {
+        "sparse traces 0", "nestOut traces 0", "composites traces 0")) {
       assertTrue(second.contains(traced), second);
     }
     assertEquals(results(first), results(second));
