@@ -79,6 +79,7 @@ class TraceCacheNestTest {
       SparseOperand<TFloat32> s = in.sparse("s", TFloat32.class);
       return Map.of("rows", tf.sparse.sparseReduceSum(s.indices(), s.values(), s.denseShape(), tf.constant(1)));
     };
+    static final MapBody RAGGED = (tf, in) -> Map.of("s", all(tf, in.ragged("r", TFloat32.class).flatValues()));
     static final MapBody RECORD = (tf, in) -> {
       dev.polyfn.RecordInput<Pair> r = in.record("r", Pair.class);
       return Map.of("s", tf.math.add(all(tf, r.get(Pair::a)), all(tf, r.get(Pair::b))));
@@ -100,6 +101,7 @@ class TraceCacheNestTest {
       MapBody body = switch (name) {
         case "record" -> RECORD;
         case "sparse" -> SPARSE;
+        case "ragged" -> RAGGED;
         default -> NEST;
       };
       return Function.define(body, FunctionOptions.defaults().withName(name).withTraceCache(dir));
@@ -107,7 +109,8 @@ class TraceCacheNestTest {
   }
 
   /** The functions of the child, each caching in a directory of its own (its name). */
-  static final List<String> NAMES = List.of("javaValue", "nestedRecord", "record", "nest", "sparse", "composites");
+  static final List<String> NAMES = List.of("javaValue", "nestedRecord", "record", "nest", "sparse", "ragged",
+      "composites");
 
   /**
    * Child JVM: args = cache directory, "first" or "new" (which also calls a structure of each
@@ -163,6 +166,7 @@ class TraceCacheNestTest {
       print("sparse", sparse, "s", SparseTensor.of(idx, vals, dense));
       print("sparse", sparse, "s", SparseTensor.of(one, nine, dense)); // fewer values: the same signature
       print("sparse", sparse, "s", SparseTensor.of(one, nine, wide));
+      print("ragged", fs.get("ragged"), "r", RaggedTensor.of(c, splits));
       try (dev.polyfn.NestFunction scaled = Bodies.scaled(dir.resolve("nestOut"));
           dev.polyfn.NestOutputs out = scaled.call(Map.of("xs", Map.of("s", SparseTensor.of(idx, vals, dense), "x", a)))) {
         // A nest out of a nest in: rebuilt, SparseTensor included, from a restored entry's output names.
@@ -225,16 +229,17 @@ class TraceCacheNestTest {
   void nestsOfTensorsRestoreInTheNextJvmAndOtherNestsTrace(@TempDir Path dir) throws Exception {
     String first = run(dir, "first");
     for (String traced : List.of("javaValue traces 1", "nestedRecord traces 1", "record traces 1", "nest traces 2",
-        "sparse traces 2", "nestOut traces 1", "composites traces 1")) {
+        "sparse traces 2", "ragged traces 1", "nestOut traces 1", "composites traces 1")) {
       assertTrue(first.contains(traced), first);
     }
     assertTrue(results(first).contains("result nest [25.0]") && results(first).contains("result nest [33.0]") && results(first).contains("result sparse [3.0, 0.0, 4.0]")
-        && results(first).contains("result composites [29.0]")
+        && results(first).contains("result composites [29.0]") && results(first).contains("result ragged [12.0]")
         && results(first).contains("result nestOut [10.0, 20.0, 40.0] 3 [1.0, 2.0]"), first);
     // One entry per signature of the nests of tensors; none for a Java value or a record, anywhere.
     assertEquals(2, entries(dir.resolve("nest")).size(), first);
     assertEquals(2, entries(dir.resolve("sparse")).size(), first);
     assertEquals(1, entries(dir.resolve("composites")).size(), first);
+    assertEquals(1, entries(dir.resolve("ragged")).size(), first);
     for (String refused : List.of("javaValue", "nestedRecord", "record")) {
       assertEquals(List.of(), entries(dir.resolve(refused)), refused + " must not be cached\n" + first);
     }
@@ -248,7 +253,7 @@ class TraceCacheNestTest {
 
     String second = run(dir, "first");
     for (String traced : List.of("javaValue traces 1", "nestedRecord traces 1", "record traces 1", "nest traces 0",
-        "sparse traces 0", "nestOut traces 0", "composites traces 0")) {
+        "sparse traces 0", "ragged traces 0", "nestOut traces 0", "composites traces 0")) {
       assertTrue(second.contains(traced), second);
     }
     assertEquals(results(first), results(second));
