@@ -33,7 +33,8 @@ pub fn export_concrete_types<'l>(
     for text in [&traced, &declared] {
         let value: Value = polyfn_core::serial::parse_json(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
         if holds_literal(&value) {
-            return Err(NativeError::IllegalState("its type holds a Java value, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)".into()));
+            let at = literal_place(&value).map(|p| format!(" ({p})")).unwrap_or_default();
+            return Err(NativeError::IllegalState(format!("its type holds a Java value{at}, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)")));
         }
     }
     convert::new_strings(env, &[traced, declared])
@@ -148,9 +149,47 @@ fn holds_literal(v: &Value) -> bool {
     }
 }
 
+/// Where a function type document holds a literal, for messages: `parameter 'xs', at xs['n']`,
+/// `parameter 'n'` or `capture 'c'`; None when none of its parameters' or captures' types does.
+fn literal_place(doc: &Value) -> Option<String> {
+    let body = doc.get("function_type")?;
+    let named = |list: &str, what: &str| {
+        body.get(list)?.as_array()?.iter().find_map(|p| {
+            let name = p.get("name")?.as_str()?;
+            let path = literal_at(p.get("type")?, name)?;
+            Some(if path == name { format!("{what} '{name}'") } else { format!("{what} '{name}', at {path}") })
+        })
+    };
+    named("parameters", "parameter").or_else(|| named("captures", "capture"))
+}
+
+/// The path of the first literal in serialized type `t`, found at `path`, written as Java's
+/// nest paths are (`[0]` an element, `['k']` a map entry, `.name` a record's or composite's
+/// component).
+fn literal_at(t: &Value, path: &str) -> Option<String> {
+    let Value::Object(m) = t else { return None };
+    let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind.starts_with("literal") {
+        return Some(path.to_owned());
+    }
+    let named = |names: &str, types: &str| {
+        let names = m.get(names)?.as_array()?;
+        let types = m.get(types)?.as_array()?;
+        names.iter().zip(types).find_map(|(n, t)| literal_at(t, &format!("{path}.{}", n.as_str().unwrap_or("?"))))
+    };
+    match kind {
+        "list" => m.get("elements")?.as_array()?.iter().enumerate().find_map(|(i, e)| literal_at(e, &format!("{path}[{i}]"))),
+        "map" => m.get("entries")?.as_object()?.iter().find_map(|(k, e)| literal_at(e, &format!("{path}['{k}']"))),
+        "record" => named("names", "types"),
+        "composite" => m.get("metadata").and_then(|t| literal_at(t, &format!("{path} (its metadata)"))).or_else(|| named("component_names", "components")),
+        // Constraints (a list's element, a map's value): the literal is in every element.
+        _ => m.values().find_map(|v| literal_at(v, path)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{concrete, gone};
+    use super::{concrete, gone, literal_place};
     use crate::handles::Function;
     use polyfn_core::{Options, Polymorphic};
 
@@ -167,5 +206,20 @@ mod tests {
         for e in [concrete(&f, 3).err().unwrap(), gone(&f, "missing".into())] {
             assert_eq!(e.to_string(), "function 'f' is closed", "{e}");
         }
+    }
+
+    /// An export refused for a Java value says which parameter holds it, and where in its nest.
+    #[test]
+    fn a_literal_is_placed_by_parameter_and_path() {
+        let lit = serde_json::json!({"kind": "literal", "id": 7, "repr": "3", "class": "java.lang.Integer"});
+        let t = serde_json::json!({"kind": "tensor_spec", "dtype": "FLOAT", "shape": []});
+        let doc = |params: serde_json::Value| serde_json::json!({"function_type": {"parameters": params, "captures": []}});
+        let nest = serde_json::json!({"kind": "list", "elements": [t, {"kind": "map", "entries": {"k": t, "n": lit}}]});
+        let place = literal_place(&doc(serde_json::json!([{"name": "x", "type": t}, {"name": "xs", "type": nest}])));
+        assert_eq!(place.as_deref(), Some("parameter 'xs', at xs[1]['n']"));
+        assert_eq!(literal_place(&doc(serde_json::json!([{"name": "n", "type": lit}]))).as_deref(), Some("parameter 'n'"));
+        let record = serde_json::json!({"kind": "record", "class": "R", "names": ["x", "size"], "types": [t, lit]});
+        assert_eq!(literal_place(&doc(serde_json::json!([{"name": "r", "type": record}]))).as_deref(), Some("parameter 'r', at r.size"));
+        assert_eq!(literal_place(&doc(serde_json::json!([{"name": "x", "type": t}]))), None);
     }
 }

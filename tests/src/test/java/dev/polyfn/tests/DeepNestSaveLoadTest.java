@@ -9,9 +9,12 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Nest;
 import dev.polyfn.Outputs;
 import dev.polyfn.internal.structure.Nests;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,7 +26,7 @@ import org.tensorflow.types.TFloat32;
  * every file Polyfn writes for it, it reads back. Its type is written as JSON two levels per
  * nesting level, and the JSON readers' depth limits (Java's 64, serde_json's 128, the type
  * decoder's 48) once stopped at about 30 list levels: a save of 30 levels failed, one of 28 saved
- * and then could not be loaded. (A trace cache keeps no nest parameters.)
+ * and then could not be loaded. A trace cache entry holds the same type, and restores too.
  */
 class DeepNestSaveLoadTest {
   @TempDir Path dir;
@@ -65,6 +68,26 @@ class DeepNestSaveLoadTest {
         int restored = loaded.traceCount();
         assertEquals(3f, call(loaded, xs), 0f, "loaded, depth " + depth);
         assertEquals(restored, loaded.traceCount(), "the loaded function serves the call without tracing");
+      }
+    }
+  }
+
+  @Test
+  void aNestAsDeepAsACallAcceptsRestoresFromTheTraceCache() throws Exception {
+    Path cache = dir.resolve("cache");
+    FunctionOptions cached = FunctionOptions.defaults().withName("deep").withTraceCache(cache);
+    try (TFloat32 x = TFloat32.scalarOf(2f)) {
+      Object xs = nested(x, Nests.MAX_DEPTH - 1);
+      try (MapFunction f = Function.define(BODY, cached)) {
+        assertEquals(3f, call(f, xs), 0f);
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while ((!Files.isDirectory(cache) || FileFixtures.entries(cache).isEmpty()) && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      try (MapFunction restored = Function.define(BODY, cached)) {
+        assertEquals(3f, call(restored, xs), 0f);
+        assertEquals(0, restored.traceCount(), "the entry serves the call");
       }
     }
   }

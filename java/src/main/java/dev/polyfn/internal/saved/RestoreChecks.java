@@ -106,6 +106,61 @@ public final class RestoreChecks {
   }
 
   /**
+   * Checks that a function of traced type document {@code traced}, without captures (a trace
+   * cache entry), takes {@code inputs} inputs: one per tensor of its parameters' types (lists,
+   * maps, records and composites flattened; a Java value none). A type edited to hold more or
+   * fewer tensors than the FunctionDef takes (a nest with a list element added) would restore,
+   * then fail or misfeed every call it serves.
+   */
+  public static void inputs(String traced, int inputs) {
+    int n = 0;
+    try {
+      Map<?, ?> type = (Map<?, ?>) ((Map<?, ?>) Json.parse(traced)).get("function_type");
+      if (!((List<?>) type.get("captures")).isEmpty()) {
+        throw new IllegalArgumentException("the traced type has captures, which a cached function never has");
+      }
+      for (Object p : (List<?>) type.get("parameters")) {
+        n += tensors(((Map<?, ?>) p).get("type"), 0);
+      }
+    } catch (ClassCastException | NullPointerException e) {
+      throw new IllegalArgumentException("the traced type is not a function type document");
+    }
+    if (n != inputs) {
+      throw new IllegalArgumentException("its traced type holds " + n + " tensors, but its function takes " + inputs
+          + " inputs");
+    }
+  }
+
+  /** How many tensors (graph inputs) a value of traced type {@code type} is (none for an omitted optional one: null). */
+  private static int tensors(Object type, int depth) {
+    if (type == null) {
+      return 0;
+    }
+    Map<?, ?> m = (Map<?, ?>) type;
+    Object kind = m.get("kind");
+    if (depth > Json.MAX_DEPTH) {
+      throw new IllegalArgumentException("the traced type nests too deep");
+    }
+    Iterable<?> parts = switch (String.valueOf(kind)) {
+      case "tensor_spec" -> null;
+      case "literal" -> List.of();
+      case "list" -> (List<?>) m.get("elements");
+      case "map" -> ((Map<?, ?>) m.get("entries")).values();
+      case "record" -> (List<?>) m.get("types");
+      case "composite" -> (List<?>) m.get("components");
+      default -> throw new IllegalArgumentException("the traced type holds a " + kind + ", which is not a value's type");
+    };
+    if (parts == null) {
+      return 1;
+    }
+    int n = 0;
+    for (Object t : parts) {
+      n += tensors(t, depth + 1);
+    }
+    return n;
+  }
+
+  /**
    * Checks output names against the FunctionDef's {@code outputs}: one distinct, non-empty name
    * per output.
    */

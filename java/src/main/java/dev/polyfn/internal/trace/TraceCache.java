@@ -175,6 +175,10 @@ public final class TraceCache {
         }
         TraceCacheEntry e = TraceCacheEntry.read(file, key);
         RestoreChecks.parameters(e.params(), e.declared(), e.traced());
+        String nests = TraceCacheNests.whyNot(e.params(), e.traced());
+        if (nests != null) {
+          throw new IllegalArgumentException(nests + " (the trace cache never writes such an entry)");
+        }
         f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames());
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
           used.add(file);
@@ -212,7 +216,10 @@ public final class TraceCache {
     for (ConcreteFunctionInfo c : held) {
       if (c.firstRunTime().isPresent()) {
         try {
-          used.add(dir.resolve(fileName(Native.exportConcreteTypes(f.address(), c.id())[0])));
+          String traced = Native.exportConcreteTypes(f.address(), c.id())[0];
+          if (TraceCacheNests.whyNot(f.params(), traced) == null) {
+            used.add(dir.resolve(fileName(traced)));
+          } // else a nest the cache does not keep: never written
         } catch (RuntimeException e) {
           // not exportable (a literal's type), so never written; or closed meanwhile
         }
@@ -255,6 +262,11 @@ public final class TraceCache {
       submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
       return;
     }
+    String nests = TraceCacheNests.whyNot(f.params(), types[0]);
+    if (nests != null) {
+      submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + nests));
+      return;
+    }
     byte[] bytes = new TraceCacheEntry(f.params(), outputNames, types[1], types[0], def, library).bytes(key);
     String file = fileName(types[0]);
     submit(() -> write(dir.resolve(file), bytes));
@@ -269,12 +281,15 @@ public final class TraceCache {
       return "its body creates variables";
     }
     for (Param p : f.params()) {
-      // Nests (records, SparseTensors) are refused too: a Java value in a nest is typed by an id
-      // of this JVM's interner, so a restored trace could serve another value, and a restored
-      // record parameter would lack the record class that binding needs.
-      if (p.kind() != Param.Kind.TENSOR && p.kind() != Param.Kind.LIST && p.kind() != Param.Kind.MAP) {
-        String kind = p.kind() == Param.Kind.NEST ? "a nest (lists, maps and records within each other)" : p.kindName();
-        return "parameter '" + p.name() + "' is " + kind + "; a trace cache keeps tensors, and lists and maps of them";
+      // A nest parameter is judged per trace, by its traced type (TraceCacheNests); a record
+      // parameter always holds a record, whose class an entry does not keep.
+      if (p.kind() == Param.Kind.NEST && p.javaClass() != null) {
+        return "parameter '" + p.name() + "' is a record (" + p.javaClass().getName() + "); a trace cache keeps"
+            + " tensors, and lists, maps, SparseTensors and RaggedTensors of them";
+      }
+      if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
+        return "parameter '" + p.name() + "' is " + p.kindName() + "; a trace cache keeps tensors, and lists, maps,"
+            + " SparseTensors and RaggedTensors of them";
       }
       if (p.defaultValue() != null) {
         return "parameter '" + p.name() + "' has a default value";

@@ -97,6 +97,7 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
         Map.Entry<String, SavedModelParts.Fn> main = SavedModelParts.describe(def);
         if (!SavedModelParts.mayCallFunctions(def, Set.of(main.getKey()))) {
           RestoreChecks.outputNames(outputNames, main.getValue().outputs());
+          RestoreChecks.inputs(traced, main.getValue().inputs());
           return new FunctionLibrary.Restorable(def, library);
         }
       }
@@ -112,6 +113,7 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
       throw new IllegalArgumentException("its function or function library does not parse: " + x.getMessage());
     }
     RestoreChecks.outputNames(outputNames, main.getSignature().getOutputArgCount());
+    RestoreChecks.inputs(traced, main.getSignature().getInputArgCount());
     return FunctionLibrary.forRestore(main, FunctionLibrary.reachable(main, functions, "the entry"));
   }
 
@@ -147,12 +149,16 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
     for (int i = 0; i < params.length; i++) {
       String name = in.readUTF();
       Param.Kind kind = Param.Kind.valueOf(in.readUTF());
-      if (kind != Param.Kind.TENSOR && kind != Param.Kind.LIST && kind != Param.Kind.MAP) {
+      // NEST: lists, maps and built-in composites of tensors (TraceCacheNests checks the type).
+      if (kind != Param.Kind.TENSOR && kind != Param.Kind.LIST && kind != Param.Kind.MAP && kind != Param.Kind.NEST) {
         throw new IOException("parameter kind " + kind + " is never cached");
       }
       String type = in.readUTF();
       int rank = in.readInt();
       Shape shape = rank == -2 ? null : rank == -1 ? Shape.unknown() : Shape.of(longs(in, rank));
+      if (kind == Param.Kind.NEST && (!type.isEmpty() || shape != null)) {
+        throw new IOException("nest parameter '" + name + "' has a tensor type or shape, which a nest never declares");
+      }
       params[i] = new Param(name, kind, type.isEmpty() ? null : tensorType(type), null, shape, in.readBoolean(), null);
     }
     String[] names = new String[count(in)];
