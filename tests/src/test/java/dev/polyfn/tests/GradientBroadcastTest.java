@@ -246,6 +246,36 @@ class GradientBroadcastTest {
     }
   }
 
+  /**
+   * Atan2's gradient in TensorFlow's C++ registry does not sum over broadcast dimensions (Python's
+   * does): x of shape [3] got a gradient of shape [2, 3]. Values from TensorFlow 2.21, {@code
+   * GradientTape} in a {@code tf.function}: out = reduce_sum(atan2(y, x) * [[1,2,3],[4,5,6]] +
+   * atan2(y, tanh(x))), y = [[1,2,3],[-1,0.5,2]], x = [0.5,-1.5,2].
+   */
+  @Test
+  void atan2sGradientIsSummedOverBroadcastDimensions() {
+    try (MapFunction f = Function.define((tf, in) -> {
+          Operand<TFloat32> y = in.input("y", TFloat32.class, Shape.of(2, 3));
+          Operand<TFloat32> x = in.input("x", TFloat32.class, Shape.of(3));
+          Operand<TFloat32> w = tf.constant(new float[][] {{1, 2, 3}, {4, 5, 6}});
+          Operand<TFloat32> out = all(tf, tf.math.add(tf.math.mul(tf.math.atan2(y, x), w), tf.math.atan2(y, tf.math.tanh(x))));
+          List<Operand<?>> d = Flow.gradients(tf, out, List.of(y, x));
+          return Map.of("gy", d.get(0), "gx", d.get(1));
+        });
+         TFloat32 y = TFloat32.tensorOf(Shape.of(2, 3), DataBuffers.of(1f, 2f, 3f, -1f, 0.5f, 2f));
+         TFloat32 x = TFloat32.vectorOf(0.5f, -1.5f, 2f);
+         Outputs out = f.call(Map.of("y", y, "x", x))) {
+      TFloat32 gx = out.get("gx", TFloat32.class);
+      assertEquals(Shape.of(3), gx.shape());
+      float[] got = new float[3];
+      gx.asRawTensor().data().asFloats().read(got);
+      assertArrayEquals(new float[] {2.4000001f, -1.799491f, -2.2423191f}, got, 1e-5f);
+      float[] gy = new float[6];
+      out.get("gy", TFloat32.class).asRawTensor().data().asFloats().read(gy);
+      assertArrayEquals(new float[] {0.7807971f, -0.6678176f, 0.5586272f, 1.980797f, -3.8464918f, 1.695569f}, gy, 1e-5f);
+    }
+  }
+
   /** The types of the operations {@code op} depends on, itself included. */
   private static Set<String> typesAbove(GraphOperation op) {
     Set<String> types = new HashSet<>();

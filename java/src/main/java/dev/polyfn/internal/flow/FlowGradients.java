@@ -61,6 +61,7 @@ public final class FlowGradients {
     return out;
   }
 
+
   /**
    * The sum over {@code ys} of their gradients (seeded with {@code seeds}) with respect to each of
    * {@code xs}; null for an x nothing flows back to. A TensorList y or x (a loop's gradient
@@ -130,13 +131,13 @@ public final class FlowGradients {
   /**
    * Whether TensorFlow's C++ registry can differentiate every operation on the path by itself: no
    * cond, loop or map (which it has no gradient for), no TensorList operation ({@link
-   * ListGradients}) and none of the operations it refuses that pass no gradient ({@link
-   * #NOT_DIFFERENTIABLE}).
+   * ListGradients}), none of the operations it refuses that pass no gradient ({@link
+   * #NOT_DIFFERENTIABLE}) and none whose gradient it leaves unsummed ({@link BroadcastSums}).
    */
   private static boolean registryAlone(Graph graph, List<GraphOperation> path) {
     for (GraphOperation op : path) {
       if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null
-          || ListGradients.handles(op)) {
+          || ListGradients.handles(op) || BroadcastSums.UNSUMMED.contains(op.type())) {
         return false;
       }
     }
@@ -249,7 +250,7 @@ public final class FlowGradients {
     for (Output<?> orig : originals.values()) {
       Output<?> d = dx[i++];
       if (isGradient(d)) {
-        add(grads, orig, d);
+        add(grads, orig, BroadcastSums.summed(g, orig, d));
       }
     }
   }
