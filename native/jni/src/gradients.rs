@@ -8,7 +8,8 @@ use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
-use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
+use polyfn_tf::c_api::{TF_Graph, TF_Output};
+use polyfn_tf::unbroadcast::operation_name;
 
 /// Rewires the gradient operations named under `prefix` that the outputs `dx_ops`/`dx_indices`
 /// depend on; returns each of those outputs, or what replaced it, as `"operation:index"`, then
@@ -31,12 +32,9 @@ pub fn unbroadcast_gradients<'l>(
     // SAFETY: the graph is the live trace graph Java holds open for this call; every output was
     // just found in it.
     let out = unsafe { polyfn_tf::unbroadcast::unbroadcast(rt, graph, &prefix, &dx) }?;
-    let mut names: Vec<String> = out.dx.iter().map(|o: &TF_Output| format!("{}:{}", operation_name(rt, o.oper), o.index)).collect();
-    names.extend(out.unused.iter().map(|&op| operation_name(rt, op)));
+    // SAFETY: outputs of the live graph, just returned by the pass.
+    let mut names: Vec<String> = out.dx.iter().map(|o: &TF_Output| format!("{}:{}", unsafe { operation_name(rt, o.oper) }, o.index)).collect();
+    // SAFETY: operations of the live graph, just returned by the pass.
+    names.extend(out.unused.iter().map(|&op| unsafe { operation_name(rt, op) }));
     convert::new_strings(env, &names)
-}
-
-fn operation_name(rt: &polyfn_tf::Runtime, op: *mut TF_Operation) -> String {
-    // SAFETY: an operation of the live graph; its name lives as long as the graph.
-    unsafe { std::ffi::CStr::from_ptr((rt.api().TF_OperationName)(op)) }.to_string_lossy().into_owned()
 }

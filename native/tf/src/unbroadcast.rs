@@ -182,6 +182,15 @@ fn broadcasts_into(other: &[i64], to: &[i64]) -> bool {
     other.iter().enumerate().all(|(i, &d)| d == 1 || (d >= 0 && d == to[offset + i]))
 }
 
+/// The name of `op`, for the caller to find it again (TensorFlow Java looks operations up by name).
+///
+/// # Safety
+/// `op` must be an operation of a live graph.
+pub unsafe fn operation_name(rt: &Runtime, op: *mut TF_Operation) -> String {
+    // SAFETY: caller's contract; the name lives as long as the graph and is copied here.
+    unsafe { CStr::from_ptr((rt.api().TF_OperationName)(op)) }.to_string_lossy().into_owned()
+}
+
 /// The type of `op`.
 ///
 /// # Safety

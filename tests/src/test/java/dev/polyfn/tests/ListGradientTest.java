@@ -10,11 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Flow;
 import dev.polyfn.Function;
+import dev.polyfn.FunctionOptions;
 import dev.polyfn.ListFunction;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Operand;
+import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TFloat32;
 
 /**
@@ -128,5 +130,54 @@ class ListGradientTest {
       }
     });
     assertTrue(e.getMessage().contains("OptionalGetValue"), e.getMessage());
+  }
+
+  /**
+   * A TensorList set into a list of lists, read back: its gradient was dropped (18, 6). Python
+   * (TensorFlow 2.21): inner = tensor_list_from_tensor(x * [1, 2], []); outer = tensor_list_reserve([],
+   * 2, tf.variant); outer = tensor_list_set_item(outer, 0, inner); y = get_item(get_item(outer, 0),
+   * 1) * x; y and dy/dx at x = 3: 18, 12. Found by a read-only review.
+   */
+  @Test
+  void aListSetIntoAListOfListsPassesItsGradient() {
+    try (ListFunction f = PortCalls.valueAndGradient((tf, x) -> {
+      Operand<?> inner = tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1, 2})), tf.constant(new int[0]));
+      Operand<?> outer = tf.scope().opBuilder("TensorListReserve", "outer").addInput(tf.constant(new int[0]).asOutput())
+          .addInput(tf.constant(2).asOutput()).setAttr("element_dtype", DataType.DT_VARIANT).build().output(0);
+      outer = tf.tensorListSetItem(outer, tf.constant(0), inner);
+      Operand<?> got = tf.scope().opBuilder("TensorListGetItem", "got").addInput(outer.asOutput())
+          .addInput(tf.constant(0).asOutput()).addInput(tf.constant(new int[0]).asOutput())
+          .setAttr("element_dtype", DataType.DT_VARIANT).build().output(0);
+      return tf.math.mul(tf.tensorListGetItem(got, tf.constant(1), tf.constant(new int[0]), TFloat32.class), x);
+    })) {
+      assertEquals(List.of(18f, 12f), PortCalls.scalars(f, Map.of("x", 3f)));
+    }
+  }
+
+  /**
+   * Under XLA, a TensorList of TensorLists is refused at trace: pushing a list of unknown element
+   * shape into one made TensorFlow's XLA compiler abort the JVM ("Check failed: shape.IsTuple()").
+   * The function stays usable for calls that trace without one.
+   */
+  @Test
+  void aListOfListsIsRefusedUnderXla() {
+    try (ListFunction f = Function.defineList((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      boolean nested = in.javaInput("nested", Boolean.class);
+      Operand<?> inner = tf.emptyTensorList(tf.constant(-1), tf.constant(3), TFloat32.class);
+      Operand<?> outer = tf.scope().opBuilder("EmptyTensorList", "outer").addInput(tf.constant(-1).asOutput())
+          .addInput(tf.constant(3).asOutput()).setAttr("element_dtype", nested ? DataType.DT_VARIANT : DataType.DT_FLOAT)
+          .build().output(0);
+      List<Operand<?>> out = Flow.whileLoop(tf, List.of(tf.constant(0), inner, outer), Flow.loop().maximumIterations(3),
+          v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+          v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.tensorListPushBack(v.get(1), x),
+              tf.tensorListPushBack(v.get(2), nested ? v.get(1) : x)));
+      return List.of(tf.sum(tf.tensorListStack(out.get(1), tf.constant(new int[0]), TFloat32.class), tf.constant(0)));
+    }, FunctionOptions.defaults().withJitCompile(true))) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> PortCalls.scalars(f, Map.of("x", 1.5f, "nested", true)));
+      assertTrue(e.getMessage().contains("'outer' (EmptyTensorList) makes a TensorList of TensorLists"), e.getMessage());
+      assertEquals(List.of(4.5f), PortCalls.scalars(f, Map.of("x", 1.5f, "nested", false)));
+    }
   }
 }

@@ -114,6 +114,27 @@ public final class FlowChecks {
     }
   }
 
+  /**
+   * Refuses, for a function XLA compiles, a TensorList whose elements are TensorLists: TensorFlow's
+   * XLA compiler aborts the process on some of them (a failed check, "shape.IsTuple()" in
+   * TensorListPushBackOp::Compile, when a list of unknown element shape is pushed into one), so
+   * none reaches it. Every operation of the trace is seen here, branch and loop bodies included.
+   */
+  public static void refuseListsOfListsUnderXla(Graph graph, String function) {
+    for (java.util.Iterator<org.tensorflow.GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      org.tensorflow.GraphOperation op = it.next();
+      if (LIST_MAKERS.contains(op.type()) && op.attributes().getAttrType("element_dtype") == DataType.DT_VARIANT) {
+        throw new IllegalArgumentException("'" + function + "' is compiled by XLA (jitCompile) and its operation '"
+            + op.name() + "' (" + op.type() + ") makes a TensorList of TensorLists, which TensorFlow's XLA compiler"
+            + " cannot always compile (it aborts the process on some): define it without jitCompile");
+      }
+    }
+  }
+
+  /** The operations that make a TensorList of a given element dtype. */
+  private static final java.util.Set<String> LIST_MAKERS = java.util.Set.of("EmptyTensorList", "TensorListReserve",
+      "TensorListFromTensor");
+
   /** Whether the function tracing into {@code graph} is compiled by XLA (jitCompile). */
   static boolean underXla(Graph graph) {
     TracingInputs trace = Tracing.owning(graph);

@@ -140,6 +140,11 @@ final class ListGradients {
           tail(g, dys.get(0)), null).output(0));
       case "TensorListFromTensor" -> {
         Output<?> tensor = op.input(0);
+        if (tensor.dataType() == DataType.DT_VARIANT) {
+          // A tensor of TensorLists: its gradient would be lost silently, so it is refused.
+          throw new IllegalArgumentException("gradients through '" + op.name() + "' (TensorListFromTensor) of a tensor of"
+              + " TensorLists are not supported");
+        }
         if (FlowGradients.isFloat(tensor.dataType())) {
           long n = tensor.shape().isUnknown() || tensor.shape().numDimensions() == 0 ? -1 : tensor.shape().get(0);
           FlowGradients.add(grads, tensor, g.scope().opBuilder("TensorListStack", "grad_stack")
@@ -163,7 +168,7 @@ final class ListGradients {
         // As long as the input list (SetItem may have grown it past its end).
         FlowGradients.add(grads, list, g.scope().opBuilder("TensorListResize", "grad_resize").addInput(cleared)
             .addInput(length(g, list)).build().output(0));
-        if (FlowGradients.isFloat(item.dataType())) {
+        if (differentiable(item.dataType())) { // a TensorList set into a list of lists too
           FlowGradients.add(grads, item, g.scope().opBuilder("TensorListGetItem", "grad_get").addInput(dys.get(0))
               .addInput(index).addInput(g.shape(item).asOutput()).setAttr("element_dtype", item.dataType())
               .build().output(0));

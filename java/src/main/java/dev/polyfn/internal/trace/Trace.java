@@ -5,6 +5,7 @@ import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
 import dev.polyfn.internal.SlowWork;
 import dev.polyfn.internal.TensorFlowInternals;
+import dev.polyfn.internal.flow.FlowChecks;
 import dev.polyfn.internal.flow.Regions;
 import org.tensorflow.Graph;
 import org.tensorflow.op.Ops;
@@ -39,6 +40,9 @@ final class Trace {
       Tracing.push(inputs);
       Traced outs = f.body().trace(tf, inputs);
       TraceOutputs.Resolved resolved = TraceOutputs.resolve(f.name(), graph, outs);
+      if (f.options().jitCompile()) {
+        FlowChecks.refuseListsOfListsUnderXla(graph, f.name());
+      }
       String[] absorbed = Regions.absorbed(graph);
       Regions.requireNotUsedOutside(graph, absorbed, f.name(), resolved.ops());
       if (f.params() != null) {
