@@ -215,4 +215,20 @@ class TraceCacheTest {
       assertEquals(1, entries(dir).size(), "only the plain function is cached");
     }
   }
+
+  /**
+   * An output name of 64 KiB or more does not fit an entry: the trace is not cached, and the call
+   * succeeds (the entry's writer failed the call: "UTFDataFormatException: encoded string ... too
+   * long"; found by a read-only review).
+   */
+  @Test
+  void aNameTooLongForAnEntryFailsNoCall(@TempDir Path dir) throws Exception {
+    String name = "k".repeat(70_000);
+    try (MapFunction f = Function.define((tf, in) -> Map.of(name, tf.math.add(in.input("x", TFloat32.class),
+            tf.constant(1f))), FunctionOptions.defaults().withName("long_names").withTraceCache(dir));
+         TFloat32 x = TFloat32.scalarOf(2f);
+         var out = f.call(Map.of("x", x))) {
+      assertEquals(3f, ((TFloat32) out.get(name)).getFloat());
+    }
+  }
 }

@@ -250,24 +250,24 @@ public final class TraceCache {
       return;
     }
     String[] types;
-    byte[] def;
-    byte[] library;
+    byte[] bytes;
     try {
       types = Native.exportConcreteTypes(f.address(), id);
-      def = Native.exportFunctionDef(f.address(), id, true);
+      // Checked before the definition is exported: a nest that is not kept costs no export.
+      String nests = TraceCacheNests.whyNot(f.params(), types[0]);
+      if (nests != null) {
+        submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + nests));
+        return;
+      }
+      byte[] def = Native.exportFunctionDef(f.address(), id, true);
       FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
           .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
-      library = lib.build().toByteArray();
+      // A name of 64 KiB or more does not fit the entry's format (a failure here would fail the call).
+      bytes = new TraceCacheEntry(f.params(), outputNames, types[1], types[0], def, lib.build().toByteArray()).bytes(key);
     } catch (RuntimeException | InvalidProtocolBufferException e) {
       submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
       return;
     }
-    String nests = TraceCacheNests.whyNot(f.params(), types[0]);
-    if (nests != null) {
-      submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + nests));
-      return;
-    }
-    byte[] bytes = new TraceCacheEntry(f.params(), outputNames, types[1], types[0], def, library).bytes(key);
     String file = fileName(types[0]);
     submit(() -> write(dir.resolve(file), bytes));
   }
