@@ -2,8 +2,11 @@ package dev.polyfn.internal.flow;
 
 import dev.polyfn.internal.trace.Tracing;
 import dev.polyfn.internal.trace.TracingInputs;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.OperationBuilder;
 import org.tensorflow.Output;
@@ -121,8 +124,8 @@ public final class FlowChecks {
    * none reaches it. Every operation of the trace is seen here, branch and loop bodies included.
    */
   public static void refuseListsOfListsUnderXla(Graph graph, String function) {
-    for (java.util.Iterator<org.tensorflow.GraphOperation> it = graph.operations(); it.hasNext(); ) {
-      org.tensorflow.GraphOperation op = it.next();
+    for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
+      GraphOperation op = it.next();
       if (LIST_MAKERS.contains(op.type()) && op.attributes().getAttrType("element_dtype") == DataType.DT_VARIANT) {
         throw new IllegalArgumentException("'" + function + "' is compiled by XLA (jitCompile) and its operation '"
             + op.name() + "' (" + op.type() + ") makes a TensorList of TensorLists, which TensorFlow's XLA compiler"
@@ -132,7 +135,7 @@ public final class FlowChecks {
   }
 
   /** The operations that make a TensorList of a given element dtype. */
-  private static final java.util.Set<String> LIST_MAKERS = java.util.Set.of("EmptyTensorList", "TensorListReserve",
+  private static final Set<String> LIST_MAKERS = Set.of("EmptyTensorList", "TensorListReserve",
       "TensorListFromTensor");
 
   /** Whether the function tracing into {@code graph} is compiled by XLA (jitCompile). */

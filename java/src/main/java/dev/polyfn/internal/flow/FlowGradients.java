@@ -61,7 +61,6 @@ public final class FlowGradients {
     return out;
   }
 
-
   /**
    * The sum over {@code ys} of their gradients (seeded with {@code seeds}) with respect to each of
    * {@code xs}; null for an x nothing flows back to. A TensorList y or x (a loop's gradient
