@@ -321,7 +321,7 @@ mod tests {
     /// `memory_optimization` (4) and `disable_tfg_optimizer` (32), 0 when absent.
     pub(crate) fn rewrite(config: &[u8]) -> (u64, u64) {
         let proto = crate::function_def_proto::nested(config, &[10, 10]).expect("a readable ConfigProto");
-        let field = |n| proto.iter().filter_map(|r| crate::function_def_proto::varint_field(r, n).unwrap()).last().unwrap_or(0);
+        let field = |n| proto.iter().filter_map(|r| crate::function_def_proto::varint_field(r, n).unwrap()).next_back().unwrap_or(0);
         (field(4), field(32))
     }
 

@@ -27,6 +27,7 @@ pub mod status;
 pub mod tensor;
 pub mod unbroadcast;
 pub mod variable;
+mod xla_lists;
 
 pub use call_options::{CallOptions, PROMOTE_AFTER};
 pub use context::EagerContext;

@@ -250,3 +250,52 @@ fn an_op_without_a_kernel_is_refused() {
     }
     unsafe { ctx.delete(rt) };
 }
+
+/// A node making a TensorList of `element_dtype`, `name`d, without inputs: refused or not before
+/// its inputs are looked at.
+fn list_maker(name: &str, op: &str, element_dtype: u64) -> Vec<u8> {
+    let mut node = bytes_field(1, name.as_bytes());
+    node.extend(bytes_field(2, op.as_bytes()));
+    node.extend(bytes_field(5, &attr_entry("element_dtype", &varint_field(6, element_dtype))));
+    node.extend(bytes_field(5, &attr_entry("shape_type", &varint_field(6, 3))));
+    node
+}
+
+/// Under XLA, a definition restored from outside that makes a TensorList of TensorLists is refused
+/// naming the node, in the function or its library: XLA's compiler aborts the process on some
+/// (a list of unknown element shape pushed into one). A list of floats is not refused for it.
+#[test]
+fn a_list_of_lists_is_refused_under_xla() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let def = square_plus_two(rt, ctx, "polyfn_def_xla_lists").to_function_def().unwrap();
+    let xla = polyfn_tf::CallOptions { jit_compile: true, ..polyfn_tf::CallOptions::default() };
+    let with = |node: Vec<u8>| {
+        let mut d = def.clone();
+        d.extend(bytes_field(3, &node));
+        d
+    };
+    let live = EagerFunction::live_count();
+    let refused = |d: &[u8], library: &[u8], name: &str| {
+        EagerFunction::from_function_def_with(rt, ctx, d, library, name, xla).unwrap_err()
+    };
+    let e = refused(&with(list_maker("lists", "EmptyTensorList", 21)), &[], "polyfn_xla_lists_a");
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("node \"lists\" (EmptyTensorList) makes a TensorList of TensorLists"), "{e}");
+    let e = refused(&with(list_maker("reserved", "TensorListReserve", 21)), &[], "polyfn_xla_lists_b");
+    assert!(e.message.contains("node \"reserved\" (TensorListReserve) makes a TensorList of TensorLists"), "{e}");
+    // in a library function: named with its function
+    let mut inner = square_plus_two(rt, ctx, "polyfn_xla_lists_inner").to_function_def().unwrap();
+    inner.extend(bytes_field(3, &list_maker("deep", "EmptyTensorList", 21)));
+    let e = refused(&def, &bytes_field(1, &inner), "polyfn_xla_lists_c");
+    assert!(e.message.contains("function polyfn_xla_lists_inner: node \"deep\""), "{e}");
+    // a list of floats is not refused for its elements (it fails later, for its missing inputs)
+    let e = refused(&with(list_maker("floats", "EmptyTensorList", 1)), &[], "polyfn_xla_lists_d");
+    assert!(!e.message.contains("TensorList of TensorLists"), "{e}");
+    assert_eq!(EagerFunction::live_count(), live);
+    // the definition without them restores under XLA and runs
+    let f = EagerFunction::from_function_def_with(rt, ctx, &def, &[], "polyfn_xla_lists_e", xla).unwrap();
+    assert_eq!(run(&f, rt, &[3.0]), vec![11.0]);
+    unsafe { ctx.delete(rt) };
+}

@@ -135,7 +135,9 @@ impl EagerFunction {
         let ops = proto::node_ops(def).map_err(bad)?;
         let effects = proto::has_control_outputs(def).map_err(bad)?;
         crate::def_check::check_nodes(rt, def).map_err(bad)?;
-        if !options.jit_compile {
+        if options.jit_compile {
+            crate::xla_lists::refuse_lists_of_lists(def).map_err(bad)?;
+        } else {
             // XLA compiles some ops no kernel runs; without it, an op with no kernel fails every call.
             crate::op_kernels::check(rt, &ops).map_err(bad)?;
         }
@@ -155,7 +157,9 @@ impl EagerFunction {
             // argument without a dtype registers, then fails every call that reaches it.
             proto::arg_dtypes(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             crate::def_check::check_nodes(rt, entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
-            if !options.jit_compile {
+            if options.jit_compile {
+                crate::xla_lists::refuse_lists_of_lists(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
+            } else {
                 let lib_ops = proto::node_ops(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
                 crate::op_kernels::check(rt, &lib_ops).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             }
