@@ -265,7 +265,7 @@ pub fn may_have_effects<'l>(_env: &mut Env<'l>, _class: JClass<'l>, graph: jlong
 /// (dtype, rank, then the dims; rank -1 unknown) in the specs `declareParameter` or
 /// `declareCapture` returned; returns the operation's address (see `polyfn_tf::placeholder`).
 pub fn add_placeholder<'l>(env: &mut Env<'l>, _class: JClass<'l>, graph: jlong, name: JString<'l>, spec: JLongArray<'l>, at: jint) -> Result<jlong> {
-    let (rt, _) = runtime()?;
+    let (rt, ctx) = runtime()?;
     if graph == 0 {
         return Err(NativeError::IllegalArgument("null graph".into()));
     }
@@ -274,5 +274,6 @@ pub fn add_placeholder<'l>(env: &mut Env<'l>, _class: JClass<'l>, graph: jlong, 
     let (dtype, dims) = polyfn_core::placeholder::spec_at(&spec, at as i64)
         .ok_or_else(|| NativeError::IllegalArgument(format!("no placeholder spec at {at} of {spec:?}")))?;
     // SAFETY: the graph is the live trace graph Java holds open for this call.
-    Ok(unsafe { polyfn_tf::placeholder::add_placeholder(rt, graph as *mut TF_Graph, &name, dtype, dims) }? as jlong)
+    let unclustered = polyfn_tf::auto_clustering::pass_does_nothing(rt, ctx);
+    Ok(unsafe { polyfn_tf::placeholder::add_placeholder(rt, graph as *mut TF_Graph, &name, dtype, dims, unclustered) }? as jlong)
 }

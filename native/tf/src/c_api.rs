@@ -100,6 +100,7 @@ c_api! {
     fn TF_NewOperation(g: *mut TF_Graph, op_type: *const c_char, name: *const c_char) -> *mut TF_OperationDescription;
     fn TF_AddInput(d: *mut TF_OperationDescription, input: TF_Output);
     fn TF_SetAttrType(d: *mut TF_OperationDescription, name: *const c_char, dtype: c_int);
+    fn TF_SetAttrBool(d: *mut TF_OperationDescription, name: *const c_char, value: c_uchar);
     fn TF_SetAttrShape(d: *mut TF_OperationDescription, name: *const c_char, dims: *const i64, num_dims: c_int);
     fn TF_SetAttrTensor(d: *mut TF_OperationDescription, name: *const c_char, value: *mut TF_Tensor, s: *mut TF_Status);
     fn TF_FinishOperation(d: *mut TF_OperationDescription, s: *mut TF_Status) -> *mut TF_Operation;

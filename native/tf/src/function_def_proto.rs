@@ -259,6 +259,82 @@ pub(crate) fn library_entries(lib: &[u8]) -> Result<Vec<&[u8]>, String> {
         .collect())
 }
 
+/// `FunctionDef.arg_attr` (7): map entries whose key (1) is an argument's index and whose value
+/// (2) is an `ArgAttrs`, whose `attr` (1) maps a name (1) to an `AttrValue` (2).
+const ARG_ATTR: u64 = 7;
+
+/// Appends a length-delimited field to `out`.
+fn put_bytes(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
+    put_varint(out, (number << 3) | 2);
+    put_varint(out, payload.len() as u64);
+    out.extend_from_slice(payload);
+}
+
+/// An `arg_attr` entry's index (a missing key is 0, protobuf's default) and `ArgAttrs` bytes.
+fn arg_attr_entry(entry: &[u8]) -> Result<(u64, &[u8]), String> {
+    Ok((varint_field(entry, 1)?.unwrap_or(0), single(entry, 2)?.unwrap_or_default()))
+}
+
+/// `def` with attribute `key` set to `value` (a serialized `AttrValue`) on argument `index`,
+/// whose other attributes are kept: TensorFlow's parser keeps the last entry of a map key, so the
+/// entry appended carries the argument's earlier attributes too.
+pub(crate) fn with_arg_attr(def: &[u8], index: u64, key: &str, value: &[u8]) -> Result<Vec<u8>, String> {
+    let mut attrs: &[u8] = &[];
+    for entry in nested(def, &[ARG_ATTR])? {
+        let (i, a) = arg_attr_entry(entry)?;
+        if i == index {
+            attrs = a;
+        }
+    }
+    let mut attr = Vec::new();
+    put_bytes(&mut attr, 1, key.as_bytes());
+    put_bytes(&mut attr, 2, value);
+    let mut arg_attrs = attrs.to_vec();
+    put_bytes(&mut arg_attrs, 1, &attr);
+    let mut entry = Vec::new();
+    put_varint(&mut entry, 1 << 3);
+    put_varint(&mut entry, index);
+    put_bytes(&mut entry, 2, &arg_attrs);
+    let mut out = Vec::with_capacity(def.len() + entry.len() + 4);
+    out.extend_from_slice(def);
+    put_bytes(&mut out, ARG_ATTR, &entry);
+    Ok(out)
+}
+
+/// `def` without attribute `key` on any argument; `None` when no argument has it (nothing to copy).
+pub(crate) fn without_arg_attr(def: &[u8], key: &str) -> Result<Option<Vec<u8>>, String> {
+    let is_key = |attr: &[u8]| single(attr, 1).map(|k| k == Some(key.as_bytes()));
+    let mut found = false;
+    for entry in nested(def, &[ARG_ATTR])? {
+        for attr in nested(arg_attr_entry(entry)?.1, &[1])? {
+            found |= is_key(attr)?;
+        }
+    }
+    if !found {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(def.len());
+    for f in fields(def)? {
+        if f.number != ARG_ATTR || f.wire_type != 2 {
+            out.extend_from_slice(&def[f.whole]);
+            continue;
+        }
+        let (index, attrs) = arg_attr_entry(&def[f.payload])?;
+        let mut kept = Vec::with_capacity(attrs.len());
+        for a in fields(attrs)? {
+            if !(a.number == 1 && a.wire_type == 2 && is_key(&attrs[a.payload.clone()])?) {
+                kept.extend_from_slice(&attrs[a.whole]);
+            }
+        }
+        let mut entry = Vec::new();
+        put_varint(&mut entry, 1 << 3);
+        put_varint(&mut entry, index);
+        put_bytes(&mut entry, 2, &kept);
+        put_bytes(&mut out, ARG_ATTR, &entry);
+    }
+    Ok(Some(out))
+}
+
 /// A serialized `FunctionDefLibrary` holding `defs` (each a serialized `FunctionDef`).
 pub(crate) fn library_of(defs: &[Vec<u8>]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -343,6 +419,55 @@ mod tests {
         let mut sig = len_field(1, b"f");
         sig.extend(len_field(2, &len_field(1, b"x"))); // an input with no dtype
         assert_eq!(arg_dtypes(&len_field(1, &sig)), Err("an argument without a concrete dtype".into()));
+    }
+
+    /// An argument attribute is added beside the argument's others (a later map entry replaces an
+    /// earlier one of the same index when TensorFlow parses it) and removed again, leaving the
+    /// others; a definition without it is not copied.
+    #[test]
+    fn argument_attributes_are_added_and_removed() {
+        let attr = |k: &str, v: &[u8]| {
+            let mut a = len_field(1, k.as_bytes());
+            a.extend(len_field(2, v));
+            len_field(1, &a)
+        };
+        let entry = |i: u64, attrs: &[u8]| {
+            let mut e = Vec::new();
+            put_varint(&mut e, 1 << 3);
+            put_varint(&mut e, i);
+            e.extend(len_field(2, attrs));
+            len_field(ARG_ATTR, &e)
+        };
+        let mut d = def("f");
+        d.extend(entry(0, &attr("_user_specified_name", b"\x12\x01x")));
+        d.extend(entry(1, &attr("_other", b"\x28\x01")));
+        let marked = with_arg_attr(&d, 0, "_mark", b"\x28\x01").unwrap();
+        let last_of = |def: &[u8], index: u64| {
+            let entries = nested(def, &[ARG_ATTR]).unwrap();
+            let mine: Vec<_> = entries.iter().map(|e| arg_attr_entry(e).unwrap()).filter(|(i, _)| *i == index).collect();
+            let names: Vec<Vec<u8>> =
+                nested(mine.last().unwrap().1, &[1]).unwrap().iter().map(|a| single(a, 1).unwrap().unwrap().to_vec()).collect();
+            names
+        };
+        assert_eq!(last_of(&marked, 0), vec![b"_user_specified_name".to_vec(), b"_mark".to_vec()]);
+        assert_eq!(last_of(&marked, 1), vec![b"_other".to_vec()]);
+        assert_eq!(arg_dtypes(&marked), arg_dtypes(&d));
+        let stripped = without_arg_attr(&marked, "_mark").unwrap().unwrap();
+        assert_eq!(last_of(&stripped, 0), vec![b"_user_specified_name".to_vec()]);
+        assert_eq!(last_of(&stripped, 1), vec![b"_other".to_vec()]);
+        assert_eq!(without_arg_attr(&d, "_mark").unwrap(), None);
+        // an argument with no attributes yet gets an entry of its own; a missing index is 0
+        let bare = with_arg_attr(&def("g"), 0, "_mark", b"\x28\x01").unwrap();
+        assert_eq!(last_of(&bare, 0), vec![b"_mark".to_vec()]);
+        assert_eq!(without_arg_attr(&bare, "_mark").unwrap().unwrap(), {
+            let mut e = def("g");
+            e.extend(entry(0, b""));
+            e
+        });
+        for cut in 0..marked.len() {
+            let _ = without_arg_attr(&marked[..cut], "_mark"); // never panics
+            let _ = with_arg_attr(&marked[..cut], 0, "_mark", b"");
+        }
     }
 
     /// TensorFlow keeps the last copy of a single-valued field; reading the first of two would

@@ -6,6 +6,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod attr_check;
+pub mod auto_clustering;
 mod branch_library;
 pub mod c_api;
 pub mod call_options;

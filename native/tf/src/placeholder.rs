@@ -39,6 +39,8 @@ pub fn check_placeholder(name: &str, dtype: i32, dims: Option<&[i64]>) -> Result
 
 /// Adds placeholder `name` of `dtype` and shape `dims` (`None`: unknown rank) to `graph`,
 /// checked first (see [`check_placeholder`]); a name already in the graph is TensorFlow's error.
+/// With `unclustered`, it carries the mark that spares the function TensorFlow's XLA
+/// auto-clustering pass (see [`crate::auto_clustering`]).
 ///
 /// # Safety
 /// `graph` must be a live graph.
@@ -48,6 +50,7 @@ pub unsafe fn add_placeholder(
     name: &str,
     dtype: i32,
     dims: Option<&[i64]>,
+    unclustered: bool,
 ) -> Result<*mut TF_Operation, TfError> {
     check_placeholder(name, dtype, dims)?;
     let api = rt.api();
@@ -61,6 +64,9 @@ pub unsafe fn add_placeholder(
         match dims {
             Some(dims) => (api.TF_SetAttrShape)(d, c"shape".as_ptr(), dims.as_ptr(), dims.len() as c_int),
             None => (api.TF_SetAttrShape)(d, c"shape".as_ptr(), std::ptr::null(), -1),
+        }
+        if unclustered {
+            (api.TF_SetAttrBool)(d, crate::auto_clustering::ALREADY_CLUSTERED.as_ptr(), 1);
         }
         (api.TF_FinishOperation)(d, status.raw())
     };

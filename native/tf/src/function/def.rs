@@ -54,7 +54,8 @@ fn def_api(rt: &Runtime) -> Result<&'static DefApi, TfError> {
     })
 }
 
-/// `func` as a serialized `FunctionDef`.
+/// `func` as a serialized `FunctionDef`, without the mark that spares it XLA's auto-clustering
+/// pass here (see [`crate::auto_clustering`]): wherever it is read next decides that anew.
 fn def_of(rt: &Runtime, api: &DefApi, func: *mut TF_Function) -> Result<Vec<u8>, TfError> {
     let status = Status::new(rt.api());
     // SAFETY: the buffer is made and deleted here; TF_FunctionToFunctionDef fills it from the live
@@ -65,7 +66,11 @@ fn def_of(rt: &Runtime, api: &DefApi, func: *mut TF_Function) -> Result<Vec<u8>,
         let bytes = crate::c_api::buffer_bytes(buf).to_vec();
         (api.delete_buffer)(buf);
         status.check("exporting the function as a FunctionDef")?;
-        Ok(bytes)
+        match crate::auto_clustering::marked(&bytes, false) {
+            Ok(std::borrow::Cow::Borrowed(_)) => Ok(bytes),
+            Ok(std::borrow::Cow::Owned(unmarked)) => Ok(unmarked),
+            Err(e) => Err(TfError::new(Code::Internal, format!("reading the exported FunctionDef: {e}"))),
+        }
     }
 }
 
@@ -164,7 +169,9 @@ impl EagerFunction {
                 crate::op_kernels::check(rt, &lib_ops).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             }
         }
-        let renamed = proto::rename(def, name).map_err(bad)?;
+        // Marked for this context only: the pass that the mark spares may have work elsewhere.
+        let marked = crate::auto_clustering::marked(def, crate::auto_clustering::pass_does_nothing(rt, ctx)).map_err(bad)?;
+        let renamed = proto::rename(&marked, name).map_err(bad)?;
         let mut owned = Vec::with_capacity(entries.len());
         let delete_all = |owned: &[*mut TF_Function]| {
             for &f in owned {

@@ -1,0 +1,67 @@
+//! TensorFlow's XLA auto-clustering pass left out of a function's instantiation where it can do
+//! nothing.
+//!
+//! TensorFlow runs `MarkForCompilationPass` on every function it instantiates, after Grappler.
+//! It only makes XLA clusters when auto-clustering is on (`TF_XLA_FLAGS`, or a `ConfigProto`'s
+//! global JIT level, which on CPUs also needs `cpu_global_jit`), for operations that ask for it
+//! (`_XlaCompile`, from `experimental_jit_scope`) or on XLA devices. On a context with only CPUs
+//! and no such flag it clusters nothing, yet it scans every node against XLA's whole op registry:
+//! about a tenth of a small function's first call. The pass returns at once when a node carries
+//! `_XlaAlreadyClustered` (the mark it leaves on the clusters it made, so that it never runs on
+//! them twice), and nothing else reads that attribute; so Polyfn marks the function's arguments,
+//! whose `_Arg` nodes Grappler keeps. A placeholder's attributes whose names start with `_` become
+//! its argument's (`TF_GraphToFunction`), so a trace marks its placeholders; a restored definition
+//! is marked, or unmarked, for the context it is registered in; and definitions leave Polyfn
+//! unmarked (a SavedModel Python loads, a trace cache entry read on another machine).
+
+use crate::call_options::global_jit_flags;
+use crate::context::EagerContext;
+use crate::function_def_proto::{nested, single, with_arg_attr, without_arg_attr};
+use crate::runtime::Runtime;
+use std::borrow::Cow;
+use std::ffi::CStr;
+
+/// The attribute that makes the pass return at once.
+pub const ALREADY_CLUSTERED: &CStr = c"_XlaAlreadyClustered";
+
+/// `AttrValue { b: true }`.
+const TRUE: &[u8] = b"\x28\x01";
+
+/// Node attributes that ask the pass for a cluster: a definition holding one keeps the pass.
+const ASKS_FOR_CLUSTERS: [&[u8]; 2] = [b"_XlaCompile", b"_XlaScope"];
+
+/// Whether the pass can make no cluster for a function run in `ctx`: the context has no device
+/// but CPUs and `TF_XLA_FLAGS` cannot turn auto-clustering on (a `ConfigProto` turning on
+/// `cpu_global_jit` for TensorFlow Java's context is not seen; see the README's Performance
+/// section).
+pub fn pass_does_nothing(rt: &Runtime, ctx: EagerContext) -> bool {
+    !global_jit_flags() && ctx.only_cpus(rt)
+}
+
+/// `def` marked (`mark`) for the pass to return at once, or with any mark removed; borrowed when
+/// unchanged. A definition with no argument cannot be marked; one with a node asking for a
+/// cluster is left unmarked.
+pub(crate) fn marked(def: &[u8], mark: bool) -> Result<Cow<'_, [u8]>, String> {
+    let name = ALREADY_CLUSTERED.to_str().map_err(|e| e.to_string())?;
+    if mark && has_arguments(def)? && !asks_for_clusters(def)? {
+        let unmarked = without_arg_attr(def, name)?;
+        return Ok(Cow::Owned(with_arg_attr(unmarked.as_deref().unwrap_or(def), 0, name, TRUE)?));
+    }
+    Ok(without_arg_attr(def, name)?.map_or(Cow::Borrowed(def), Cow::Owned))
+}
+
+/// Whether the signature (field 1) has an input argument (field 2).
+fn has_arguments(def: &[u8]) -> Result<bool, String> {
+    Ok(!nested(def, &[1, 2])?.is_empty())
+}
+
+/// Whether a node (field 3) sets an attribute (field 5, map entries keyed by field 1) that asks
+/// the pass for a cluster.
+fn asks_for_clusters(def: &[u8]) -> Result<bool, String> {
+    for entry in nested(def, &[3, 5])? {
+        if single(entry, 1)?.is_some_and(|k| ASKS_FOR_CLUSTERS.contains(&k)) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
