@@ -14,9 +14,11 @@ import org.tensorflow.proto.DataType;
  * Python's list_ops.py registers them: the gradient of a TensorList is a TensorList of the
  * elements' gradients. A loop's gradient records its loop variables in TensorLists and pops them
  * again, so these are what let {@link FlowGradients} differentiate a loop's gradient (a second
- * derivative) and loops that carry TensorLists. Also EnsureShape, whose gradient (Python's
- * array_grad.py) is the incoming one, and Identity, PlaceholderWithDefault, AddN and StopGradient
- * of TensorLists, which the registry (given floating-point values only here) does not see.
+ * derivative) and loops that carry TensorLists. The operations moving several elements at once
+ * (Gather, Scatter, Concat, Split) are {@link ListBulkGradients}'. Also EnsureShape, whose gradient
+ * (Python's array_grad.py) is the incoming one, and Identity, PlaceholderWithDefault, AddN and
+ * StopGradient of TensorLists, which the registry (given floating-point values only here) does not
+ * see. TensorListLength and ElementShape give integers, which no gradient reaches.
  */
 final class ListGradients {
   private ListGradients() {}
@@ -117,9 +119,14 @@ final class ListGradients {
     if (t.equals("StopGradient")) {
       return;
     }
+    if (ListBulkGradients.KNOWN.contains(t)) {
+      ListBulkGradients.apply(g, op, dys, grads);
+      return;
+    }
     if (!KNOWN.contains(t)) {
       throw new IllegalArgumentException("gradients: no gradient for " + t + " '" + op.name() + "'; Polyfn "
-          + "differentiates TensorListPushBack, PopBack, Stack, FromTensor, GetItem, SetItem and Resize");
+          + "differentiates TensorListPushBack, PopBack, Stack, FromTensor, GetItem, SetItem, Resize, Gather, Scatter, "
+          + "ScatterV2, ScatterIntoExistingList, Concat, ConcatV2 and Split");
     }
     switch (t) {
       case "TensorListPushBack" -> {
