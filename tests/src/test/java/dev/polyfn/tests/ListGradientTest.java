@@ -17,6 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TBool;
 import org.tensorflow.types.TFloat32;
@@ -83,10 +84,7 @@ class ListGradientTest {
       Operand<TFloat32> x = in.input("x", TFloat32.class);
       Operand<TBool> p = in.input("p", TBool.class);
       Operand<TInt32> scalar = tf.constant(new int[0]);
-      Operand<?> list = Flow.condList(tf, p,
-          () -> List.of(tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1, 2, 3})), scalar)),
-          () -> List.of(tf.tensorListFromTensor(tf.math.mul(tf.math.mul(x, x), tf.constant(new float[] {1, 1, 1})),
-              scalar))).get(0);
+      Operand<?> list = condReturnedList(tf, p, x);
       List<Operand<?>> out = Flow.whileLoop(tf, List.of(tf.constant(0), list, tf.constant(0f)),
           v -> tf.math.less(i(v.get(0)), tf.constant(3)), v -> {
             Operand<TFloat32> e = tf.tensorListGetItem(v.get(1), i(v.get(0)), scalar, TFloat32.class);
@@ -100,6 +98,41 @@ class ListGradientTest {
     })) {
       assertEquals(List.of(288f, 432f, 432f), PortCalls.scalars(f, Map.of("x", 2f, "p", true)));
       assertEquals(List.of(288f, 720f, 1440f), PortCalls.scalars(f, Map.of("x", 2f, "p", false)));
+    }
+  }
+
+  /**
+   * {@code tf.cond(p, lambda: tensor_list_from_tensor(x * [1., 2., 3.], []), lambda:
+   * tensor_list_from_tensor(x * x * [1., 1., 1.], []))}.
+   */
+  private static Operand<?> condReturnedList(Ops tf, Operand<TBool> p, Operand<TFloat32> x) {
+    Operand<TInt32> scalar = tf.constant(new int[0]);
+    return Flow.condList(tf, p,
+        () -> List.of(tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1, 2, 3})), scalar)),
+        () -> List.of(tf.tensorListFromTensor(tf.math.mul(tf.math.mul(x, x), tf.constant(new float[] {1, 1, 1})),
+            scalar))).get(0);
+  }
+
+  /**
+   * A loop reading a TensorList a cond returns, which it captures. Python: {@code l} as in {@link
+   * #gradientsOfALoopCarryingATensorListACondReturns}; {@code y = tf.while_loop(lambda i, v: i < 3,
+   * lambda i, v: (i + 1, v + get_item(l, i) * x), [0, 0.])[1]}; y, dy/dx, d2y/dx2 at x = 2: p true
+   * 24, 24, 12 (y = 6x^2); p false 24, 36, 36 (y = 3x^3).
+   */
+  @Test
+  void gradientsOfALoopReadingATensorListACondReturns() {
+    try (ListFunction f = Function.defineList((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      Operand<?> list = condReturnedList(tf, in.input("p", TBool.class), x);
+      Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(0f)),
+          v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+          v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.add(f32(v.get(1)), tf.math.mul(
+              tf.tensorListGetItem(list, i(v.get(0)), tf.constant(new int[0]), TFloat32.class), x)))).get(1));
+      Operand<?> g = Flow.gradients(tf, y, List.of(x)).get(0);
+      return List.of(y, g, Flow.gradients(tf, g, List.of(x)).get(0));
+    })) {
+      assertEquals(List.of(24f, 24f, 12f), PortCalls.scalars(f, Map.of("x", 2f, "p", true)));
+      assertEquals(List.of(24f, 36f, 36f), PortCalls.scalars(f, Map.of("x", 2f, "p", false)));
     }
   }
 
