@@ -16,8 +16,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Operand;
+import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Ops;
 import org.tensorflow.proto.DataType;
+import org.tensorflow.types.TBool;
 import org.tensorflow.types.TFloat32;
+import org.tensorflow.types.TInt32;
 
 /**
  * {@code Flow.gradients} through TensorList operations (TensorFlow's C++ registry has no gradient
@@ -45,21 +49,109 @@ class ListGradientTest {
     }
   }
 
-  /** A TensorList operation without a gradient here is refused, naming it, rather than passing none. */
+  /**
+   * A TensorList operation without a gradient here is refused, naming it, rather than passing none
+   * (TensorListConcatLists: Python's list_ops.py declares it not differentiable, so Python's
+   * gradient leaves that path out).
+   */
   @Test
   void aTensorListOperationWithoutAGradientIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
       try (ListFunction f = Function.defineList((tf, in) -> {
         Operand<TFloat32> x = in.input("x", TFloat32.class);
         Operand<?> list = tf.tensorListFromTensor(x, tf.constant(new int[0]));
-        Operand<TFloat32> g = tf.tensorListGather(list, tf.constant(new int[] {0, 1}), tf.constant(new int[0]),
-            TFloat32.class);
+        Operand<?> both = tf.tensorListConcatLists(list, list, TFloat32.class);
+        Operand<TFloat32> g = tf.tensorListStack(both, tf.constant(new int[0]), TFloat32.class);
         return List.of(Flow.gradients(tf, tf.sum(g, tf.constant(0)), List.of(x)).get(0));
       })) {
         floats(f, Map.of("x", new float[] {1, 2, 3}));
       }
     });
-    assertTrue(e.getMessage().contains("no gradient for TensorListGather"), e.getMessage());
+    assertTrue(e.getMessage().contains("no gradient for TensorListConcatLists"), e.getMessage());
+  }
+
+  /**
+   * A TensorList a cond returns, carried by a loop that reads and rewrites it (it was refused as "not
+   * a TensorList"). Python (TensorFlow 2.21), differentiating twice: {@code l = tf.cond(p, lambda:
+   * tensor_list_from_tensor(x * [1., 2., 3.], []), lambda: tensor_list_from_tensor(x * x * [1., 1.,
+   * 1.], [])); _, l, s = tf.while_loop(lambda i, l, s: i < 3, lambda i, l, s: (i + 1, set_item(l, i,
+   * get_item(l, i) * x), s + get_item(l, i)), [0, l, 0.]); y = reduce_sum(stack(l)) * s}; y, dy/dx,
+   * d2y/dx2 at x = 2: p true 288, 432, 432 (y = 36x^3); p false 288, 720, 1440 (y = 9x^5).
+   */
+  @Test
+  void gradientsOfALoopCarryingATensorListACondReturns() {
+    try (ListFunction f = Function.defineList((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      Operand<TBool> p = in.input("p", TBool.class);
+      Operand<TInt32> scalar = tf.constant(new int[0]);
+      Operand<?> list = condReturnedList(tf, p, x);
+      List<Operand<?>> out = Flow.whileLoop(tf, List.of(tf.constant(0), list, tf.constant(0f)),
+          v -> tf.math.less(i(v.get(0)), tf.constant(3)), v -> {
+            Operand<TFloat32> e = tf.tensorListGetItem(v.get(1), i(v.get(0)), scalar, TFloat32.class);
+            return List.of(tf.math.add(i(v.get(0)), tf.constant(1)),
+                tf.tensorListSetItem(v.get(1), i(v.get(0)), tf.math.mul(e, x)), tf.math.add(f32(v.get(2)), e));
+          });
+      Operand<TFloat32> y = tf.math.mul(tf.sum(tf.tensorListStack(out.get(1), scalar, TFloat32.class),
+          tf.constant(0)), f32(out.get(2)));
+      Operand<?> g = Flow.gradients(tf, y, List.of(x)).get(0);
+      return List.of(y, g, Flow.gradients(tf, g, List.of(x)).get(0));
+    })) {
+      assertEquals(List.of(288f, 432f, 432f), PortCalls.scalars(f, Map.of("x", 2f, "p", true)));
+      assertEquals(List.of(288f, 720f, 1440f), PortCalls.scalars(f, Map.of("x", 2f, "p", false)));
+    }
+  }
+
+  /**
+   * {@code tf.cond(p, lambda: tensor_list_from_tensor(x * [1., 2., 3.], []), lambda:
+   * tensor_list_from_tensor(x * x * [1., 1., 1.], []))}.
+   */
+  private static Operand<?> condReturnedList(Ops tf, Operand<TBool> p, Operand<TFloat32> x) {
+    Operand<TInt32> scalar = tf.constant(new int[0]);
+    return Flow.condList(tf, p,
+        () -> List.of(tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1, 2, 3})), scalar)),
+        () -> List.of(tf.tensorListFromTensor(tf.math.mul(tf.math.mul(x, x), tf.constant(new float[] {1, 1, 1})),
+            scalar))).get(0);
+  }
+
+  /**
+   * A loop reading a TensorList a cond returns, which it captures. Python: {@code l} as in {@link
+   * #gradientsOfALoopCarryingATensorListACondReturns}; {@code y = tf.while_loop(lambda i, v: i < 3,
+   * lambda i, v: (i + 1, v + get_item(l, i) * x), [0, 0.])[1]}; y, dy/dx, d2y/dx2 at x = 2: p true
+   * 24, 24, 12 (y = 6x^2); p false 24, 36, 36 (y = 3x^3).
+   */
+  @Test
+  void gradientsOfALoopReadingATensorListACondReturns() {
+    try (ListFunction f = Function.defineList((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      Operand<?> list = condReturnedList(tf, in.input("p", TBool.class), x);
+      Operand<TFloat32> y = f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(0f)),
+          v -> tf.math.less(i(v.get(0)), tf.constant(3)),
+          v -> List.of(tf.math.add(i(v.get(0)), tf.constant(1)), tf.math.add(f32(v.get(1)), tf.math.mul(
+              tf.tensorListGetItem(list, i(v.get(0)), tf.constant(new int[0]), TFloat32.class), x)))).get(1));
+      Operand<?> g = Flow.gradients(tf, y, List.of(x)).get(0);
+      return List.of(y, g, Flow.gradients(tf, g, List.of(x)).get(0));
+    })) {
+      assertEquals(List.of(24f, 24f, 12f), PortCalls.scalars(f, Map.of("x", 2f, "p", true)));
+      assertEquals(List.of(24f, 36f, 36f), PortCalls.scalars(f, Map.of("x", 2f, "p", false)));
+    }
+  }
+
+  /**
+   * A TensorList through PlaceholderWithDefault (its gradient is the incoming one, as Python's
+   * array_grad.py gives). Python: {@code l = placeholder_with_default(tensor_list_from_tensor(x * [1.,
+   * 2., 3.], []), shape=[]); y = get_item(l, 2) * x}: y, dy/dx, d2y/dx2 at x = 2: 12, 12, 6.
+   */
+  @Test
+  void gradientsThroughAPlaceholderWithDefaultOfATensorList() {
+    try (ListFunction f = LoopSecondDerivativeTest.secondDerivative((tf, x) -> {
+      Operand<?> list = tf.tensorListFromTensor(tf.math.mul(x, tf.constant(new float[] {1, 2, 3})),
+          tf.constant(new int[0]));
+      @SuppressWarnings({"unchecked", "rawtypes"})
+      Operand<?> held = tf.placeholderWithDefault((Operand) list, Shape.scalar());
+      return tf.math.mul(tf.tensorListGetItem(held, tf.constant(2), tf.constant(new int[0]), TFloat32.class), x);
+    })) {
+      assertEquals(List.of(12f, 12f, 6f), PortCalls.scalars(f, Map.of("x", 2f)));
+    }
   }
 
   /** A loop carrying a variant that is not a TensorList (an Optional) is refused when differentiated. */

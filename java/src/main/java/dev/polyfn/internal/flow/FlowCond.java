@@ -1,6 +1,7 @@
 package dev.polyfn.internal.flow;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.IntFunction;
@@ -55,6 +56,7 @@ public final class FlowCond {
       Regions.discard(graph, e.ops());
       throw failure;
     }
+    List<DataType> listElements = listElements(t.result(), e.result());
     List<Output<?>> captures = union(Regions.captures(graph, t.ops(), List.of()),
         Regions.captures(graph, e.ops(), List.of()));
     Regions.Built tb = Regions.build(graph, "cond_then", t.ops(), List.of(), captures, t.result());
@@ -75,12 +77,26 @@ public final class FlowCond {
     b.setAttr("output_shapes", FlowChecks.shapes(List.of(shapes)));
     FlowChecks.lowerLikePython(graph, b);
     GraphOperation op = (GraphOperation) tf.scope().apply(b).build();
-    FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise));
+    FlowFunctions.record(graph, op, new FlowFunctions.CondInfo(then, otherwise, listElements));
     List<Operand<?>> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       out.add(op.output(i));
     }
     return out;
+  }
+
+  /**
+   * For each output, the element dtype of the TensorList both branches return (null where one does
+   * not return a TensorList, or their element dtypes differ), read while the branches' operations
+   * still lead back to where the lists were made.
+   */
+  private static List<DataType> listElements(List<Output<?>> then, List<Output<?>> otherwise) {
+    List<DataType> out = new ArrayList<>();
+    for (int i = 0; i < then.size(); i++) {
+      DataType a = then.get(i).dataType() == DataType.DT_VARIANT ? ListGradients.listElement(then.get(i)) : null;
+      out.add(a != null && a == ListGradients.listElement(otherwise.get(i)) ? a : null);
+    }
+    return Collections.unmodifiableList(out);
   }
 
   /** A branch's results, checked and passed through an Identity made in the branch. */

@@ -11,6 +11,7 @@ import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TBool;
 
 /**
@@ -22,10 +23,13 @@ public final class FlowFunctions {
 
   /**
    * An If/StatelessIf and its branch lambdas: the gradient traces them again (their captures are
-   * the inputs after the predicate).
+   * the inputs after the predicate). {@code listElements}: for each output, the element dtype of
+   * the TensorList both branches return, null where it is not one (or the branches' differ), so
+   * that a TensorList a cond returns is known as one ({@link ListGradients#listElement}): the
+   * branches are functions by then, out of reach of the walk that tells.
    */
   public record CondInfo(Supplier<? extends List<? extends Operand<?>>> then,
-      Supplier<? extends List<? extends Operand<?>>> otherwise) {}
+      Supplier<? extends List<? extends Operand<?>>> otherwise, List<DataType> listElements) {}
 
   /**
    * A While/StatelessWhile and its lambdas: inputs are {@code skip} internal counters, {@code

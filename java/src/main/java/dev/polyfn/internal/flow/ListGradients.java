@@ -3,6 +3,7 @@ package dev.polyfn.internal.flow;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Output;
 import org.tensorflow.op.Ops;
@@ -13,9 +14,11 @@ import org.tensorflow.proto.DataType;
  * Python's list_ops.py registers them: the gradient of a TensorList is a TensorList of the
  * elements' gradients. A loop's gradient records its loop variables in TensorLists and pops them
  * again, so these are what let {@link FlowGradients} differentiate a loop's gradient (a second
- * derivative) and loops that carry TensorLists. Also EnsureShape, whose gradient (Python's
- * array_grad.py) is the incoming one, and Identity, AddN and StopGradient of TensorLists, which
- * the registry (given floating-point values only here) does not see.
+ * derivative) and loops that carry TensorLists. The operations moving several elements at once
+ * (Gather, Scatter, Concat, Split) are {@link ListBulkGradients}'. Also EnsureShape, whose gradient
+ * (Python's array_grad.py) is the incoming one, and Identity, PlaceholderWithDefault, AddN and
+ * StopGradient of TensorLists, which the registry (given floating-point values only here) does not
+ * see. TensorListLength and ElementShape give integers, which no gradient reaches.
  */
 final class ListGradients {
   private ListGradients() {}
@@ -29,7 +32,7 @@ final class ListGradients {
       "AddN");
 
   /** Operations the registry would see on floating-point values only, here on TensorLists. */
-  private static final Set<String> ON_VARIANTS = Set.of("Identity", "AddN", "StopGradient");
+  private static final Set<String> ON_VARIANTS = Set.of("Identity", "PlaceholderWithDefault", "AddN", "StopGradient");
 
   /** Whether {@code op}'s gradient is built here rather than by TensorFlow's registry. */
   static boolean handles(GraphOperation op) {
@@ -65,10 +68,10 @@ final class ListGradients {
   /**
    * The element dtype of a TensorList, null if {@code o} is not one: made by a TensorList
    * operation, possibly through identities, placeholders with that default, the loop variables of
-   * loops, zeros like one and sums. DT_VARIANT where the list's element dtype is not known (an
-   * element of a list of lists).
+   * loops, the outputs of conds whose branches both return one, zeros like one and sums.
+   * DT_VARIANT where the list's element dtype is not known (an element of a list of lists).
    */
-  private static DataType listElement(Output<?> o) {
+  static DataType listElement(Output<?> o) {
     for (int hops = 0; hops < 10_000; hops++) {
       GraphOperation op = (GraphOperation) o.op();
       String t = op.type();
@@ -88,6 +91,10 @@ final class ListGradients {
       }
       if (t.equals("While") || t.equals("StatelessWhile")) {
         o = op.input(o.index());
+      } else if (t.equals("If") || t.equals("StatelessIf")) {
+        // What both branches return, recorded when the cond was built (FlowCond).
+        return FlowFunctions.info((Graph) op.env(), op.name()) instanceof FlowFunctions.CondInfo c
+            ? c.listElements().get(o.index()) : null;
       } else if (FOLLOWED.contains(t) && op.numInputs() > 0) {
         o = op.input(0);
       } else {
@@ -103,7 +110,7 @@ final class ListGradients {
    */
   static void apply(Ops g, GraphOperation op, List<Output<?>> dys, Map<String, List<Output<?>>> grads) {
     String t = op.type();
-    if (t.equals("EnsureShape") || t.equals("Identity") || t.equals("AddN")) {
+    if (t.equals("EnsureShape") || t.equals("Identity") || t.equals("PlaceholderWithDefault") || t.equals("AddN")) {
       for (int i = 0; i < (t.equals("AddN") ? op.numInputs() : 1); i++) {
         FlowGradients.add(grads, op.input(i), dys.get(0));
       }
@@ -112,9 +119,14 @@ final class ListGradients {
     if (t.equals("StopGradient")) {
       return;
     }
+    if (ListBulkGradients.KNOWN.contains(t)) {
+      ListBulkGradients.apply(g, op, dys, grads);
+      return;
+    }
     if (!KNOWN.contains(t)) {
       throw new IllegalArgumentException("gradients: no gradient for " + t + " '" + op.name() + "'; Polyfn "
-          + "differentiates TensorListPushBack, PopBack, Stack, FromTensor, GetItem, SetItem and Resize");
+          + "differentiates TensorListPushBack, PopBack, Stack, FromTensor, GetItem, SetItem, Resize, Gather, Scatter, "
+          + "ScatterV2, ScatterIntoExistingList, Concat, ConcatV2 and Split");
     }
     switch (t) {
       case "TensorListPushBack" -> {
@@ -181,7 +193,7 @@ final class ListGradients {
   }
 
   /** A two-input list operation, with {@code element_dtype} set unless null. */
-  private static GraphOperation build(Ops g, String type, Output<?> a, Output<?> b, DataType elementDtype) {
+  static GraphOperation build(Ops g, String type, Output<?> a, Output<?> b, DataType elementDtype) {
     var builder = g.scope().opBuilder(type, "grad_" + type).addInput(a).addInput(b);
     if (elementDtype != null) {
       builder.setAttr("element_dtype", elementDtype);
@@ -189,17 +201,17 @@ final class ListGradients {
     return (GraphOperation) builder.build();
   }
 
-  private static Output<?> elementShape(Ops g, Output<?> list) {
+  static Output<?> elementShape(Ops g, Output<?> list) {
     return g.scope().opBuilder("TensorListElementShape", "grad_element_shape").addInput(list)
         .setAttr("shape_type", DataType.DT_INT32).build().output(0);
   }
 
-  private static Output<?> length(Ops g, Output<?> list) {
+  static Output<?> length(Ops g, Output<?> list) {
     return g.scope().opBuilder("TensorListLength", "grad_length").addInput(list).build().output(0);
   }
 
   /** The shape of one element of a stacked tensor: its shape without the first dimension. */
-  private static Output<?> tail(Ops g, Output<?> stacked) {
+  static Output<?> tail(Ops g, Output<?> stacked) {
     return g.slice(g.shape(stacked), g.constant(new int[] {1}), g.constant(new int[] {-1})).asOutput();
   }
 }
