@@ -220,8 +220,9 @@ pub fn add_call<'l>(
     let Some(concrete) = u32::try_from(concrete_id).ok().and_then(|id| f.concrete_by_id(id)) else {
         return Ok(-1);
     };
-    // SAFETY: the graph is live and owned by the calling thread's trace or user code.
-    unsafe { concrete.inner.function.add_call(graph, &op_name, &inputs) }?;
+    // SAFETY: the graph is live and owned by the calling thread's trace or user code. A graph of
+    // the user's (no outer trace) gets the definitions as they leave Polyfn (unmarked).
+    unsafe { concrete.inner.function.add_call(graph, &op_name, &inputs, outer_trace == 0) }?;
     let outputs = concrete.inner.function.num_outputs() as jint;
     if outer_trace != 0 {
         handles::trace(env, outer_trace)?.calls.push(concrete);

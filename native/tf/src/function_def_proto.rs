@@ -270,9 +270,10 @@ fn put_bytes(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
     out.extend_from_slice(payload);
 }
 
-/// An `arg_attr` entry's index (a missing key is 0, protobuf's default) and `ArgAttrs` bytes.
+/// An `arg_attr` entry's index (a missing key is 0, protobuf's default; a `uint32`, so TensorFlow's
+/// parser keeps the low 32 bits of a larger value) and `ArgAttrs` bytes.
 fn arg_attr_entry(entry: &[u8]) -> Result<(u64, &[u8]), String> {
-    Ok((varint_field(entry, 1)?.unwrap_or(0), single(entry, 2)?.unwrap_or_default()))
+    Ok((varint_field(entry, 1)?.unwrap_or(0) & u64::from(u32::MAX), single(entry, 2)?.unwrap_or_default()))
 }
 
 /// `def` with attribute `key` set to `value` (a serialized `AttrValue`) on argument `index`,

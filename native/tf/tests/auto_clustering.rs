@@ -78,6 +78,28 @@ fn traced(rt: &'static Runtime, ctx: EagerContext, unclustered: bool) -> EagerFu
     unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), &naming::function_name("clusters"), &sig) }.unwrap()
 }
 
+/// `graph` serialized as a `GraphDef`, its function library included.
+fn graph_def(rt: &'static Runtime, graph: &Graph) -> Vec<u8> {
+    type ToGraphDef = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void);
+    type NewBuffer = unsafe extern "C" fn() -> *mut c_void;
+    #[repr(C)]
+    struct Buffer {
+        data: *const u8,
+        length: usize,
+    }
+    // SAFETY: the C functions of those names (tensorflow/c/c_api.h), on a live graph and buffer.
+    unsafe {
+        let to: ToGraphDef = std::mem::transmute(libc::dlsym(libc::RTLD_DEFAULT, c"TF_GraphToGraphDef".as_ptr()));
+        let new: NewBuffer = std::mem::transmute(libc::dlsym(libc::RTLD_DEFAULT, c"TF_NewBuffer".as_ptr()));
+        let status = (rt.api().TF_NewStatus)();
+        let buf = new();
+        to(graph.raw().cast(), buf, status.cast());
+        assert_eq!((rt.api().TF_GetCode)(status), 0);
+        let b = &*(buf as *const Buffer);
+        std::slice::from_raw_parts(b.data, b.length).to_vec()
+    }
+}
+
 fn run(rt: &'static Runtime, f: &EagerFunction) -> Vec<f32> {
     let input = OwnedTensor::from_f32(rt, &[3], &[1.0, -2.0, 0.5]);
     let mut out = Vec::new();
@@ -106,8 +128,24 @@ fn functions_of_a_cpu_context_are_marked_inside_and_unmarked_outside() {
     assert!(contains(&registered_def(rt, ctx, restored.name()), MARK));
     assert_eq!(run(rt, &restored), vec![3.0, 0.0, 2.5]);
 
-    // A node asking for a cluster (`experimental_jit_scope`'s `_XlaCompile`) keeps the pass.
-    let mut asks = def.clone();
+    // A call added to a graph of the user's copies the definitions unmarked.
+    let user = Graph::new(rt);
+    let api = rt.api();
+    // SAFETY: live graph; the description is finished once.
+    let x = unsafe {
+        let d = (api.TF_NewOperation)(user.raw(), c"Placeholder".as_ptr(), c"x".as_ptr());
+        (api.TF_SetAttrType)(d, c"dtype".as_ptr(), DT_FLOAT);
+        let status = (api.TF_NewStatus)();
+        let oper = (api.TF_FinishOperation)(d, status);
+        (api.TF_DeleteStatus)(status);
+        TF_Output { oper, index: 0 }
+    };
+    unsafe { f.add_call(user.raw(), "call", &[x], true) }.unwrap();
+    let graph_def = graph_def(rt, &user);
+    assert!(contains(&graph_def, f.name().as_bytes()) && !contains(&graph_def, MARK), "the user's graph holds it unmarked");
+
+    // A node asking for a cluster (`experimental_jit_scope`'s `_XlaCompile`) keeps the pass, in
+    // the function or in its library; and nothing restored or traced after it is marked.
     let mut attr = vec![0x0a, 11];
     attr.extend_from_slice(b"_XlaCompile");
     attr.extend_from_slice(&[0x12, 2, 0x28, 0x01]);
@@ -116,13 +154,26 @@ fn functions_of_a_cpu_context_are_marked_inside_and_unmarked_outside() {
     node.push(0x2a);
     node.push(attr.len() as u8);
     node.extend(attr);
-    asks.push(0x1a);
-    asks.push(node.len() as u8);
-    asks.extend(node);
-    let kept = EagerFunction::from_function_def(rt, ctx, &asks, &[], &naming::function_name("clusters")).unwrap();
-    assert!(!contains(&registered_def(rt, ctx, kept.name()), MARK), "a node asks for clusters: not marked");
+    let mut asking = traced(rt, ctx, false).to_function_def().unwrap();
+    asking.push(0x1a);
+    asking.push(node.len() as u8);
+    asking.extend(node);
+    // in the library (under its own name, which its traced function no longer holds)
+    let mut library = vec![0x0a];
+    let mut n = asking.len();
+    while n >= 0x80 {
+        library.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    library.push(n as u8);
+    library.extend(&asking);
+    let kept = EagerFunction::from_function_def(rt, ctx, &def, &library, &naming::function_name("clusters")).unwrap();
+    assert!(!contains(&registered_def(rt, ctx, kept.name()), MARK), "its library asks for clusters: not marked");
     assert_eq!(run(rt, &kept), vec![3.0, 0.0, 2.5]);
-    drop((f, plain, restored, kept));
+    assert!(!polyfn_tf::auto_clustering::pass_does_nothing(rt, ctx), "nothing is marked after it");
+    let later = EagerFunction::from_function_def(rt, ctx, &def, &[], &naming::function_name("clusters")).unwrap();
+    assert!(!contains(&registered_def(rt, ctx, later.name()), MARK));
+    drop((f, plain, restored, kept, later));
     // SAFETY: every function registered in it was dropped.
     unsafe { ctx.delete(rt) };
 }

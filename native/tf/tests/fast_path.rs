@@ -100,7 +100,7 @@ fn functions_the_path_would_get_wrong_are_refused() {
     // A function calling another one.
     let mut outer = Graph::new(rt);
     let y = outer.placeholder(DT_FLOAT, None).unwrap();
-    let call = unsafe { f.add_call(outer.raw(), "inner_call", &[y]) }.unwrap();
+    let call = unsafe { f.add_call(outer.raw(), "inner_call", &[y], false) }.unwrap();
     let caller = function(rt, ctx, &outer, &[y], &[polyfn_tf::c_api::TF_Output { oper: call, index: 0 }]);
 
     assert_eq!(caller.fast_path_blocker(), Some("it calls other functions"));

@@ -175,7 +175,7 @@ fn a_function_that_calls_another_restores_with_its_library() {
     let inner = square_plus_two(rt, ctx, "polyfn_def_inner");
     let mut g = Graph::new(rt);
     let x = g.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
-    let call = unsafe { inner.add_call(g.raw(), "call_inner", &[x]) }.unwrap();
+    let call = unsafe { inner.add_call(g.raw(), "call_inner", &[x], false) }.unwrap();
     let y = polyfn_tf::c_api::TF_Output { oper: call, index: 0 };
     let names = [CString::new("output_0").unwrap()];
     let sig = GraphSignature { inputs: &[x], outputs: &[y], output_names: &names, control_outputs: &[] };
@@ -261,7 +261,7 @@ fn list_maker(name: &str, op: &str, element_dtype: u64) -> Vec<u8> {
     node
 }
 
-/// Under XLA, a definition restored from outside that makes a TensorList of TensorLists is refused
+/// Under XLA, a definition restored from outside with a TensorList of TensorLists is refused
 /// naming the node, in the function or its library: XLA's compiler aborts the process on some
 /// (a list of unknown element shape pushed into one). A list of floats is not refused for it.
 #[test]
@@ -282,9 +282,9 @@ fn a_list_of_lists_is_refused_under_xla() {
     };
     let e = refused(&with(list_maker("lists", "EmptyTensorList", 21)), &[], "polyfn_xla_lists_a");
     assert_eq!(e.code, Code::InvalidArgument);
-    assert!(e.message.contains("node \"lists\" (EmptyTensorList) makes a TensorList of TensorLists"), "{e}");
+    assert!(e.message.contains("node \"lists\" (EmptyTensorList) has a TensorList of TensorLists"), "{e}");
     let e = refused(&with(list_maker("reserved", "TensorListReserve", 21)), &[], "polyfn_xla_lists_b");
-    assert!(e.message.contains("node \"reserved\" (TensorListReserve) makes a TensorList of TensorLists"), "{e}");
+    assert!(e.message.contains("node \"reserved\" (TensorListReserve) has a TensorList of TensorLists"), "{e}");
     // in a library function: named with its function
     let mut inner = square_plus_two(rt, ctx, "polyfn_xla_lists_inner").to_function_def().unwrap();
     inner.extend(bytes_field(3, &list_maker("deep", "EmptyTensorList", 21)));
@@ -297,5 +297,58 @@ fn a_list_of_lists_is_refused_under_xla() {
     // the definition without them restores under XLA and runs
     let f = EagerFunction::from_function_def_with(rt, ctx, &def, &[], "polyfn_xla_lists_e", xla).unwrap();
     assert_eq!(run(&f, rt, &[3.0]), vec![11.0]);
+    drop(f); // before its context
+    unsafe { ctx.delete(rt) };
+}
+
+/// Under XLA, a trace calling a function that holds a TensorList of TensorLists (another Polyfn
+/// function, a loaded one) is refused naming it: Java checks the trace's own operations only.
+#[test]
+fn a_call_of_a_function_with_a_list_of_lists_is_refused_under_xla() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = support::runtime();
+    let ctx = EagerContext::new_owned(rt).unwrap();
+    let api = rt.api();
+    let mut g = Graph::new(rt);
+    let x = g.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
+    // SAFETY: a new int32 scalar, filled before use and owned by the OwnedTensor.
+    let int_minus_one = unsafe {
+        let raw = (api.TF_AllocateTensor)(3, std::ptr::null(), 0, 4);
+        *((api.TF_TensorData)(raw) as *mut i32) = -1;
+        OwnedTensor::from_raw(rt, raw)
+    };
+    let minus_one = g.constant(&int_minus_one).unwrap();
+    // SAFETY: live graph and operations of it; the description is finished once.
+    unsafe {
+        let d = (api.TF_NewOperation)(g.raw(), c"EmptyTensorList".as_ptr(), c"lists".as_ptr());
+        (api.TF_AddInput)(d, minus_one);
+        (api.TF_AddInput)(d, minus_one);
+        (api.TF_SetAttrType)(d, c"element_dtype".as_ptr(), 21);
+        (api.TF_SetAttrType)(d, c"shape_type".as_ptr(), 3);
+        let status = (api.TF_NewStatus)();
+        (api.TF_FinishOperation)(d, status);
+        assert_eq!((api.TF_GetCode)(status), 0);
+        (api.TF_DeleteStatus)(status);
+    }
+    let names = [CString::new("output_0").unwrap()];
+    let sig = GraphSignature { inputs: &[x], outputs: &[x], output_names: &names, control_outputs: &[] };
+    let inner = unsafe { EagerFunction::from_graph(rt, ctx, g.raw(), "polyfn_def_inner_lists", &sig) }.unwrap();
+    let call_it = |options: polyfn_tf::CallOptions, name: &str| {
+        let mut outer = Graph::new(rt);
+        let y = outer.placeholder(DT_FLOAT, Some(&[-1])).unwrap();
+        let call = unsafe { inner.add_call(outer.raw(), "call_inner", &[y], false) }.unwrap();
+        let out = polyfn_tf::c_api::TF_Output { oper: call, index: 0 };
+        let sig = GraphSignature { inputs: &[y], outputs: &[out], output_names: &names, control_outputs: &[] };
+        unsafe { EagerFunction::from_graph_with(rt, ctx, outer.raw(), name, &sig, options) }
+    };
+    let live = EagerFunction::live_count();
+    let xla = polyfn_tf::CallOptions { jit_compile: true, ..polyfn_tf::CallOptions::default() };
+    let e = call_it(xla, "polyfn_def_outer_xla").unwrap_err();
+    assert!(e.message.contains("function polyfn_def_inner_lists: node \"lists\" (EmptyTensorList) has a TensorList of TensorLists"), "{e}");
+    assert_eq!(EagerFunction::live_count(), live);
+    // without XLA the same call is a function like any other
+    let plain = call_it(polyfn_tf::CallOptions::default(), "polyfn_def_outer_plain").unwrap();
+    assert_eq!(run(&plain, rt, &[1.5]), vec![1.5]);
+    drop((plain, inner));
     unsafe { ctx.delete(rt) };
 }

@@ -5,7 +5,7 @@
 //! bound: a TensorFlow build without them still runs everything else, and asking for an export
 //! there is a clear error naming the missing function.
 
-use crate::c_api::{TF_Buffer, TF_Function, TF_Status};
+use crate::c_api::{TF_Buffer, TF_Function, TF_Graph, TF_Status};
 use crate::call_options::CallOptions;
 use super::EagerFunction;
 use crate::context::EagerContext;
@@ -66,12 +66,26 @@ fn def_of(rt: &Runtime, api: &DefApi, func: *mut TF_Function) -> Result<Vec<u8>,
         let bytes = crate::c_api::buffer_bytes(buf).to_vec();
         (api.delete_buffer)(buf);
         status.check("exporting the function as a FunctionDef")?;
-        match crate::auto_clustering::marked(&bytes, false) {
+        match crate::auto_clustering::marked(&bytes, &[], false) {
             Ok(std::borrow::Cow::Borrowed(_)) => Ok(bytes),
             Ok(std::borrow::Cow::Owned(unmarked)) => Ok(unmarked),
             Err(e) => Err(TfError::new(Code::Internal, format!("reading the exported FunctionDef: {e}"))),
         }
     }
+}
+
+/// Refuses, for a function XLA compiles, a library function making a TensorList of TensorLists
+/// (see [`crate::xla_lists`]): a trace's own operations are checked in Java, the functions it calls
+/// (another Polyfn function, a loaded one) here.
+pub(super) fn refuse_lists_of_lists_in(rt: &Runtime, library: &[*mut TF_Function]) -> Result<(), TfError> {
+    let api = def_api(rt)?;
+    for &f in library {
+        let def = def_of(rt, api, f)?;
+        crate::xla_lists::refuse_lists_of_lists(&def).map_err(|why| {
+            TfError::invalid_argument(format!("function {}: {why}", proto::name(&def).unwrap_or_default()))
+        })?;
+    }
+    Ok(())
 }
 
 /// Parses `def` into a new `TF_Function` the caller owns.
@@ -99,6 +113,28 @@ impl EagerFunction {
         let api = def_api(self.rt)?;
         let defs = self.library.iter().map(|&f| def_of(self.rt, api, f)).collect::<Result<Vec<_>, _>>()?;
         Ok(proto::library_of(&defs))
+    }
+
+    /// Copies the function and its library into `graph` as they leave Polyfn, without the mark
+    /// that spares them XLA's auto-clustering pass here (see [`crate::auto_clustering`]): a graph
+    /// of the user's may be saved, or run where that pass has work.
+    ///
+    /// # Safety
+    /// `graph` must be live and not mutated concurrently.
+    pub(crate) unsafe fn copy_unmarked_into(&self, graph: *mut TF_Graph) -> Result<(), TfError> {
+        let api = def_api(self.rt)?;
+        let status = Status::new(self.rt.api());
+        for &f in self.library.iter().chain(std::iter::once(&self.function)) {
+            let copy = import(self.rt, api, &def_of(self.rt, api, f)?, "copying the function")?;
+            // SAFETY: live graph (caller's contract); the copy was just made here and is deleted
+            // once (the graph keeps its own).
+            unsafe {
+                (self.rt.api().TF_GraphCopyFunction)(graph, copy, std::ptr::null(), status.raw());
+                (self.rt.api().TF_DeleteFunction)(copy);
+            }
+            status.check("copying the function into the graph")?;
+        }
+        Ok(())
     }
 
     /// The function's `FunctionDef` and its library's, each serialized.
@@ -170,7 +206,8 @@ impl EagerFunction {
             }
         }
         // Marked for this context only: the pass that the mark spares may have work elsewhere.
-        let marked = crate::auto_clustering::marked(def, crate::auto_clustering::pass_does_nothing(rt, ctx)).map_err(bad)?;
+        let mark = crate::auto_clustering::pass_does_nothing(rt, ctx);
+        let marked = crate::auto_clustering::marked(def, &entries, mark).map_err(bad)?;
         let renamed = proto::rename(&marked, name).map_err(bad)?;
         let mut owned = Vec::with_capacity(entries.len());
         let delete_all = |owned: &[*mut TF_Function]| {

@@ -208,6 +208,18 @@ impl EagerFunction {
         } else {
             library.truncate(got.max(0) as usize);
         }
+        if options.jit_compile {
+            if let Err(e) = def::refuse_lists_of_lists_in(rt, &library) {
+                // SAFETY: func and the library are owned here and not registered.
+                unsafe {
+                    (api.TF_DeleteFunction)(func);
+                    for f in library {
+                        (api.TF_DeleteFunction)(f);
+                    }
+                }
+                return Err(e);
+            }
+        }
         let (inputs, outputs): (Vec<i32>, Vec<i32>) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
         let mut fast_path_blocker = fast_path::blocker(&ops, &outputs, !sig.control_outputs.is_empty(), &options);
         if !library.is_empty() {
@@ -374,7 +386,9 @@ impl EagerFunction {
     }
 
     /// Adds a call of this function to `graph` (a `StatefulPartitionedCall` named `op_name` on
-    /// `inputs`), copying the function into the graph's library so the graph is self-contained.
+    /// `inputs`), copying the function into the graph's library so the graph is self-contained;
+    /// `unmarked` copies its definitions as they leave Polyfn (for a graph of the user's, see
+    /// [`crate::auto_clustering`]).
     ///
     /// # Safety
     /// `graph` must be live and not mutated concurrently; the inputs must belong to it.
@@ -383,6 +397,7 @@ impl EagerFunction {
         graph: *mut TF_Graph,
         op_name: &str,
         inputs: &[TF_Output],
+        unmarked: bool,
     ) -> Result<*mut TF_Operation, TfError> {
         let api = self.rt.api();
         self.check_input_count(inputs.len())?;
@@ -398,7 +413,11 @@ impl EagerFunction {
         }
         let name = CString::new(op_name).map_err(|_| TfError::invalid_argument("operation name contains NUL"))?;
         let status = Status::new(api);
-        for &f in self.library.iter().chain(std::iter::once(&self.function)) {
+        if unmarked {
+            // SAFETY: live graph (caller's contract).
+            unsafe { self.copy_unmarked_into(graph) }?;
+        }
+        for &f in self.library.iter().chain(std::iter::once(&self.function)).filter(|_| !unmarked) {
             // SAFETY: live graph and functions owned by self.
             unsafe { (api.TF_GraphCopyFunction)(graph, f, ptr::null(), status.raw()) };
             status.check("copying the function into the graph")?;

@@ -218,7 +218,7 @@ impl SessionCall {
             call.feeds.push(TF_Output { oper: op, index: 0 });
         }
         // SAFETY: live graph, not shared yet; the inputs belong to it.
-        let op = unsafe { f.add_call(graph, "call", &call.feeds) }?;
+        let op = unsafe { f.add_call(graph, "call", &call.feeds, false) }?;
         for i in 0..f.num_outputs() {
             let name = CString::new(format!("y{i}")).expect("no NUL");
             // SAFETY: as above. The fetches are Identity ops, not the call itself: TensorFlow

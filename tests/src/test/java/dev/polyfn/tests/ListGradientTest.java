@@ -268,7 +268,7 @@ class ListGradientTest {
     }, FunctionOptions.defaults().withJitCompile(true))) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> PortCalls.scalars(f, Map.of("x", 1.5f, "nested", true)));
-      assertTrue(e.getMessage().contains("'outer' (EmptyTensorList) makes a TensorList of TensorLists"), e.getMessage());
+      assertTrue(e.getMessage().contains("'outer' (EmptyTensorList) has a TensorList of TensorLists"), e.getMessage());
       assertEquals(List.of(4.5f), PortCalls.scalars(f, Map.of("x", 1.5f, "nested", false)));
     }
   }

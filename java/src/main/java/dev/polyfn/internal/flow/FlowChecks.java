@@ -4,7 +4,6 @@ import dev.polyfn.internal.trace.Tracing;
 import dev.polyfn.internal.trace.TracingInputs;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 import org.tensorflow.Graph;
 import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
@@ -121,22 +120,29 @@ public final class FlowChecks {
    * Refuses, for a function XLA compiles, a TensorList whose elements are TensorLists: TensorFlow's
    * XLA compiler aborts the process on some of them (a failed check, "shape.IsTuple()" in
    * TensorListPushBackOp::Compile, when a list of unknown element shape is pushed into one), so
-   * none reaches it. Every operation of the trace is seen here, branch and loop bodies included.
+   * none reaches it. Every TensorList operation is looked at, not only those making a list (a push
+   * decides from its input); every operation of the trace is seen here, branch and loop bodies
+   * included, and the functions the trace calls natively (xla_lists.rs), by the same rule.
    */
   public static void refuseListsOfListsUnderXla(Graph graph, String function) {
     for (Iterator<GraphOperation> it = graph.operations(); it.hasNext(); ) {
       GraphOperation op = it.next();
-      if (LIST_MAKERS.contains(op.type()) && op.attributes().getAttrType("element_dtype") == DataType.DT_VARIANT) {
+      if ((op.type().startsWith("TensorList") || op.type().equals("EmptyTensorList")) && hasListElements(op)) {
         throw new IllegalArgumentException("'" + function + "' is compiled by XLA (jitCompile) and its operation '"
-            + op.name() + "' (" + op.type() + ") makes a TensorList of TensorLists, which TensorFlow's XLA compiler"
+            + op.name() + "' (" + op.type() + ") has a TensorList of TensorLists, which TensorFlow's XLA compiler"
             + " cannot always compile (it aborts the process on some): define it without jitCompile");
       }
     }
   }
 
-  /** The operations that make a TensorList of a given element dtype. */
-  private static final Set<String> LIST_MAKERS = Set.of("EmptyTensorList", "TensorListReserve",
-      "TensorListFromTensor");
+  /** Whether a TensorList operation's elements are TensorLists (false when it has no element dtype). */
+  private static boolean hasListElements(GraphOperation op) {
+    try {
+      return op.attributes().getAttrType("element_dtype") == DataType.DT_VARIANT;
+    } catch (RuntimeException noAttribute) {
+      return false; // TensorListLength, TensorListElementShape: no element_dtype
+    }
+  }
 
   /** Whether the function tracing into {@code graph} is compiled by XLA (jitCompile). */
   static boolean underXla(Graph graph) {
