@@ -189,7 +189,9 @@ final class FileFuzzer {
       String outcome = outcome(t, copy, file, expected.get(t), warnings);
       System.out.println("outcome " + i + " " + outcome);
       System.out.flush();
-      deleteLater(copy);
+      if (!Boolean.getBoolean("polyfn.fuzz.keepCases")) { // kept for a look at one case
+        deleteLater(copy);
+      }
     }
   }
 
