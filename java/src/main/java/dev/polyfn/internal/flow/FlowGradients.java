@@ -249,7 +249,7 @@ public final class FlowGradients {
     for (Output<?> orig : originals.values()) {
       Output<?> d = dx[i++];
       if (isGradient(d)) {
-        add(grads, orig, BroadcastSums.summed(g, orig, d));
+        add(grads, orig, BroadcastSums.summed(g, op.type(), orig, d));
       }
     }
   }
