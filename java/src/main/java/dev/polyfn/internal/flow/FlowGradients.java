@@ -115,6 +115,8 @@ public final class FlowGradients {
         FlowGradientOps.loop(g, op, l, filled(g, op, dys), grads);
       } else if (ListGradients.handles(op)) {
         ListGradients.apply(g, op, dys, grads);
+      } else if (CorrectedGradients.handles(op)) {
+        CorrectedGradients.apply(g, graph, op, dys.get(0), grads);
       } else {
         refuseVariantPaths(op, reached);
         registry(g, graph, op, dys, grads);
@@ -131,12 +133,14 @@ public final class FlowGradients {
    * Whether TensorFlow's C++ registry can differentiate every operation on the path by itself: no
    * cond, loop or map (which it has no gradient for), no TensorList operation ({@link
    * ListGradients}), none of the operations it refuses that pass no gradient ({@link
-   * #NOT_DIFFERENTIABLE}) and none whose gradient it leaves unsummed ({@link BroadcastSums}).
+   * #NOT_DIFFERENTIABLE}), none whose gradient it leaves unsummed ({@link BroadcastSums}) and none
+   * whose gradient it gets wrong ({@link CorrectedGradients}).
    */
   private static boolean registryAlone(Graph graph, List<GraphOperation> path) {
     for (GraphOperation op : path) {
       if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null
-          || ListGradients.handles(op) || BroadcastSums.UNSUMMED.contains(op.type())) {
+          || ListGradients.handles(op) || BroadcastSums.UNSUMMED.contains(op.type())
+          || CorrectedGradients.handles(op)) {
         return false;
       }
     }
