@@ -19,7 +19,7 @@ import math
 
 import tensorflow as tf
 
-DTYPES = {"float32": tf.float32, "float64": tf.float64, "half": tf.float16, "int32": tf.int32,
+DTYPES = {"complex64": tf.complex64, "float32": tf.float32, "float64": tf.float64, "half": tf.float16, "int32": tf.int32,
           "int64": tf.int64, "bool": tf.bool}
 
 
@@ -54,8 +54,12 @@ def L(*items):
 CASES = []
 
 
-def case(name, op, inputs, attrs=None, outputs=(0,)):
-    CASES.append({"name": name, "op": op, "inputs": inputs, "attrs": attrs or {}, "outputs": list(outputs)})
+def case(name, op, inputs, attrs=None, outputs=(0,), then=()):
+    """then: unary ops applied in turn to each chosen output (a complex value's ComplexAbs, say)."""
+    c = {"name": name, "op": op, "inputs": inputs, "attrs": attrs or {}, "outputs": list(outputs)}
+    if then:
+        c["then"] = list(then)
+    CASES.append(c)
 
 
 def unary(op, vals, dtypes=("float32",), **attrs):
@@ -300,6 +304,16 @@ case("BatchToSpace", "BatchToSpace", [X([4, 1, 1, 1]), C([0, 0, 0, 0], [2, 2])],
 case("Dilation2D", "Dilation2D", [X([1, 3, 3, 1]), X([2, 2, 1], seed=1.0)], {"strides": [1, 1, 1, 1],
                                                                              "rates": [1, 1, 1, 1], "padding": "VALID"})
 
+# Complex values between float ones: conj in the gradients, and gradients through complex inputs.
+case("Complex_ComplexAbs", "Complex", [X([3]), X([3], seed=1.0)], then=("ComplexAbs",))
+case("Complex_Exp_Real", "Complex", [X([3]), X([3], seed=1.0)], then=("Exp", "Real"))
+case("Complex_Square_Imag", "Complex", [X([3]), X([3], seed=1.0)], then=("Square", "Imag"))
+case("Complex_Conj_Imag", "Complex", [X([3]), X([3], seed=1.0)], then=("Conj", "Imag"))
+case("Complex_Reciprocal_Real", "Complex", [X([3]), X([3], seed=1.0)], then=("Reciprocal", "Real"))
+case("Complex_Angle", "Complex", [X([3]), X([3], seed=1.0)], then=("Angle",))
+case("Complex_Tanh_Imag", "Complex", [X([3]), X([3], seed=1.0)], then=("Tanh", "Imag"))
+case("Cast_complex_Sqrt_Real", "Cast", [X([3], [0.5, 1.0, 2.0])], {"DstT": tf.complex64}, then=("Sqrt", "Real"))
+
 # Attributes the raw op names otherwise than the op's definition (which the Java test uses).
 PYTHON_ATTR_NAMES = {"squeeze_dims": "axis"}
 # Attributes whose value is a dtype.
@@ -418,7 +432,11 @@ def build(c):
         outs = [out] if isinstance(out, tf.Tensor) else list(out)
         loss = tf.constant(0.0)
         for k in c["outputs"]:
-            o = tf.cast(outs[k], tf.float32)
+            o = outs[k]
+            for t in c.get("then", []):
+                fn = getattr(tf.raw_ops, t)
+                o = fn(**{next(iter(inspect.signature(fn).parameters)): o})
+            o = tf.cast(o, tf.float32)
             w = tf.reshape(1.0 + 0.1 * tf.cast(tf.range(tf.size(o)), tf.float32), tf.shape(o))
             loss += tf.reduce_sum(o * w)
         return loss
