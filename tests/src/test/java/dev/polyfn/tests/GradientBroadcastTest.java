@@ -254,19 +254,38 @@ class GradientBroadcastTest {
    */
   @Test
   void atan2sGradientIsSummedOverBroadcastDimensions() {
+    atan2sGradient(Shape.of(2, 3), Shape.of(3));
+  }
+
+  /**
+   * As {@link #atan2sGradientIsSummedOverBroadcastDimensions}, y of an unknown batch dimension
+   * (fed a batch of 2): static shapes cannot show that x was broadcast, so the sum is the
+   * dynamic one (over BroadcastGradientArgs' axes, none when nothing was broadcast). Summed only
+   * where static shapes differed, x's gradient had shape [2, 3].
+   */
+  @Test
+  void atan2sGradientIsSummedOverAnUnknownBatchDimension() {
+    atan2sGradient(Shape.of(-1, 3), Shape.of(3));
+    atan2sGradient(Shape.of(-1, 3), Shape.of(1, 3));
+    atan2sGradient(Shape.of(-1, -1), Shape.of(-1));
+    atan2sGradient(Shape.unknown(), Shape.unknown());
+  }
+
+  private static void atan2sGradient(Shape ys, Shape xs) {
+    long[] xDims = xs.isUnknown() || xs.numDimensions() == 1 ? new long[] {3} : new long[] {1, 3};
     try (MapFunction f = Function.define((tf, in) -> {
-          Operand<TFloat32> y = in.input("y", TFloat32.class, Shape.of(2, 3));
-          Operand<TFloat32> x = in.input("x", TFloat32.class, Shape.of(3));
+          Operand<TFloat32> y = in.input("y", TFloat32.class, ys);
+          Operand<TFloat32> x = in.input("x", TFloat32.class, xs);
           Operand<TFloat32> w = tf.constant(new float[][] {{1, 2, 3}, {4, 5, 6}});
           Operand<TFloat32> out = all(tf, tf.math.add(tf.math.mul(tf.math.atan2(y, x), w), tf.math.atan2(y, tf.math.tanh(x))));
           List<Operand<?>> d = Flow.gradients(tf, out, List.of(y, x));
           return Map.of("gy", d.get(0), "gx", d.get(1));
         });
          TFloat32 y = TFloat32.tensorOf(Shape.of(2, 3), DataBuffers.of(1f, 2f, 3f, -1f, 0.5f, 2f));
-         TFloat32 x = TFloat32.vectorOf(0.5f, -1.5f, 2f);
+         TFloat32 x = TFloat32.tensorOf(Shape.of(xDims), DataBuffers.of(0.5f, -1.5f, 2f));
          Outputs out = f.call(Map.of("y", y, "x", x))) {
       TFloat32 gx = out.get("gx", TFloat32.class);
-      assertEquals(Shape.of(3), gx.shape());
+      assertEquals(Shape.of(xDims), gx.shape(), () -> "y declared " + ys + ", x " + xs);
       float[] got = new float[3];
       gx.asRawTensor().data().asFloats().read(got);
       assertArrayEquals(new float[] {2.4000001f, -1.799491f, -2.2423191f}, got, 1e-5f);

@@ -24,31 +24,50 @@ final class BroadcastSums {
   static final Set<String> UNSUMMED = Set.of("Atan2");
 
   /**
-   * {@code d}, the registry's gradient of input {@code x}, summed over the dimensions x was
-   * broadcast along, where the static shapes show a difference; else {@code d} itself.
+   * {@code d}, the registry's gradient of input {@code x} of an operation of type {@code type},
+   * summed over the dimensions x was broadcast along. Where static shapes show a difference, for
+   * any type; for a type in {@link #UNSUMMED}, also where an unknown rank or dimension leaves one
+   * possible (x of shape [3] against y of shape [None, 3]): the sum is then over the axes
+   * BroadcastGradientArgs computes at run time, none when nothing was broadcast. Else {@code d}.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static Output<?> summed(Ops g, Output<?> x, Output<?> d) {
+  static Output<?> summed(Ops g, String type, Output<?> x, Output<?> d) {
+    if (!mayDiffer(x, d, UNSUMMED.contains(type))) {
+      return d;
+    }
+    Operand<TInt32> shape = g.shape(x);
+    Operand<TInt32> axes = g.broadcastGradientArgs(shape, g.shape(d)).r0();
+    return g.reshape(g.sum((Operand) d, axes), shape).asOutput();
+  }
+
+  /**
+   * Whether the shapes of x and its gradient d differ where both are known, or (with {@code
+   * unknownToo}) may differ: a rank or a dimension of either is unknown.
+   */
+  private static boolean mayDiffer(Output<?> x, Output<?> d, boolean unknownToo) {
     Shape xs;
     Shape ds;
     try {
       xs = x.shape();
       ds = d.shape();
     } catch (RuntimeException e) {
-      return d; // a shape TensorFlow could not infer: left as the registry built it
+      return unknownToo; // a shape TensorFlow could not infer
     }
     if (xs.isUnknown() || ds.isUnknown()) {
-      return d;
+      return unknownToo;
     }
-    boolean differs = xs.numDimensions() != ds.numDimensions();
-    for (int k = 0; !differs && k < xs.numDimensions(); k++) {
-      differs = xs.get(k) >= 0 && ds.get(k) >= 0 && xs.get(k) != ds.get(k);
+    if (xs.numDimensions() != ds.numDimensions()) {
+      return true;
     }
-    if (!differs) {
-      return d;
+    for (int k = 0; k < xs.numDimensions(); k++) {
+      if (xs.get(k) < 0 || ds.get(k) < 0) {
+        if (unknownToo) {
+          return true;
+        }
+      } else if (xs.get(k) != ds.get(k)) {
+        return true;
+      }
     }
-    Operand<TInt32> shape = g.shape(x);
-    Operand<TInt32> axes = g.broadcastGradientArgs(shape, g.shape(d)).r0();
-    return g.reshape(g.sum((Operand) d, axes), shape).asOutput();
+    return false;
   }
 }

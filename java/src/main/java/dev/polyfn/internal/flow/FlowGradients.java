@@ -107,6 +107,9 @@ public final class FlowGradients {
         continue;
       }
       Object info = FlowFunctions.info(graph, op.name());
+      if (info != null) {
+        refuseComplexPaths(op, reached, dys);
+      }
       if (info instanceof FlowFunctions.CondInfo c) {
         FlowGradientOps.cond(g, op, c, filled(g, op, dys), grads);
       } else if (info instanceof FlowFunctions.MapInfo m) {
@@ -115,6 +118,8 @@ public final class FlowGradients {
         FlowGradientOps.loop(g, op, l, filled(g, op, dys), grads);
       } else if (ListGradients.handles(op)) {
         ListGradients.apply(g, op, dys, grads);
+      } else if (CorrectedGradients.handles(op)) {
+        CorrectedGradients.apply(g, graph, op, dys.get(0), grads);
       } else {
         refuseVariantPaths(op, reached);
         registry(g, graph, op, dys, grads);
@@ -131,12 +136,14 @@ public final class FlowGradients {
    * Whether TensorFlow's C++ registry can differentiate every operation on the path by itself: no
    * cond, loop or map (which it has no gradient for), no TensorList operation ({@link
    * ListGradients}), none of the operations it refuses that pass no gradient ({@link
-   * #NOT_DIFFERENTIABLE}) and none whose gradient it leaves unsummed ({@link BroadcastSums}).
+   * #NOT_DIFFERENTIABLE}), none whose gradient it leaves unsummed ({@link BroadcastSums}) and none
+   * whose gradient it gets wrong ({@link CorrectedGradients}).
    */
   private static boolean registryAlone(Graph graph, List<GraphOperation> path) {
     for (GraphOperation op : path) {
       if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null
-          || ListGradients.handles(op) || BroadcastSums.UNSUMMED.contains(op.type())) {
+          || ListGradients.handles(op) || BroadcastSums.UNSUMMED.contains(op.type())
+          || CorrectedGradients.handles(op)) {
         return false;
       }
     }
@@ -210,23 +217,48 @@ public final class FlowGradients {
     }
   }
 
+  /**
+   * Refuses a cond, loop or map that reads a complex value from the path or passes a gradient
+   * back through a complex output: their gradients carry floating-point values and TensorLists
+   * only, so that path's gradient would silently be zeros.
+   */
+  private static void refuseComplexPaths(GraphOperation op, Set<String> reached, List<Output<?>> dys) {
+    for (int i = 0; i < op.numInputs(); i++) {
+      Output<?> in = op.input(i);
+      if (isComplex(in.dataType()) && (reached.contains(in.op().name()) || reached.contains(key(in)))) {
+        throw complexRefusal(op, "its input " + i);
+      }
+    }
+    for (int j = 0; j < dys.size(); j++) {
+      if (dys.get(j) != null && isComplex(op.output(j).dataType())) {
+        throw complexRefusal(op, "its output " + j);
+      }
+    }
+  }
+
+  private static IllegalArgumentException complexRefusal(GraphOperation op, String what) {
+    return new IllegalArgumentException("gradients: no gradient through " + op.type() + " '" + op.name() + "': "
+        + what + " is complex and on the path from the xs; a cond, loop or mapFn is differentiated for"
+        + " floating-point values and TensorLists only (take the complex values' real parts out of it)");
+  }
+
   /** One ordinary operation, differentiated by TensorFlow's C++ registry. */
   private static void registry(Ops g, Graph graph, GraphOperation op, List<Output<?>> dys,
       Map<String, List<Output<?>>> grads) {
     List<Output<?>> ys = new ArrayList<>();
     List<Output<?>> dy = new ArrayList<>();
     for (int j = 0; j < op.numOutputs(); j++) {
-      if (isFloat(op.output(j).dataType())) {
+      if (carriesGradient(op.output(j).dataType())) {
         ys.add(op.output(j));
         dy.add(dys.get(j) != null ? dys.get(j) : g.zerosLike(op.output(j)).asOutput());
       }
     }
-    // Each distinct floating-point input, and an Identity of it that the operation reads instead.
+    // Each distinct floating-point or complex input, and an Identity of it that the operation reads instead.
     Map<String, Output<?>> originals = new LinkedHashMap<>();
     Map<String, Output<?>> standIns = new HashMap<>();
     for (int i = 0; i < op.numInputs(); i++) {
       Output<?> in = op.input(i);
-      if (!isFloat(in.dataType())) {
+      if (!carriesGradient(in.dataType())) {
         continue;
       }
       String k = key(in);
@@ -249,7 +281,7 @@ public final class FlowGradients {
     for (Output<?> orig : originals.values()) {
       Output<?> d = dx[i++];
       if (isGradient(d)) {
-        add(grads, orig, BroadcastSums.summed(g, orig, d));
+        add(grads, orig, BroadcastSums.summed(g, op.type(), orig, d));
       }
     }
   }
@@ -357,6 +389,19 @@ public final class FlowGradients {
 
   public static void add(Map<String, List<Output<?>>> grads, Output<?> to, Output<?> d) {
     grads.computeIfAbsent(key(to), k -> new ArrayList<>()).add(d);
+  }
+
+  /**
+   * Whether the registry differentiates values of this dtype: floating point, or complex (a path
+   * from a float through Complex, Exp and Real, say), whose gradients it conjugates as Python's.
+   * Left out, a path through complex values got a gradient of zeros in the walk.
+   */
+  private static boolean carriesGradient(DataType t) {
+    return isFloat(t) || isComplex(t);
+  }
+
+  private static boolean isComplex(DataType t) {
+    return t == DataType.DT_COMPLEX64 || t == DataType.DT_COMPLEX128;
   }
 
   public static boolean isFloat(DataType t) {

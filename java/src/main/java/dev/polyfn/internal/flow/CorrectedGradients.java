@@ -1,0 +1,142 @@
+package dev.polyfn.internal.flow;
+
+import java.util.List;
+import java.util.Map;
+import org.tensorflow.Graph;
+import org.tensorflow.GraphOperation;
+import org.tensorflow.Operand;
+import org.tensorflow.OperationBuilder;
+import org.tensorflow.Output;
+import org.tensorflow.Tensor;
+import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.Sum;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.types.TInt32;
+import org.tensorflow.types.TInt64;
+import org.tensorflow.types.family.TNumber;
+
+/**
+ * Gradients built here, as Python's nn_grad.py and array_grad.py build them, for the ops whose
+ * gradient in TensorFlow's C++ registry is wrong (tests/python/gradient_registry_parity.py
+ * compares every op against Python's):
+ * <ul>
+ *   <li>{@code LRN}: the registry's {@code LRNGrad} takes none of the op's attributes, so its
+ *       depth_radius, bias, alpha and beta are the defaults: a wrong value for any other.
+ *   <li>{@code LogSoftmax}: the registry sums the incoming gradient over axis 1, not the last:
+ *       wrong for a rank of 3 or more, refused at trace for rank 1.
+ *   <li>{@code Conv2D}: the registry leaves out dilations and explicit paddings: a dilated
+ *       convolution's gradient aborted the process (oneDNN), an {@code EXPLICIT} padding's failed.
+ *   <li>{@code QuantizeAndDequantizeV4}: the registry's gradient could not be built (its
+ *       {@code QuantizeAndDequantizeV4Grad} got an int32 input where a float one belongs).
+ *   <li>{@code GatherV2} with a negative axis or batch_dims: the registry's gradient failed at run
+ *       time (a Slice out of range) or at trace. Here the registry differentiates a copy of the
+ *       gather whose axis and batch_dims are made non-negative.
+ * </ul>
+ */
+final class CorrectedGradients {
+  private CorrectedGradients() {}
+
+  /** Whether {@code op}'s gradient is built here rather than by TensorFlow's registry. */
+  static boolean handles(GraphOperation op) {
+    return switch (op.type()) {
+      case "LRN", "LogSoftmax", "Conv2D", "QuantizeAndDequantizeV4" -> true;
+      case "GatherV2" -> op.attributes().getAttrInt("batch_dims") < 0 || !nonNegativeConstant(op.input(2));
+      default -> false;
+    };
+  }
+
+  /** Adds to {@code grads} the gradient of each floating-point input of {@code op}, given its output's {@code dy}. */
+  static void apply(Ops g, Graph graph, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    switch (op.type()) {
+      case "LRN" -> {
+        OperationBuilder b = g.scope().opBuilder("LRNGrad", "LRNGrad").addInput(dy).addInput(op.input(0))
+            .addInput(op.output(0));
+        copy(b, op, "depth_radius", "bias", "alpha", "beta");
+        FlowGradients.add(grads, op.input(0), b.build().output(0));
+      }
+      case "LogSoftmax" -> FlowGradients.add(grads, op.input(0), logSoftmax(g, op, dy));
+      case "Conv2D" -> conv2d(g, op, dy, grads);
+      case "QuantizeAndDequantizeV4" -> {
+        // Python's _QuantizeAndDequantizeV4Grad: the input's gradient inside [min, max], and the bounds'.
+        OperationBuilder b = g.scope().opBuilder("QuantizeAndDequantizeV4Grad", "QuantizeAndDequantizeV4Grad")
+            .addInput(dy).addInput(op.input(0)).addInput(op.input(1)).addInput(op.input(2));
+        copy(b, op, "axis");
+        GraphOperation q = (GraphOperation) b.build();
+        for (int i = 0; i < 3; i++) {
+          FlowGradients.add(grads, op.input(i), q.output(i));
+        }
+      }
+      default -> gatherV2(g, graph, op, dy, grads);
+    }
+  }
+
+  /** dx = dy − sum(dy, last axis) · exp(y), as Python's {@code _LogSoftmaxGrad}. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Output<?> logSoftmax(Ops g, GraphOperation op, Output<?> dy) {
+    Operand sum = g.sum((Operand) dy, g.constant(-1), Sum.keepDims(true));
+    return g.math.sub((Operand) dy, g.math.mul(sum, g.math.exp((Operand) op.output(0)))).asOutput();
+  }
+
+  /** Python's {@code _Conv2DGrad}: both backprops with all of the convolution's attributes. */
+  private static void conv2d(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    String[] attrs = {"strides", "padding", "explicit_paddings", "use_cudnn_on_gpu", "data_format", "dilations"};
+    OperationBuilder in = g.scope().opBuilder("Conv2DBackpropInput", "Conv2DBackpropInput")
+        .addInput(g.shape(op.input(0)).asOutput()).addInput(op.input(1)).addInput(dy);
+    copy(in, op, attrs);
+    OperationBuilder filter = g.scope().opBuilder("Conv2DBackpropFilter", "Conv2DBackpropFilter")
+        .addInput(op.input(0)).addInput(g.shape(op.input(1)).asOutput()).addInput(dy);
+    copy(filter, op, attrs);
+    FlowGradients.add(grads, op.input(0), in.build().output(0));
+    FlowGradients.add(grads, op.input(1), filter.build().output(0));
+  }
+
+  /**
+   * The registry's gradient of a copy of the gather reading an Identity of the params, with axis
+   * taken modulo the params' rank and batch_dims made non-negative with the indices' static rank.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void gatherV2(Ops g, Graph graph, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    Output<?> params = op.input(0);
+    if (!FlowGradients.isFloat(params.dataType())) {
+      return;
+    }
+    long batchDims = op.attributes().getAttrInt("batch_dims");
+    if (batchDims < 0) {
+      int rank = op.input(1).shape().isUnknown() ? -1 : op.input(1).shape().numDimensions();
+      if (rank < 0) {
+        throw new IllegalArgumentException("gradients: no gradient through GatherV2 '" + op.name()
+            + "': its batch_dims is negative and its indices' rank unknown");
+      }
+      batchDims += rank;
+    }
+    Output<?> axis = op.input(2);
+    Operand<? extends TNumber> rank = axis.dataType() == DataType.DT_INT64
+        ? g.dtypes.cast(g.rank(params), TInt64.class) : g.rank(params);
+    Output<?> x = g.identity(params).asOutput();
+    GraphOperation copy = (GraphOperation) g.scope().opBuilder("GatherV2", "GatherV2").addInput(x)
+        .addInput(op.input(1)).addInput(g.math.floorMod((Operand) axis, (Operand) rank).asOutput())
+        .setAttr("batch_dims", batchDims).build();
+    Output<?>[] dx = graph.addGradients(g.scope().makeOpName("grad_GatherV2"), new Output<?>[] {copy.output(0)},
+        new Output<?>[] {x}, new Output<?>[] {dy});
+    if (FlowGradients.isGradient(dx[0])) {
+      FlowGradients.add(grads, params, dx[0]);
+    }
+  }
+
+  /** Whether {@code o} is a constant scalar that is not negative. */
+  private static boolean nonNegativeConstant(Output<?> o) {
+    GraphOperation c = (GraphOperation) o.op();
+    if (!c.type().equals("Const") || !o.shape().isScalar()) {
+      return false;
+    }
+    try (Tensor t = c.attributes().getAttrTensor("value")) {
+      return t instanceof TInt32 i ? i.getInt() >= 0 : t instanceof TInt64 l && l.getLong() >= 0;
+    }
+  }
+
+  private static void copy(OperationBuilder b, GraphOperation op, String... names) {
+    for (String n : names) {
+      b.setAttr(n, op.attributes().getAttrValueProto(n));
+    }
+  }
+}
