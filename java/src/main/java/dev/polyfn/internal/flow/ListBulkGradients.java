@@ -36,12 +36,16 @@ final class ListBulkGradients {
     }
     switch (t) {
       case "TensorListGather" -> {
-        // The gathered elements' gradients scattered into a list as long as the input.
+        // The gathered elements' gradients scattered into a list as long as the input, at the
+        // gather's indices checked as the gather checks them: the scatter does not (a negative one
+        // aborts the process, one past the end grows the list), and the gather itself may not run
+        // (nothing else need read it; a control edge on it Grappler would drop).
         refuseVariants(op, op.output(0));
         Output<?> list = op.input(0);
-        Output<?> reserved = ListGradients.build(g, "TensorListReserve", ListGradients.elementShape(g, list),
-            ListGradients.length(g, list), d.dataType()).output(0);
-        FlowGradients.add(grads, list, scatterInto(g, reserved, d, op.input(1)));
+        Output<?> length = ListGradients.length(g, list);
+        Output<?> reserved = ListGradients.build(g, "TensorListReserve", ListGradients.elementShape(g, list), length,
+            d.dataType()).output(0);
+        FlowGradients.add(grads, list, scatterInto(g, reserved, d, inRange(g, op.input(1), length)));
       }
       case "TensorListScatter", "TensorListScatterV2" -> {
         Output<?> tensor = op.input(0);
@@ -96,6 +100,16 @@ final class ListBulkGradients {
   private static Output<?> scatterInto(Ops g, Output<?> list, Output<?> tensor, Output<?> indices) {
     return g.scope().opBuilder("TensorListScatterIntoExistingList", "grad_scatter").addInput(list).addInput(tensor)
         .addInput(indices).build().output(0);
+  }
+
+  /**
+   * {@code indices} (int32), read through a gather from {@code [0, length)}: the same values, and
+   * an error naming the bad one ("indices[0] = -3 is not in [0, 3)") when one is out of range.
+   */
+  @SuppressWarnings("unchecked")
+  private static Output<?> inRange(Ops g, Output<?> indices, Output<?> length) {
+    Operand<TInt32> all = g.range(g.constant(0), (Operand<TInt32>) length, g.constant(1));
+    return g.gather(all, (Operand<TInt32>) indices, g.constant(0)).asOutput();
   }
 
   /**

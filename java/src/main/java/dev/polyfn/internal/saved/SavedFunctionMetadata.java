@@ -151,6 +151,9 @@ public final class SavedFunctionMetadata {
           + " (written by another Polyfn version)");
     }
     String name = r.string("name", doc.get("name"));
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("name: expected a function name with a non-blank character, got \"" + name + "\"");
+    }
     String kind = r.string("kind", doc.get("kind"));
     if (!List.of("map", "list", "single", "nest", "unary").contains(kind)) {
       throw new IllegalArgumentException("kind: expected map, list, single, nest or unary, got " + kind);

@@ -249,6 +249,12 @@ public final class SavedModelLoader {
           throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": resource object " + r.object()
               + " is not in the object graph of " + pb);
         }
+        // The index is polyfn.json's: a wrong one is that file's fault, not the object graph's.
+        var node = model.getObjectGraphDef().getNodes(r.object());
+        if (!node.hasResource()) {
+          throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": resource object " + r.object()
+              + " is a " + node.getKindCase() + " in the object graph of " + pb + ", not a resource");
+        }
         try {
           out[r.capture()] = Capture.of("resource_" + r.capture(), objects.resource(r.object()));
         } catch (IndexOutOfBoundsException e) {
