@@ -113,6 +113,10 @@ class LoadValidationTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
     assertEquals(metadata(saved) + ": variables[0].checkpoint_key: expected \"v0/.ATTRIBUTES/VARIABLE_VALUE\", got"
         + " \"w0/.ATTRIBUTES/VARIABLE_VALUE\"", e.getMessage());
+    // a blank name (the file fuzzer's case): refused naming the file, not by FunctionOptions
+    Files.writeString(metadata(saved), json.replace("\"name\":\"scale\"", "\"name\":\" \""));
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertEquals(metadata(saved) + ": name: expected a function name with a non-blank character, got \" \"", e.getMessage());
   }
 
   @Test

@@ -205,6 +205,14 @@ class LookupTablesSaveTest {
     try (MapFunction g = (MapFunction) Function.load(saved)) {
       assertArrayEquals(want, call(g, m), "loaded back by Polyfn");
     }
+    // polyfn.json naming an object that is no resource (object 1, a function) is that file's fault
+    Path json = saved.resolve("assets.extra").resolve("polyfn.json");
+    String intact = java.nio.file.Files.readString(json);
+    java.nio.file.Files.writeString(json, intact.replaceFirst("\"object\":\\d+", "\"object\":1"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertTrue(e.getMessage().startsWith(json + ": resource object 1 is a ") && e.getMessage().endsWith(", not a resource"),
+        e.getMessage());
+    java.nio.file.Files.writeString(json, intact);
     Map<String, float[]> py = python(saved, m);
     assertTrue(py.size() >= 2, "m." + m.function() + " and a signature: " + py.keySet());
     py.forEach((k, v) -> assertArrayEquals(want, v, "Python's " + k));
