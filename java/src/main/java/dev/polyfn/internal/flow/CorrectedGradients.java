@@ -13,7 +13,6 @@ import org.tensorflow.op.core.Sum;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
-import org.tensorflow.types.family.TNumber;
 
 /**
  * Gradients built here, as Python's nn_grad.py and array_grad.py build them, for the ops whose
@@ -28,19 +27,31 @@ import org.tensorflow.types.family.TNumber;
  *       convolution's gradient aborted the process (oneDNN), an {@code EXPLICIT} padding's failed.
  *   <li>{@code QuantizeAndDequantizeV4}: the registry's gradient could not be built (its
  *       {@code QuantizeAndDequantizeV4Grad} got an int32 input where a float one belongs).
- *   <li>{@code GatherV2} with a negative axis or batch_dims: the registry's gradient failed at run
- *       time (a Slice out of range) or at trace. Here the registry differentiates a copy of the
- *       gather whose axis and batch_dims are made non-negative.
+ *   <li>{@code GatherV2} with a negative axis or batch_dims, or an int64 axis: the registry's
+ *       gradient failed at run time (a Slice out of range) or at trace. Here the registry
+ *       differentiates a copy of the gather whose axis (int32) and batch_dims are made
+ *       non-negative; complex params included.
  * </ul>
  */
 final class CorrectedGradients {
   private CorrectedGradients() {}
 
-  /** Whether {@code op}'s gradient is built here rather than by TensorFlow's registry. */
+  /**
+   * Whether {@code op}'s gradient is built here rather than by TensorFlow's registry: only where
+   * the registry's is wrong, since a path through one of these goes through the per-op walk, many
+   * times slower to build than one registry call.
+   */
   static boolean handles(GraphOperation op) {
     return switch (op.type()) {
-      case "LRN", "LogSoftmax", "Conv2D", "QuantizeAndDequantizeV4" -> true;
-      case "GatherV2" -> op.attributes().getAttrInt("batch_dims") < 0 || !nonNegativeConstant(op.input(2));
+      case "LRN" -> op.attributes().getAttrInt("depth_radius") != 5 || op.attributes().getAttrFloat("bias") != 1f
+          || op.attributes().getAttrFloat("alpha") != 1f || op.attributes().getAttrFloat("beta") != 0.5f;
+      case "LogSoftmax" -> op.input(0).shape().isUnknown() || op.input(0).shape().numDimensions() != 2;
+      case "Conv2D" -> "EXPLICIT".equals(op.attributes().getAttrString("padding"))
+          || java.util.Arrays.stream(op.attributes().getAttrIntList("dilations")).anyMatch(d -> d != 1);
+      case "QuantizeAndDequantizeV4" -> true;
+      // The registry's fails for a negative axis or batch_dims, and for an int64 axis.
+      case "GatherV2" -> op.attributes().getAttrInt("batch_dims") < 0 || op.input(2).dataType() != DataType.DT_INT32
+          || !nonNegativeConstant(op.input(2));
       default -> false;
     };
   }
@@ -97,7 +108,8 @@ final class CorrectedGradients {
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static void gatherV2(Ops g, Graph graph, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
     Output<?> params = op.input(0);
-    if (!FlowGradients.isFloat(params.dataType())) {
+    DataType p = params.dataType();
+    if (!FlowGradients.isFloat(p) && p != DataType.DT_COMPLEX64 && p != DataType.DT_COMPLEX128) {
       return;
     }
     long batchDims = op.attributes().getAttrInt("batch_dims");
@@ -109,12 +121,12 @@ final class CorrectedGradients {
       }
       batchDims += rank;
     }
-    Output<?> axis = op.input(2);
-    Operand<? extends TNumber> rank = axis.dataType() == DataType.DT_INT64
-        ? g.dtypes.cast(g.rank(params), TInt64.class) : g.rank(params);
+    // An int32 axis in [0, rank): the registry's gradient builds int32 slices from it.
+    Operand<TInt32> axis = op.input(2).dataType() == DataType.DT_INT64
+        ? g.dtypes.cast((Operand<TInt64>) op.input(2), TInt32.class) : (Operand<TInt32>) op.input(2);
     Output<?> x = g.identity(params).asOutput();
     GraphOperation copy = (GraphOperation) g.scope().opBuilder("GatherV2", "GatherV2").addInput(x)
-        .addInput(op.input(1)).addInput(g.math.floorMod((Operand) axis, (Operand) rank).asOutput())
+        .addInput(op.input(1)).addInput(g.math.floorMod(axis, g.rank(params)).asOutput())
         .setAttr("batch_dims", batchDims).build();
     Output<?>[] dx = graph.addGradients(g.scope().makeOpName("grad_GatherV2"), new Output<?>[] {copy.output(0)},
         new Output<?>[] {x}, new Output<?>[] {dy});
@@ -129,8 +141,10 @@ final class CorrectedGradients {
     if (!c.type().equals("Const") || !o.shape().isScalar()) {
       return false;
     }
+    // A tensor attribute comes back as a RawTensor, not a TInt32 or TInt64: read its bytes.
     try (Tensor t = c.attributes().getAttrTensor("value")) {
-      return t instanceof TInt32 i ? i.getInt() >= 0 : t instanceof TInt64 l && l.getLong() >= 0;
+      return t.dataType() == DataType.DT_INT32 ? t.asRawTensor().data().asInts().getInt(0) >= 0
+          : t.dataType() == DataType.DT_INT64 && t.asRawTensor().data().asLongs().getLong(0) >= 0;
     }
   }
 
