@@ -176,4 +176,40 @@ class ListBulkGradientTest {
       assertEquals(List.of(320f, 320f, 160f), scalars(f, Map.of("x", 2f)));
     }
   }
+
+  /**
+   * Repeated indices, where Python's list_ops.py gradients are not the derivative (a gather's
+   * copies overwrite one another's gradients; a scatter's overwritten rows get one): Polyfn gives
+   * the derivative, as Python's {@code tf.gather} and a scatter written with plain tensors do.
+   * Gather: {@code g = gather(from_tensor(x * [1, 2, 3]), [2, 0, 2]); y = sum(g * g * [1, 10,
+   * 100])} = 919x^2: 3676, 3676, 1838 (Python's list gradient: 3640). Scatter: {@code l =
+   * scatter(x * [1, 2], [0, 0])} keeps 2x; {@code y = sum(stack(l)^2 * 3)} = 12x^2: 48, 48, 24
+   * (Python's: 72). Into an existing list: {@code base = from_tensor(x * x * [1, 1]); l =
+   * scatter_into(base, x * [5, 7], [1, 1])} is [x^2, 7x]; {@code y = sum(stack(l)^2 * [1, 2])} = x^4 +
+   * 98x^2: 408, 424, 244.
+   */
+  @Test
+  void repeatedIndicesGiveTheDerivative() {
+    try (ListFunction f = secondDerivative((tf, x) -> {
+      Operand<?> l = tf.tensorListFromTensor(tf.math.mul(x, floats(tf, 1, 2, 3)), tf.constant(new int[0]));
+      Operand<TFloat32> g = tf.tensorListGather(l, tf.constant(new int[] {2, 0, 2}), tf.constant(new int[0]), TFloat32.class);
+      return weightedSquares(tf, g, 1, 10, 100);
+    })) {
+      assertEquals(List.of(3676f, 3676f, 1838f), scalars(f, Map.of("x", 2f)));
+    }
+    try (ListFunction f = secondDerivative((tf, x) -> {
+      Operand<?> l = tf.tensorListScatter(tf.math.mul(x, floats(tf, 1, 2)), tf.constant(new int[] {0, 0}),
+          tf.constant(new int[0]), tf.constant(-1));
+      return weightedSquares(tf, stack(tf, l), 3);
+    })) {
+      assertEquals(List.of(48f, 48f, 24f), scalars(f, Map.of("x", 2f)));
+    }
+    try (ListFunction f = secondDerivative((tf, x) -> {
+      Operand<?> base = tf.tensorListFromTensor(tf.math.mul(tf.math.mul(x, x), floats(tf, 1, 1)), tf.constant(new int[0]));
+      Operand<?> l = tf.tensorListScatterIntoExistingList(base, tf.math.mul(x, floats(tf, 5, 7)), tf.constant(new int[] {1, 1}));
+      return weightedSquares(tf, stack(tf, l), 1, 2);
+    })) {
+      assertEquals(List.of(408f, 424f, 244f), scalars(f, Map.of("x", 2f)));
+    }
+  }
 }

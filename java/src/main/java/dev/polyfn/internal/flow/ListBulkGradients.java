@@ -7,6 +7,7 @@ import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
 import org.tensorflow.op.Ops;
+import org.tensorflow.op.core.Unique;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TInt32;
 
@@ -45,13 +46,17 @@ final class ListBulkGradients {
         Output<?> length = ListGradients.length(g, list);
         Output<?> reserved = ListGradients.build(g, "TensorListReserve", ListGradients.elementShape(g, list), length,
             d.dataType()).output(0);
-        FlowGradients.add(grads, list, scatterInto(g, reserved, d, inRange(g, op.input(1), length)));
+        // An index gathered several times gets the sum of its copies' gradients (Python's
+        // list_ops.py scatters them, so that one overwrites the others: not the derivative).
+        Unique<TInt32, TInt32> u = g.unique((Operand<TInt32>) op.input(1), g.constant(new int[] {0}));
+        Output<?> summed = g.math.unsortedSegmentSum((Operand) d, u.idx(), g.size(u.y())).asOutput();
+        FlowGradients.add(grads, list, scatterInto(g, reserved, summed, inRange(g, u.y().asOutput(), length)));
       }
       case "TensorListScatter", "TensorListScatterV2" -> {
         Output<?> tensor = op.input(0);
         refuseVariants(op, tensor);
         if (FlowGradients.isFloat(tensor.dataType())) {
-          FlowGradients.add(grads, tensor, gather(g, d, op.input(1), tensor));
+          FlowGradients.add(grads, tensor, lastWrites(g, gather(g, d, op.input(1), tensor), op.input(1)));
         }
       }
       case "TensorListScatterIntoExistingList" -> {
@@ -60,7 +65,7 @@ final class ListBulkGradients {
         Output<?> indices = op.input(2);
         refuseVariants(op, tensor);
         if (FlowGradients.isFloat(tensor.dataType())) {
-          FlowGradients.add(grads, tensor, gather(g, d, indices, tensor));
+          FlowGradients.add(grads, tensor, lastWrites(g, gather(g, d, indices, tensor), indices));
         }
         // The overwritten elements get none; as long as the input list, which the scatter may
         // have grown (Python's leaves the grown elements, zeros, in the list's gradient).
@@ -100,6 +105,25 @@ final class ListBulkGradients {
   private static Output<?> scatterInto(Ops g, Output<?> list, Output<?> tensor, Output<?> indices) {
     return g.scope().opBuilder("TensorListScatterIntoExistingList", "grad_scatter").addInput(list).addInput(tensor)
         .addInput(indices).build().output(0);
+  }
+
+  /**
+   * {@code rows} (the gradients of a scattered tensor's rows) with zeros for every row but the last
+   * of those written at one index: the scatter keeps the last write, so only that row reaches the
+   * result (Python's list_ops.py passes a gradient to each of them: not the derivative).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Output<?> lastWrites(Ops g, Output<?> rows, Output<?> indices) {
+    Operand<TInt32> idx = (Operand<TInt32>) indices;
+    Unique<TInt32, TInt32> u = g.unique(idx, g.constant(new int[] {0}));
+    Operand<TInt32> positions = g.range(g.constant(0), g.size(idx), g.constant(1));
+    Operand<TInt32> last = g.math.unsortedSegmentMax(positions, u.idx(), g.size(u.y()));
+    Operand keep = g.dtypes.cast(g.math.equal(positions, g.gather(last, u.idx(), g.constant(0))),
+        (Class) rows.type());
+    // [n] as [n, 1, ..., 1], to scale each row of rows.
+    Operand<TInt32> ones = g.fill(g.expandDims(g.math.sub(g.rank(rows), g.constant(1)), g.constant(0)), g.constant(1));
+    Operand<TInt32> shape = g.concat(List.of(g.constant(new int[] {-1}), ones), g.constant(0));
+    return g.math.mul((Operand) rows, g.reshape(keep, shape)).asOutput();
   }
 
   /**
