@@ -113,6 +113,23 @@ class LoadValidationTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
     assertEquals(metadata(saved) + ": variables[0].checkpoint_key: expected \"v0/.ATTRIBUTES/VARIABLE_VALUE\", got"
         + " \"w0/.ATTRIBUTES/VARIABLE_VALUE\"", e.getMessage());
+    // a variable node's dtype that is no dtype (the file fuzzer's case, a flipped byte): refused
+    // naming saved_model.pb, not the checkpoint it was compared with
+    Path pb = saved.resolve("saved_model.pb");
+    byte[] intactPb = Files.readAllBytes(pb);
+    org.tensorflow.proto.SavedModel model = org.tensorflow.proto.SavedModel.parseFrom(intactPb);
+    org.tensorflow.proto.GraphDef.Builder graph = model.getMetaGraphs(0).getGraphDef().toBuilder();
+    for (org.tensorflow.proto.NodeDef.Builder n : graph.getNodeBuilderList()) {
+      if (n.getName().equals("variables/0")) {
+        n.putAttr("dtype", org.tensorflow.proto.AttrValue.newBuilder().setTypeValue(77).build());
+      }
+    }
+    Files.write(pb, model.toBuilder().setMetaGraphs(0, model.getMetaGraphs(0).toBuilder().setGraphDef(graph)).build()
+        .toByteArray());
+    Files.writeString(metadata(saved), json);
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertEquals(pb + ": variable node variables/0 has dtype 77, which is no TensorFlow dtype", e.getMessage());
+    Files.write(pb, intactPb);
     // a blank name (the file fuzzer's case): refused naming the file, not by FunctionOptions
     Files.writeString(metadata(saved), json.replace("\"name\":\"scale\"", "\"name\":\" \""));
     e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));

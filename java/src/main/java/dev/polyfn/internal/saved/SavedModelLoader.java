@@ -370,7 +370,12 @@ public final class SavedModelLoader {
       if (!node.containsAttr("shape")) {
         throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has no shape");
       }
-      types.add(node.getAttrOrThrow("dtype").getType());
+      DataType dtype = node.getAttrOrThrow("dtype").getType();
+      if (dtype == DataType.UNRECOGNIZED || dtype == DataType.DT_INVALID) {
+        throw new IllegalArgumentException(root.resolve("saved_model.pb") + ": variable node variables/" + i + " has dtype "
+            + node.getAttrOrThrow("dtype").getTypeValue() + ", which is no TensorFlow dtype");
+      }
+      types.add(dtype);
       shapes.add(node.getAttrOrThrow("shape").getShape());
       String key = meta.variableKeys.get(i);
       index.check(key, types.get(i), shapes.get(i), "'" + key + "'");
