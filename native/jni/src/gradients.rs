@@ -2,13 +2,13 @@
 //! static shapes show reduce nothing (see `polyfn_tf::unbroadcast`).
 
 use crate::convert;
-use crate::errors::{NativeError, Result};
-use crate::graph_names::named_outputs;
+use crate::errors::Result;
+use crate::graph_names::{graph_at, named_outputs};
 use crate::runtime::runtime;
 use jni::objects::{JClass, JIntArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
-use polyfn_tf::c_api::{TF_Graph, TF_Output};
+use polyfn_tf::c_api::TF_Output;
 use polyfn_tf::unbroadcast::operation_name;
 
 /// Rewires the gradient operations named under `prefix` that the outputs `dx_ops`/`dx_indices`
@@ -23,10 +23,7 @@ pub fn unbroadcast_gradients<'l>(
     dx_indices: JIntArray<'l>,
 ) -> Result<JObjectArray<'l, JString<'l>>> {
     let (rt, _) = runtime()?;
-    if graph == 0 {
-        return Err(NativeError::IllegalArgument("null graph".into()));
-    }
-    let graph = graph as *mut TF_Graph;
+    let graph = graph_at(graph)?;
     let prefix = convert::string(env, &prefix, "gradient name prefix")?;
     let dx = named_outputs(env, rt, graph, &dx_ops, &dx_indices, "gradient")?;
     // SAFETY: the graph is the live trace graph Java holds open for this call; every output was

@@ -2,13 +2,12 @@
 //! a graph Java is building (see `polyfn_tf::graph_function`).
 
 use crate::convert;
-use crate::errors::{NativeError, Result};
-use crate::graph_names::{named_operations, named_outputs};
+use crate::errors::Result;
+use crate::graph_names::{graph_at, named_operations, named_outputs};
 use crate::runtime::runtime;
 use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
-use polyfn_tf::c_api::TF_Graph;
 use polyfn_tf::graph_function::{add_graph_function, GraphPart};
 
 /// Makes function `name` of `graph`'s operations `body_ops` (inputs and outputs named by
@@ -28,10 +27,7 @@ pub fn graph_function<'l>(
     control_ops: JObjectArray<'l, JString<'l>>,
 ) -> Result<JByteArray<'l>> {
     let (rt, _) = runtime()?;
-    if graph == 0 {
-        return Err(NativeError::IllegalArgument("graph is null".into()));
-    }
-    let graph = graph as *mut TF_Graph;
+    let graph = graph_at(graph)?;
     let name = convert::string(env, &name, "function name")?;
     let body = named_operations(env, rt, graph, &body_ops, "body operations")?;
     let inputs = named_outputs(env, rt, graph, &input_ops, &input_indices, "input")?;

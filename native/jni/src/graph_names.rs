@@ -4,9 +4,18 @@
 use crate::convert;
 use crate::errors::{NativeError, Result};
 use jni::objects::{JIntArray, JObjectArray, JString};
+use jni::sys::jlong;
 use jni::Env;
 use polyfn_tf::c_api::{TF_Graph, TF_Operation, TF_Output};
 use polyfn_tf::{graph_operation, graph_output, Runtime};
+
+/// The graph Java passes by address (a trace's, or the user's); an error for a null one.
+pub(crate) fn graph_at(address: jlong) -> Result<*mut TF_Graph> {
+    if address == 0 {
+        return Err(NativeError::IllegalArgument("null graph".into()));
+    }
+    Ok(address as *mut TF_Graph)
+}
 
 /// The graph outputs Java names as two arrays, operation names and output indices (of one length).
 pub(crate) fn named_outputs<'l>(

@@ -255,11 +255,9 @@ pub fn set_handle_shape<'l>(
 /// `polyfn_tf::graph_ops::may_have_effects`); when none does, Java skips its walk over them.
 pub fn may_have_effects<'l>(_env: &mut Env<'l>, _class: JClass<'l>, graph: jlong) -> Result<jboolean> {
     let (rt, _) = runtime()?;
-    if graph == 0 {
-        return Err(NativeError::IllegalArgument("null graph".into()));
-    }
+    let graph = crate::graph_names::graph_at(graph)?;
     // SAFETY: the graph is the live trace graph Java holds open for this call.
-    Ok(unsafe { polyfn_tf::may_have_effects(rt, graph as *mut TF_Graph) })
+    Ok(unsafe { polyfn_tf::may_have_effects(rt, graph) })
 }
 
 /// `Native.addPlaceholder`: adds placeholder `name` to `graph` as described at `spec[at..]`
@@ -267,14 +265,12 @@ pub fn may_have_effects<'l>(_env: &mut Env<'l>, _class: JClass<'l>, graph: jlong
 /// `declareCapture` returned; returns the operation's address (see `polyfn_tf::placeholder`).
 pub fn add_placeholder<'l>(env: &mut Env<'l>, _class: JClass<'l>, graph: jlong, name: JString<'l>, spec: JLongArray<'l>, at: jint) -> Result<jlong> {
     let (rt, ctx) = runtime()?;
-    if graph == 0 {
-        return Err(NativeError::IllegalArgument("null graph".into()));
-    }
+    let graph = crate::graph_names::graph_at(graph)?;
     let name = convert::string(env, &name, "placeholder name")?;
     let spec = convert::longs(env, &spec)?;
     let (dtype, dims) = polyfn_core::placeholder::spec_at(&spec, at as i64)
         .ok_or_else(|| NativeError::IllegalArgument(format!("no placeholder spec at {at} of {spec:?}")))?;
     // SAFETY: the graph is the live trace graph Java holds open for this call.
     let unclustered = polyfn_tf::auto_clustering::pass_does_nothing(rt, ctx);
-    Ok(unsafe { polyfn_tf::placeholder::add_placeholder(rt, graph as *mut TF_Graph, &name, dtype, dims, unclustered) }? as jlong)
+    Ok(unsafe { polyfn_tf::placeholder::add_placeholder(rt, graph, &name, dtype, dims, unclustered) }? as jlong)
 }

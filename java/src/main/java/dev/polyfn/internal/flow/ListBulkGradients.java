@@ -14,7 +14,8 @@ import org.tensorflow.types.TInt32;
 /**
  * Gradients of the TensorList operations that move several elements at once: Gather, Scatter
  * (both versions), ScatterIntoExistingList, Concat (both versions) and Split, written as Python's
- * list_ops.py registers them. Each one's gradient is built from another of them (Gather's from
+ * list_ops.py registers them, except for repeated indices, where those are not the derivative: a
+ * gather's copies' gradients are summed here, and a scatter's go to the row it keeps only. Each one's gradient is built from another of them (Gather's from
  * ScatterIntoExistingList, Scatter's from Gather, Concat's from Split and Split's from Concat), so
  * gradients through them can be differentiated again. {@link ListGradients} dispatches here.
  */
