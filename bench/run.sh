@@ -292,7 +292,9 @@ if want firstcall; then
 # Rust floor (first_call), in pairs of short processes run back to back; then a large body (a chain
 # of element-wise ops, and one with matmuls) traced and called first in Polyfn (LargeBodyMain) and
 # Python (bench_large.py), alternating fresh processes. Then the results are assembled again.
-if [ "$MODE" = quick ]; then FC_PAIRS=3; FC_ARGS=(5 15); LB_OPS=1000; LB_ROUNDS=2; else FC_PAIRS=7; FC_ARGS=(10 40); LB_OPS=6000; LB_ROUNDS=3; fi
+# FirstCallMain measures two windows: rounds right after a short warm-up (the JIT still compiling
+# Polyfn's side of a trace) and rounds after many (a process that has traced for a while).
+if [ "$MODE" = quick ]; then FC_PAIRS=3; FC_ARGS=(5 15 150); LB_OPS=1000; LB_ROUNDS=2; else FC_PAIRS=7; FC_ARGS=(10 40 400); LB_OPS=6000; LB_ROUNDS=3; fi
 step "first call: Polyfn and the Rust floor, $FC_PAIRS pairs of processes back to back"
 cargo build -q --release -p polyfn-tf --example first_call
 : > "$OUT/first-call-pairs.jsonl"
