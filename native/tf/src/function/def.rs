@@ -176,6 +176,7 @@ impl EagerFunction {
         let ops = proto::node_ops(def).map_err(bad)?;
         let effects = proto::has_control_outputs(def).map_err(bad)?;
         crate::def_check::check_nodes(rt, def).map_err(bad)?;
+        crate::device_check::check_devices(rt, ctx, def).map_err(bad)?;
         if options.jit_compile {
             crate::xla_lists::refuse_lists_of_lists(def).map_err(bad)?;
         } else {
@@ -198,6 +199,7 @@ impl EagerFunction {
             // argument without a dtype registers, then fails every call that reaches it.
             proto::arg_dtypes(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             crate::def_check::check_nodes(rt, entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
+            crate::device_check::check_devices(rt, ctx, entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             if options.jit_compile {
                 crate::xla_lists::refuse_lists_of_lists(entry).map_err(|why| bad_lib(format!("function {lib_name}: {why}")))?;
             } else {

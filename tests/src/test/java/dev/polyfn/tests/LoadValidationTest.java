@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorflow.proto.FunctionDef;
@@ -175,6 +176,40 @@ class LoadValidationTest {
     Path entry = FileFixtures.cache(cache, "plus");
     FileFixtures.editEntry(entry, LoadValidationTest::dangling);
     skippedAndTracedAnew(cache, entry, "its body is not a valid graph");
+  }
+
+  /** Every Add node asks for {@code device}: TensorFlow reads a node's device only when it places the function. */
+  private static UnaryOperator<FunctionDefLibrary> onDevice(String device) {
+    return lib -> {
+      FunctionDefLibrary.Builder b = lib.toBuilder();
+      for (FunctionDef.Builder f : b.getFunctionBuilderList()) {
+        f.getNodeDefBuilderList().forEach(n -> n.setDevice(n.getOp().startsWith("Add") ? device : n.getDevice()));
+      }
+      return b.build();
+    };
+  }
+
+  /** Fuzzer seed 67 (a flipped byte in a device name): it loaded, then every call failed. */
+  @Test
+  void aDeviceTensorFlowCannotReadIsRefusedAtLoadNotAtTheFirstCall(@TempDir Path dir) throws Exception {
+    Path saved = FileFixtures.save(dir.resolve("m"), "plus");
+    FileFixtures.editSavedModel(saved, onDevice("/job:localhost/replica:0/tas&:0/device:CPU:0"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertTrue(e.getMessage().startsWith(saved.resolve("saved_model.pb") + ": function ")
+        && e.getMessage().contains("asks for device \"/job:localhost/replica:0/tas&:0/device:CPU:0\", which is no device"
+            + " specification TensorFlow can read"), e.getMessage());
+    // A device TensorFlow reads loads and answers, partial or full.
+    for (String device : new String[] {"/job:localhost/replica:0/task:0/device:CPU:0", "/device:CPU:0", "/cpu:0"}) {
+      Path good = FileFixtures.save(dir.resolve("ok" + Math.abs(device.hashCode())), "plus");
+      FileFixtures.editSavedModel(good, onDevice(device));
+      try (MapFunction f = (MapFunction) Function.load(good)) {
+        assertEquals(FileFixtures.ANSWER, FileFixtures.answer(f), device);
+      }
+    }
+    Path cache = dir.resolve("cache");
+    Path entry = FileFixtures.cache(cache, "plus");
+    FileFixtures.editEntry(entry, onDevice("/device:CPU:x"));
+    skippedAndTracedAnew(cache, entry, "no device specification TensorFlow can read");
   }
 
   private static IllegalArgumentException profileRefused(Path file, String json) throws Exception {
