@@ -198,8 +198,8 @@ class LoadValidationTest {
     assertTrue(e.getMessage().startsWith(saved.resolve("saved_model.pb") + ": function ")
         && e.getMessage().contains("asks for device \"/job:localhost/replica:0/tas&:0/device:CPU:0\", which is no device"
             + " specification TensorFlow can read"), e.getMessage());
-    // A device TensorFlow reads loads and answers, partial or full.
-    for (String device : new String[] {"/job:localhost/replica:0/task:0/device:CPU:0", "/device:CPU:0", "/cpu:0"}) {
+    // A device TensorFlow reads loads and answers, partial or full (a GPU this machine lacks: on the CPU).
+    for (String device : new String[] {"/job:localhost/replica:0/task:0/device:CPU:0", "/device:CPU:0", "/cpu:0", "/device:GPU:0"}) {
       Path good = FileFixtures.save(dir.resolve("ok" + Math.abs(device.hashCode())), "plus");
       FileFixtures.editSavedModel(good, onDevice(device));
       try (MapFunction f = (MapFunction) Function.load(good)) {
