@@ -153,6 +153,32 @@ fn check_function_attrs(def: &[u8], budget: &mut crate::attr_check::TensorBudget
     Ok(())
 }
 
+/// Each of `def`'s `count` inputs' recorded shape as dims (-1 unknown), None where none is
+/// recorded, its rank is unknown, or it is no shape TensorFlow accepts (`attr_check::check_shape`:
+/// dims >= -1, at most 254 of them, fewer than 2^63 elements), so that it can be given to a
+/// placeholder safely.
+pub(crate) fn input_shapes(def: &[u8], count: usize) -> Vec<Option<Vec<i64>>> {
+    let Ok(recorded) = crate::function_def_proto::arg_output_shapes(def, count) else {
+        return vec![None; count];
+    };
+    recorded.into_iter().map(|shape| shape.and_then(known_rank_dims)).collect()
+}
+
+/// A `TensorShapeProto`'s dims (dim (2): size (1); unknown_rank (3)) when its rank is known and
+/// it is a shape TensorFlow accepts.
+fn known_rank_dims(shape: &[u8]) -> Option<Vec<i64>> {
+    crate::attr_check::check_shape(shape, false).ok()?;
+    if crate::function_def_proto::varint_field(shape, 3).ok()?.unwrap_or(0) != 0 {
+        return None;
+    }
+    let mut dims = Vec::new();
+    for dim in nested(shape, &[2]).ok()? {
+        // int64: two's complement in a varint
+        dims.push(crate::function_def_proto::varint_field(dim, 1).ok()?.unwrap_or(0) as i64);
+    }
+    Some(dims)
+}
+
 /// One imported function whose body [`check_bodies`] checks: its TensorFlow object, the name it
 /// was imported under, its input and output dtypes.
 pub(crate) struct Body<'a> {
@@ -160,6 +186,9 @@ pub(crate) struct Body<'a> {
     pub(crate) name: &'a str,
     pub(crate) inputs: &'a [i32],
     pub(crate) outputs: &'a [i32],
+    /// Each input's recorded shape ([`input_shapes`]), None where unknown: with
+    /// them, shape inference finds what only a call would (a reduction over an axis a scalar lacks).
+    pub(crate) shapes: Vec<Option<Vec<i64>>>,
 }
 
 /// Checks that each function's body is a valid graph (every input and returned value names an
@@ -192,9 +221,14 @@ pub(crate) unsafe fn check_bodies(rt: &Runtime, bodies: &[Body<'_>]) -> Result<(
         for (i, &dtype) in b.inputs.iter().enumerate() {
             let name = CString::new(format!("x{n}_{i}")).map_err(|_| "a NUL in a name".to_owned())?;
             // SAFETY: live graph; the description is finished exactly once.
+            let shape = b.shapes.get(i).and_then(Option::as_ref);
             let op = unsafe {
                 let d = (api.TF_NewOperation)(graph.1, c"Placeholder".as_ptr(), name.as_ptr());
                 (api.TF_SetAttrType)(d, c"dtype".as_ptr(), dtype);
+                if let Some(dims) = shape {
+                    // Checked by input_shapes: dims >= -1, at most 254 of them, fewer than 2^63 elements.
+                    (api.TF_SetAttrShape)(d, c"shape".as_ptr(), dims.as_ptr(), dims.len() as std::ffi::c_int);
+                }
                 (api.TF_FinishOperation)(d, status.raw())
             };
             status.check("").map_err(|e| format!("function {}: input {i}: {}", b.name, e.message))?;
@@ -214,4 +248,78 @@ pub(crate) unsafe fn check_bodies(rt: &Runtime, bodies: &[Body<'_>]) -> Result<(
         status.check("").map_err(|e| format!("function {}: its body is not a valid graph: {}", b.name, e.message))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::input_shapes;
+    use crate::function_def_proto::with_arg_attr;
+
+    fn varint(out: &mut Vec<u8>, mut v: u64) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    fn bytes(out: &mut Vec<u8>, field: u64, payload: &[u8]) {
+        varint(out, field << 3 | 2);
+        varint(out, payload.len() as u64);
+        out.extend_from_slice(payload);
+    }
+
+    /// An `AttrValue` holding a list of these `TensorShapeProto`s (None: unknown rank).
+    fn shapes(list: &[Option<&[i64]>]) -> Vec<u8> {
+        let mut values = Vec::new();
+        for shape in list {
+            let mut proto = Vec::new();
+            match shape {
+                Some(dims) => {
+                    for &d in *dims {
+                        let mut dim = Vec::new();
+                        varint(&mut dim, 1 << 3);
+                        varint(&mut dim, d as u64);
+                        bytes(&mut proto, 2, &dim);
+                    }
+                }
+                None => {
+                    varint(&mut proto, 3 << 3);
+                    varint(&mut proto, 1);
+                }
+            }
+            bytes(&mut values, 7, &proto);
+        }
+        let mut attr = Vec::new();
+        bytes(&mut attr, 1, &values);
+        attr
+    }
+
+    #[test]
+    fn recorded_shapes_of_known_rank_are_read_and_others_left_unknown() {
+        let mut def = Vec::new();
+        for (i, value) in [
+            shapes(&[Some(&[3, -1])]),
+            shapes(&[None]),
+            shapes(&[Some(&[-5])]),
+            shapes(&[Some(&[2]), Some(&[3])]),
+            shapes(&[Some(&[])]),
+            shapes(&[Some(&[i64::MAX, 4])]),
+        ]
+        .iter()
+        .enumerate()
+        {
+            def = with_arg_attr(&def, i as u64, "_output_shapes", value).unwrap();
+        }
+        // A later entry for argument 4 wins, as in TensorFlow's parser; argument 6 records nothing.
+        def = with_arg_attr(&def, 4, "_output_shapes", &shapes(&[Some(&[7])])).unwrap();
+        assert_eq!(
+            input_shapes(&def, 7),
+            vec![Some(vec![3, -1]), None, None, None, Some(vec![7]), None, None],
+            "known rank kept; unknown rank, a dim below -1, two shapes and 2^63 elements left unknown"
+        );
+        // Entries beyond the inputs are ignored; a malformed definition leaves every input unknown.
+        assert_eq!(input_shapes(&def, 1), vec![Some(vec![3, -1])]);
+        assert_eq!(input_shapes(&[0xff], 2), vec![None, None]);
+    }
 }

@@ -276,6 +276,30 @@ fn arg_attr_entry(entry: &[u8]) -> Result<(u64, &[u8]), String> {
     Ok((varint_field(entry, 1)?.unwrap_or(0) & u64::from(u32::MAX), single(entry, 2)?.unwrap_or_default()))
 }
 
+/// Each input argument's recorded shape (`arg_attr`'s `_output_shapes`, which TensorFlow and
+/// Polyfn write from the trace) as `TensorShapeProto` bytes, for `count` arguments; None where
+/// none is recorded or the list does not hold exactly one. As TensorFlow's parser does, the last
+/// entry of a key wins.
+pub(crate) fn arg_output_shapes(def: &[u8], count: usize) -> Result<Vec<Option<&[u8]>>, String> {
+    let mut shapes = vec![None; count];
+    for entry in nested(def, &[ARG_ATTR])? {
+        let (index, attrs) = arg_attr_entry(entry)?;
+        let Some(slot) = usize::try_from(index).ok().and_then(|i| shapes.get_mut(i)) else { continue };
+        for attr in nested(attrs, &[1])? {
+            if single(attr, 1)? != Some(b"_output_shapes".as_slice()) {
+                continue;
+            }
+            // AttrValue.list (1) is a ListValue, whose shape (7) is a repeated TensorShapeProto.
+            let listed = nested(single(attr, 2)?.unwrap_or_default(), &[1, 7])?;
+            *slot = match listed.as_slice() {
+                [shape] => Some(*shape),
+                _ => None,
+            };
+        }
+    }
+    Ok(shapes)
+}
+
 /// `def` with attribute `key` set to `value` (a serialized `AttrValue`) on argument `index`,
 /// whose other attributes are kept: TensorFlow's parser keeps the last entry of a map key, so the
 /// entry appended carries the argument's earlier attributes too.

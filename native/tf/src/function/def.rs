@@ -237,10 +237,18 @@ impl EagerFunction {
         // Built once here as TensorFlow builds it at the first call, so a body that cannot be
         // built is refused at load instead of failing every call.
         let lib_types: Vec<_> = entries.iter().map(|e| (proto::name(e).ok(), proto::arg_dtypes(e).ok())).collect();
-        let mut bodies = vec![crate::def_check::Body { function: func, name, inputs: &input_dtypes, outputs: &output_dtypes }];
-        for (&f, (lib_name, types)) in owned.iter().zip(&lib_types) {
+        let shapes_of = crate::def_check::input_shapes;
+        let mut bodies = vec![crate::def_check::Body {
+            function: func,
+            name,
+            inputs: &input_dtypes,
+            outputs: &output_dtypes,
+            shapes: shapes_of(def, input_dtypes.len()),
+        }];
+        for ((&f, (lib_name, types)), entry) in owned.iter().zip(&lib_types).zip(&entries) {
             if let (Some(lib_name), Some((inputs, outputs))) = (lib_name, types) {
-                bodies.push(crate::def_check::Body { function: f, name: lib_name, inputs, outputs });
+                let shapes = shapes_of(entry, inputs.len());
+                bodies.push(crate::def_check::Body { function: f, name: lib_name, inputs, outputs, shapes });
             }
         }
         // SAFETY: every function was just made and is owned here.

@@ -7,19 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.MapFunction;
+import dev.polyfn.TensorSpec;
+import dev.polyfn.Variable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorflow.ndarray.Shape;
 import org.tensorflow.proto.FunctionDef;
 import org.tensorflow.proto.FunctionDefLibrary;
 import org.tensorflow.proto.MetaGraphDef;
 import org.tensorflow.proto.SavedModel;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObjectGraph;
+import org.tensorflow.types.TFloat32;
 
 /**
  * Files whose parts contradict one another, or that hold numbers written the standard JSON way:
@@ -210,6 +215,37 @@ class LoadValidationTest {
     Path entry = FileFixtures.cache(cache, "plus");
     FileFixtures.editEntry(entry, onDevice("/device:CPU:x"));
     skippedAndTracedAnew(cache, entry, "no device specification TensorFlow can read");
+  }
+
+  /**
+   * Fuzzer seed 71: the Reshape of {@code scale}'s "total" (sum of reshape(x, [-1]) over axis 0)
+   * turned into a Sum, which sums x[3] to a scalar; the outer Sum's axis 0 then names no axis. Only
+   * the recorded input shape shows it: the load built the body with inputs of unknown shape, so
+   * the function loaded and every call failed.
+   */
+  @Test
+  void aBodyInvalidForItsRecordedInputShapesIsRefusedAtLoad(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("m");
+    try (Variable<TFloat32> w = Variable.create(TFloat32.vectorOf(1f, 2f, 3f)); MapFunction f = SavedModelTest.scale(w)) {
+      f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(3))));
+      f.save(saved);
+    }
+    FileFixtures.editSavedModel(saved, lib -> {
+      FunctionDefLibrary.Builder b = lib.toBuilder();
+      for (FunctionDef.Builder fn : b.getFunctionBuilderList()) {
+        fn.getNodeDefBuilderList().forEach(n -> {
+          if (n.getOp().equals("Reshape")) {
+            n.setOp("Sum").putAttr("Tidx", n.getAttrOrThrow("Tshape")).removeAttr("Tshape").putAttr("keep_dims",
+                org.tensorflow.proto.AttrValue.newBuilder().setB(false).build());
+          }
+        });
+      }
+      return b.build();
+    });
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+    assertTrue(e.getMessage().startsWith(saved.resolve("saved_model.pb") + ": function ")
+        && e.getMessage().contains("its body is not a valid graph") && e.getMessage().contains("Invalid reduction dimension"),
+        e.getMessage());
   }
 
   private static IllegalArgumentException profileRefused(Path file, String json) throws Exception {
