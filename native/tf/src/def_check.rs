@@ -253,21 +253,7 @@ pub(crate) unsafe fn check_bodies(rt: &Runtime, bodies: &[Body<'_>]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::input_shapes;
-    use crate::function_def_proto::with_arg_attr;
-
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
-        while v >= 0x80 {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-
-    fn bytes(out: &mut Vec<u8>, field: u64, payload: &[u8]) {
-        varint(out, field << 3 | 2);
-        varint(out, payload.len() as u64);
-        out.extend_from_slice(payload);
-    }
+    use crate::function_def_proto::{put_bytes as bytes, put_varint as varint, with_arg_attr};
 
     /// An `AttrValue` holding a list of these `TensorShapeProto`s (None: unknown rank).
     fn shapes(list: &[Option<&[i64]>]) -> Vec<u8> {

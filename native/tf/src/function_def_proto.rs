@@ -29,7 +29,7 @@ fn varint(b: &[u8], i: &mut usize) -> Result<u64, String> {
     Err("varint longer than 10 bytes".into())
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -264,7 +264,7 @@ pub(crate) fn library_entries(lib: &[u8]) -> Result<Vec<&[u8]>, String> {
 const ARG_ATTR: u64 = 7;
 
 /// Appends a length-delimited field to `out`.
-fn put_bytes(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
     put_varint(out, (number << 3) | 2);
     put_varint(out, payload.len() as u64);
     out.extend_from_slice(payload);
