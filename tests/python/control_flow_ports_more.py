@@ -552,4 +552,122 @@ def two_gradient_calls(x, y):
 case("two_gradient_calls", two_gradient_calls, dict(x=F(0.7), y=F(1.2)))
 
 
+# ---- round three: total derivatives, dtypes, matrices ----
+
+# gradients_test: y depends on a loop output and on x; the gradient with respect to both (x's is total).
+@tf.function
+def grad_wrt_loop_output_and_input(x):
+    v = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * x + 1.0), [0, x])[1]
+    y = v * x
+    return [y] + grads(y, [v, x]) + grads(y, [x, x])
+case("grad_wrt_loop_output_and_input", grad_wrt_loop_output_and_input, dict(x=F(1.5)))
+
+
+# while_v2_test: a loop variable whose next value does not depend on it: its initial value's gradient
+# is 0 once the body ran, 1 if it did not.
+@tf.function
+def loop_var_reset(x, z, n):
+    v = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, x * tf.cast(i + 1, f32)), [0, z])[1]
+    return [v] + grads(v, [x, z])
+case("loop_var_reset", loop_var_reset, dict(x=F(2.0), z=F(7.0), n=I(3)), dict(x=F(2.0), z=F(7.0), n=I(0)))
+
+
+# while_v2_test testMaximumIterationsZero with a gradient: the initial value's.
+@tf.function
+def max_iter_zero_grad(x):
+    v = tf.while_loop(lambda v: v < 100.0, lambda v: v * x, [x * 2.0], maximum_iterations=0)[0]
+    return [v] + grads(v, [x])
+case("max_iter_zero_grad", max_iter_zero_grad, dict(x=F(3.0)))
+
+
+# cond_v2_test: a cond whose predicate is a loop's output, in both directions.
+@tf.function
+def cond_on_loop_output(x):
+    v = tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x])[0]
+    y = tf.cond(v > 15.0, lambda: v * x, lambda: v + x * x)
+    return [y] + grads(y, [x])
+case("cond_on_loop_output", cond_on_loop_output, dict(x=F(1.0)), dict(x=F(1.5)))
+
+
+# while_v2_test: a float16 loop, differentiated (zeros and accumulators of a half dtype).
+@tf.function
+def half_loop(x):
+    v = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x + tf.constant(0.5, tf.float16)), [0, x])[1]
+    return [v] + grads(v, [x])
+case("half_loop", half_loop, dict(x=tf.constant(1.25, tf.float16)))
+
+
+# float64 through a cond in a loop, second derivative.
+@tf.function
+def float64_cond_loop_second(x):
+    def body(i, v):
+        return i + 1, tf.cond(v > 2.0, lambda: tf.sqrt(v) * x, lambda: v * v + x)
+    v = tf.while_loop(lambda i, v: i < 4, body, [0, x])[1]
+    g = grads(v, [x])[0]
+    return [v, g] + grads(g, [x])
+case("float64_cond_loop_second", float64_cond_loop_second, dict(x=tf.constant(1.1, tf.float64)))
+
+
+# cond_v2_test testNestedCond: the inner predicate computed in the outer branch.
+@tf.function
+def inner_pred_from_outer_branch(x, p):
+    def then():
+        h = x * x
+        return tf.cond(h > 2.0, lambda: h * x, lambda: h - x)
+    y = tf.cond(p, then, lambda: tf.exp(x))
+    return [y] + grads(y, [x])
+case("inner_pred_from_outer_branch", inner_pred_from_outer_branch,
+     dict(x=F(1.6), p=B(True)), dict(x=F(1.2), p=B(True)), dict(x=F(1.2), p=B(False)))
+
+
+# list_ops_test: a loop carrying two TensorLists, one reserved and set, one pushed back; both stacked.
+@tf.function
+def two_tensor_lists(x):
+    a = tf.raw_ops.TensorListReserve(element_shape=tf.constant([], tf.int32), num_elements=3, element_dtype=f32)
+    b = tf.raw_ops.EmptyTensorList(element_shape=tf.constant([], tf.int32), max_num_elements=-1, element_dtype=f32)
+    def body(i, v, a, b):
+        v = v * x
+        return (i + 1, v, tf.raw_ops.TensorListSetItem(input_handle=a, index=i, item=v * v),
+                tf.raw_ops.TensorListPushBack(input_handle=b, tensor=v + 1.0))
+    _, _, a, b = tf.while_loop(lambda i, v, a, b: i < 3, body, [0, x, a, b])
+    sa = tf.raw_ops.TensorListStack(input_handle=a, element_shape=tf.constant([], tf.int32), element_dtype=f32)
+    sb = tf.raw_ops.TensorListStack(input_handle=b, element_shape=tf.constant([], tf.int32), element_dtype=f32)
+    return [sa, sb] + grads(tf.reduce_sum(sa) - tf.reduce_sum(sb * sb), [x])
+case("two_tensor_lists", two_tensor_lists, dict(x=F(1.2)))
+
+
+# while_v2_test: a loop variable of unknown rank (shape invariant None) on the gradient's path.
+@tf.function
+def unknown_rank_grad(x):
+    v = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * x), [0, tf.reshape(x, [1, 1])],
+                      shape_invariants=[tf.TensorShape([]), tf.TensorShape(None)])[1]
+    return [v] + grads(tf.reduce_sum(v), [x])
+case("unknown_rank_grad", unknown_rank_grad, dict(x=F(1.5)))
+
+
+# while_v2_test: a matrix power by a loop, differentiated to the matrix.
+@tf.function
+def matrix_power(a, n):
+    p = tf.while_loop(lambda i, p: i < n, lambda i, p: (i + 1, tf.matmul(p, a)), [0, tf.eye(2)])[1]
+    return [p] + grads(tf.reduce_sum(p * tf.constant([[1.0, 2.0], [3.0, 4.0]])), [a])
+case("matrix_power", matrix_power, dict(a=F([[0.5, 1.0], [-0.5, 0.25]]), n=I(3)))
+
+
+# A counter of int64 deciding the loop, the float accumulator differentiated.
+@tf.function
+def int64_counter(x, n):
+    _, acc = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + x * tf.cast(i, f32)),
+                           [tf.constant(0, tf.int64), tf.constant(0.0)])
+    return [acc] + grads(acc, [x])
+case("int64_counter", int64_counter, dict(x=F(0.5), n=tf.constant(5, tf.int64)))
+
+
+# math_grad_test: a reduce_max with a tie inside a loop body.
+@tf.function
+def max_tie_in_loop(x):
+    v = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * tf.reduce_max(v) + x), [0, tf.constant([1.0, 1.0, 0.5])])[1]
+    return [v] + grads(tf.reduce_sum(v), [x])
+case("max_tie_in_loop", max_tie_in_loop, dict(x=F(0.0)))
+
+
 print(json.dumps(CASES, indent=1))
