@@ -670,4 +670,17 @@ def max_tie_in_loop(x):
 case("max_tie_in_loop", max_tie_in_loop, dict(x=F(0.0)))
 
 
+
+# math_grad_test testSqrtGradGradient / testRsqrtGradGradient: second derivatives of sqrt and rsqrt
+# (in a cond, and mixed with the other input); TensorFlow's C++ registry has no gradient for
+# SqrtGrad or RsqrtGrad.
+@tf.function
+def sqrt_rsqrt_second_derivative(x, z, p):
+    y = tf.cond(p, lambda: tf.sqrt(x) * z + tf.math.rsqrt(x * z), lambda: tf.math.rsqrt(x))
+    gx, gz = grads(y, [x, z])
+    return [y, gx, gz] + grads(gx, [x, z])
+case("sqrt_rsqrt_second_derivative", sqrt_rsqrt_second_derivative, dict(x=F(1.7), z=F(0.6), p=B(True)),
+     dict(x=F(1.7), z=F(0.6), p=B(False)))
+
+
 print(json.dumps(CASES, indent=1))

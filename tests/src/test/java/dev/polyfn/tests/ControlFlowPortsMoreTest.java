@@ -924,6 +924,24 @@ class ControlFlowPortsMoreTest {
     });
   }
 
+  /**
+   * math_grad_test: second derivatives of sqrt and rsqrt in a cond. The C++ registry has no
+   * gradient for SqrtGrad or RsqrtGrad (this failed naming SqrtGrad); Polyfn builds Python's.
+   */
+  @Test
+  void secondDerivativesOfSqrtAndRsqrt() {
+    check("sqrt_rsqrt_second_derivative", (tf, in) -> {
+      Operand<TFloat32> x = f(in, "x");
+      Operand<TFloat32> z = f(in, "z");
+      Operand<TFloat32> y = Flow.cond(tf, in.input("p", TBool.class),
+          () -> tf.math.add(tf.math.mul(tf.math.sqrt(x), z), tf.math.rsqrt(tf.math.mul(x, z))), () -> tf.math.rsqrt(x));
+      List<Operand<?>> g = Flow.gradients(tf, y, List.of(x, z));
+      List<Operand<?>> out = new ArrayList<>(List.of(y, g.get(0), g.get(1)));
+      out.addAll(Flow.gradients(tf, g.get(0), List.of(x, z)));
+      return out;
+    });
+  }
+
   // ---- the harness ----
 
   /** {@code [y, dy/dx, d2y/dx2]}. */
@@ -971,7 +989,7 @@ class ControlFlowPortsMoreTest {
   private static final Set<String> XLA = Set.of("while_in_cond_branch", "max_iter_early_stop", "max_iter_zero_grad",
       "cond_uneven_branches", "nested_cond_two_outputs", "cond_dict_int_float", "cond_x_only_in_pred", "cond_passes_inputs_through",
       "cond_constant_branches", "cond_mixed_second_derivative", "inner_pred_from_outer_branch", "map_fn_with_cond", "nested_map_fn",
-      "map_two_inputs_by_index", "map_rank3_to_scalars", "map_float_to_int");
+      "map_two_inputs_by_index", "map_rank3_to_scalars", "map_float_to_int", "sqrt_rsqrt_second_derivative");
 
   /**
    * Defines {@code body}, calls it with each of the Python case's inputs and compares every output

@@ -15,10 +15,13 @@ import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
 
 /**
- * Gradients built here, as Python's nn_grad.py and array_grad.py build them, for the ops whose
- * gradient in TensorFlow's C++ registry is wrong (tests/python/gradient_registry_parity.py
- * compares every op against Python's):
+ * Gradients built here, as Python's nn_grad.py, array_grad.py and math_grad.py build them, for the
+ * ops whose gradient in TensorFlow's C++ registry is wrong (tests/python/gradient_registry_parity.py
+ * compares every op against Python's) or missing where a second derivative of a common op needs it:
  * <ul>
+ *   <li>{@code SqrtGrad} and {@code RsqrtGrad}, the gradients of {@code Sqrt} and {@code Rsqrt}:
+ *       the registry has no gradient for them, so a second derivative through a square root
+ *       (Python's {@code _SqrtGradGrad}, {@code _RsqrtGradGrad}) failed naming the op.
  *   <li>{@code LRN}: the registry's {@code LRNGrad} takes none of the op's attributes, so its
  *       depth_radius, bias, alpha and beta are the defaults: a wrong value for any other.
  *   <li>{@code LogSoftmax}: the registry sums the incoming gradient over axis 1, not the last:
@@ -48,7 +51,7 @@ final class CorrectedGradients {
       case "LogSoftmax" -> op.input(0).shape().isUnknown() || op.input(0).shape().numDimensions() != 2;
       case "Conv2D" -> "EXPLICIT".equals(op.attributes().getAttrString("padding"))
           || java.util.Arrays.stream(op.attributes().getAttrIntList("dilations")).anyMatch(d -> d != 1);
-      case "QuantizeAndDequantizeV4" -> true;
+      case "QuantizeAndDequantizeV4", "SqrtGrad", "RsqrtGrad" -> true;
       // The registry's fails for a negative axis or batch_dims, and for an int64 axis.
       case "GatherV2" -> op.attributes().getAttrInt("batch_dims") < 0 || op.input(2).dataType() != DataType.DT_INT32
           || !nonNegativeConstant(op.input(2));
@@ -77,8 +80,43 @@ final class CorrectedGradients {
           FlowGradients.add(grads, op.input(i), q.output(i));
         }
       }
+      case "SqrtGrad" -> sqrtGrad(g, op, dy, grads);
+      case "RsqrtGrad" -> rsqrtGrad(g, op, dy, grads);
       default -> gatherV2(g, graph, op, dy, grads);
     }
+  }
+
+  /**
+   * Python's {@code _SqrtGradGrad}: {@code SqrtGrad(y, b) = b / (2y)}, so with {@code ga = dy / y}
+   * the gradient of y is {@code -conj(ga) · out} and of b {@code ga / 2}.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void sqrtGrad(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    Operand y = op.input(0);
+    Operand ga = g.math.div((Operand) dy, y);
+    FlowGradients.add(grads, op.input(0), g.math.neg(g.math.mul(conj(g, ga), (Operand) op.output(0))).asOutput());
+    FlowGradients.add(grads, op.input(1), g.math.mul(ga, g.dtypes.cast(g.constant(0.5f), y.type())).asOutput());
+  }
+
+  /**
+   * Python's {@code _RsqrtGradGrad}: {@code RsqrtGrad(a, b) = -b a³ / 2}, so the gradient of a is
+   * {@code -1.5 · conj(dy) · b · conj(a)²} and of b {@code RsqrtGrad(conj(a), dy)}.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void rsqrtGrad(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    Operand ca = conj(g, op.input(0));
+    Operand da = g.math.mul(g.math.mul(g.math.mul(g.dtypes.cast(g.constant(-1.5f), ca.type()), conj(g, dy)), (Operand) op.input(1)),
+        g.math.square(ca));
+    FlowGradients.add(grads, op.input(0), da.asOutput());
+    FlowGradients.add(grads, op.input(1), g.scope().opBuilder("RsqrtGrad", "RsqrtGrad").addInput(ca.asOutput()).addInput(dy)
+        .build().output(0));
+  }
+
+  /** {@code x}'s complex conjugate, or x itself if it is real. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Operand<?> conj(Ops g, Operand<?> x) {
+    DataType t = x.asOutput().dataType();
+    return t == DataType.DT_COMPLEX64 || t == DataType.DT_COMPLEX128 ? g.math.conj((Operand) x) : x;
   }
 
   /** dx = dy − sum(dy, last axis) · exp(y), as Python's {@code _LogSoftmaxGrad}. */
