@@ -683,4 +683,32 @@ case("sqrt_rsqrt_second_derivative", sqrt_rsqrt_second_derivative, dict(x=F(1.7)
      dict(x=F(1.7), z=F(0.6), p=B(False)))
 
 
+
+# A loop body of the element-wise ops users put in one (tanh, sigmoid, softplus, relu, elu, exp,
+# log, pow, division, abs, square), differentiated twice.
+@tf.function
+def loop_common_ops_second_derivative(x):
+    def body(i, v):
+        u = (tf.tanh(v * x) + tf.sigmoid(v) + tf.nn.softplus(v * 0.5) + tf.nn.relu(v - 0.2) + tf.nn.elu(v - 1.0)
+             + tf.exp(-v * v) + tf.math.log(1.0 + v * v) + tf.pow(tf.abs(v) + 1.0, x) + v / (1.0 + x * x) + tf.square(v) * 0.1)
+        return i + 1, u * 0.3
+    v = tf.while_loop(lambda i, v: i < 2, body, [0, tf.constant([0.4, -0.7])])[1]
+    y = tf.reduce_sum(v)
+    g = grads(y, [x])[0]
+    return [v, g] + grads(g, [x])
+case("loop_common_ops_second_derivative", loop_common_ops_second_derivative, dict(x=F(0.9)))
+
+
+
+# nn_grad_test: second derivatives through leaky_relu and relu6 in a cond (LeakyReluGrad's and
+# Relu6Grad's gradients, which TensorFlow's C++ registry lacks).
+@tf.function
+def cond_leaky_relu6_second(x, p):
+    y = tf.cond(p, lambda: tf.nn.leaky_relu(x * x - 1.0, alpha=0.3) * x + tf.nn.relu6(x * 3.0) * x * x, lambda: tf.nn.relu6(x) * x)
+    g = grads(y, [x])[0]
+    return [y, g] + grads(g, [x])
+case("cond_leaky_relu6_second", cond_leaky_relu6_second, dict(x=F(0.8), p=B(True)), dict(x=F(1.5), p=B(True)),
+     dict(x=F(2.5), p=B(False)))
+
+
 print(json.dumps(CASES, indent=1))

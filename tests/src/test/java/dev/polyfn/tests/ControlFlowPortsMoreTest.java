@@ -942,12 +942,54 @@ class ControlFlowPortsMoreTest {
     });
   }
 
+  /** A loop body of the element-wise ops users put in one, differentiated twice. */
+  @Test
+  void secondDerivativeOfALoopOfCommonOps() {
+    check("loop_common_ops_second_derivative", (tf, in) -> {
+      Operand<TFloat32> x = f(in, "x");
+      Operand<TFloat32> v = f32(Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(new float[] {0.4f, -0.7f})),
+          s -> tf.math.less(i(s.get(0)), tf.constant(2)), s -> {
+            Operand<TFloat32> a = f32(s.get(1));
+            Operand<TFloat32> one = tf.constant(1f);
+            List<Operand<TFloat32>> terms = List.of(tf.math.tanh(tf.math.mul(a, x)), tf.math.sigmoid(a),
+                tf.math.softplus(tf.math.mul(a, tf.constant(0.5f))), tf.nn.relu(tf.math.sub(a, tf.constant(0.2f))),
+                tf.nn.elu(tf.math.sub(a, one)), tf.math.exp(tf.math.neg(tf.math.mul(a, a))),
+                tf.math.log(tf.math.add(one, tf.math.mul(a, a))), tf.math.pow(tf.math.add(tf.math.abs(a), one), x),
+                tf.math.div(a, tf.math.add(one, tf.math.mul(x, x))), tf.math.mul(tf.math.square(a), tf.constant(0.1f)));
+            Operand<TFloat32> u = terms.get(0);
+            for (int k = 1; k < terms.size(); k++) {
+              u = tf.math.add(u, terms.get(k));
+            }
+            return List.of(tf.math.add(i(s.get(0)), tf.constant(1)), tf.math.mul(u, tf.constant(0.3f)));
+          }).get(1));
+      return secondDerivative(tf, v, tf.sum(v, tf.constant(0)), x);
+    });
+  }
+
+  /** nn_grad_test: second derivatives through leaky_relu (alpha 0.3) and relu6 in a cond. */
+  @Test
+  void secondDerivativesOfLeakyReluAndRelu6InACond() {
+    check("cond_leaky_relu6_second", (tf, in) -> {
+      Operand<TFloat32> x = f(in, "x");
+      Operand<TFloat32> y = Flow.cond(tf, in.input("p", TBool.class),
+          () -> tf.math.add(tf.math.mul(tf.nn.leakyRelu(tf.math.sub(tf.math.mul(x, x), tf.constant(1f)),
+              org.tensorflow.op.nn.LeakyRelu.alpha(0.3f)), x), tf.math.mul(tf.math.mul(tf.nn.relu6(tf.math.mul(x, tf.constant(3f))), x), x)),
+          () -> tf.math.mul(tf.nn.relu6(x), x));
+      return secondDerivative(tf, y, x);
+    });
+  }
+
   // ---- the harness ----
 
   /** {@code [y, dy/dx, d2y/dx2]}. */
   private static List<Operand<?>> secondDerivative(Ops tf, Operand<?> y, Operand<TFloat32> x) {
+    return secondDerivative(tf, y, y, x);
+  }
+
+  /** {@code [out, dy/dx, d2y/dx2]}. */
+  private static List<Operand<?>> secondDerivative(Ops tf, Operand<?> out, Operand<?> y, Operand<TFloat32> x) {
     Operand<?> g = Flow.gradients(tf, y, List.of(x)).get(0);
-    return List.of(y, g, Flow.gradients(tf, g, List.of(x)).get(0));
+    return List.of(out, g, Flow.gradients(tf, g, List.of(x)).get(0));
   }
 
   /** Python's tf.linalg.matvec: the matrix times the vector, as a vector. */
