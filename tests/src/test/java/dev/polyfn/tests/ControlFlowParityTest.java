@@ -14,9 +14,6 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.UnaryFunction;
 import dev.polyfn.Variable;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,7 +30,7 @@ import org.tensorflow.types.TInt32;
  * included, and a tiny model trained through a cond and a bounded while follows Python's losses.
  */
 class ControlFlowParityTest {
-  private static final Map<String, Object> PY = load();
+  private static final Map<String, Object> PY = MiniJson.resource("/control_flow_parity.json");
 
   @Test
   void condMatchesPython() {
@@ -260,14 +257,6 @@ class ControlFlowParityTest {
       }
     });
     assertTrue(e.getMessage().contains("StatelessIf"), e.getMessage());
-  }
-
-  private static Map<String, Object> load() {
-    try (InputStream s = ControlFlowParityTest.class.getResourceAsStream("/control_flow_parity.json")) {
-      return map(MiniJson.parse(new String(s.readAllBytes(), StandardCharsets.UTF_8)));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   @SuppressWarnings("unchecked")

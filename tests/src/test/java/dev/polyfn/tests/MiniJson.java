@@ -1,5 +1,9 @@
 package dev.polyfn.tests;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +26,19 @@ final class MiniJson {
       throw new IllegalArgumentException("trailing text at " + p.i);
     }
     return v;
+  }
+
+  /** The JSON object in test resource {@code path} (e.g. {@code "/control_flow_parity.json"}). */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> resource(String path) {
+    try (InputStream in = MiniJson.class.getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException("no test resource " + path);
+      }
+      return (Map<String, Object>) parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private Object value() {

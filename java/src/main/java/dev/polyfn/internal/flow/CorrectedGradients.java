@@ -15,10 +15,16 @@ import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
 
 /**
- * Gradients built here, as Python's nn_grad.py and array_grad.py build them, for the ops whose
- * gradient in TensorFlow's C++ registry is wrong (tests/python/gradient_registry_parity.py
- * compares every op against Python's):
+ * Gradients built here, as Python's nn_grad.py, array_grad.py and math_grad.py build them, for the
+ * ops whose gradient in TensorFlow's C++ registry is wrong (tests/python/gradient_registry_parity.py
+ * compares every op against Python's) or missing where a second derivative of a common op needs it:
  * <ul>
+ *   <li>{@code SqrtGrad}, {@code RsqrtGrad}, {@code TanhGrad}, {@code SigmoidGrad}, {@code
+ *       SoftplusGrad}, {@code EluGrad}, {@code ReluGrad}, {@code Relu6Grad} and {@code
+ *       LeakyReluGrad}, the gradients of {@code Sqrt}, {@code Rsqrt} and the activations: the
+ *       registry has no gradient for them, so a second derivative through one (an RNN's tanh)
+ *       failed naming the op; built as Python's math_grad.py and nn_grad.py build them ({@code
+ *       _SqrtGradGrad}, {@code _TanhGradGrad}, {@code _ReluGradGrad}, ...).
  *   <li>{@code LRN}: the registry's {@code LRNGrad} takes none of the op's attributes, so its
  *       depth_radius, bias, alpha and beta are the defaults: a wrong value for any other.
  *   <li>{@code LogSoftmax}: the registry sums the incoming gradient over axis 1, not the last:
@@ -48,7 +54,8 @@ final class CorrectedGradients {
       case "LogSoftmax" -> op.input(0).shape().isUnknown() || op.input(0).shape().numDimensions() != 2;
       case "Conv2D" -> "EXPLICIT".equals(op.attributes().getAttrString("padding"))
           || java.util.Arrays.stream(op.attributes().getAttrIntList("dilations")).anyMatch(d -> d != 1);
-      case "QuantizeAndDequantizeV4" -> true;
+      case "QuantizeAndDequantizeV4", "SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad", "SoftplusGrad", "EluGrad",
+          "ReluGrad", "Relu6Grad", "LeakyReluGrad" -> true;
       // The registry's fails for a negative axis or batch_dims, and for an int64 axis.
       case "GatherV2" -> op.attributes().getAttrInt("batch_dims") < 0 || op.input(2).dataType() != DataType.DT_INT32
           || !nonNegativeConstant(op.input(2));
@@ -77,8 +84,97 @@ final class CorrectedGradients {
           FlowGradients.add(grads, op.input(i), q.output(i));
         }
       }
+      case "SqrtGrad" -> sqrtGrad(g, op, dy, grads);
+      case "RsqrtGrad" -> rsqrtGrad(g, op, dy, grads);
+      case "TanhGrad", "SigmoidGrad", "SoftplusGrad", "EluGrad" -> activationGradGrad(g, op, dy, grads);
+      case "ReluGrad", "Relu6Grad", "LeakyReluGrad" -> {
+        // Python's _ReluGradGrad and its kin: the same op on the incoming gradient, none to the features.
+        OperationBuilder b = g.scope().opBuilder(op.type(), op.type()).addInput(dy).addInput(op.input(1));
+        if (op.type().equals("LeakyReluGrad")) {
+          copy(b, op, "alpha");
+        }
+        FlowGradients.add(grads, op.input(0), b.build().output(0));
+        FlowGradients.add(grads, op.input(1), g.zerosLike(op.input(1)).asOutput());
+      }
       default -> gatherV2(g, graph, op, dy, grads);
     }
+  }
+
+  /**
+   * Python's {@code _SqrtGradGrad}: {@code SqrtGrad(y, b) = b / (2y)}, so with {@code ga = dy / y}
+   * the gradient of y is {@code -conj(ga) · out} and of b {@code ga / 2}.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void sqrtGrad(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    Operand y = op.input(0);
+    Operand ga = g.math.div((Operand) dy, y);
+    FlowGradients.add(grads, op.input(0), g.math.neg(g.math.mul(conj(g, ga), (Operand) op.output(0))).asOutput());
+    FlowGradients.add(grads, op.input(1), g.math.mul(ga, g.dtypes.cast(g.constant(0.5f), y.type())).asOutput());
+  }
+
+  /**
+   * Python's {@code _RsqrtGradGrad}: {@code RsqrtGrad(a, b) = -b a³ / 2}, so the gradient of a is
+   * {@code -1.5 · conj(dy) · b · conj(a)²} and of b {@code RsqrtGrad(conj(a), dy)}.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void rsqrtGrad(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    Operand ca = conj(g, op.input(0));
+    Operand da = g.math.mul(g.math.mul(g.math.mul(g.dtypes.cast(g.constant(-1.5f), ca.type()), conj(g, dy)), (Operand) op.input(1)),
+        g.math.square(ca));
+    FlowGradients.add(grads, op.input(0), da.asOutput());
+    FlowGradients.add(grads, op.input(1), g.scope().opBuilder("RsqrtGrad", "RsqrtGrad").addInput(ca.asOutput()).addInput(dy)
+        .build().output(0));
+  }
+
+  /**
+   * Python's gradients of the activations' gradient ops: {@code TanhGrad(y, b) = b (1 - y²)},
+   * {@code SigmoidGrad(y, b) = b y (1 - y)} (inputs y, b), {@code SoftplusGrad(b, x) = b / (1 +
+   * e^-x)} and {@code EluGrad(b, y) = b (y + 1 if y < 0 else 1)} (inputs b, then x or y).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void activationGradGrad(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
+    Operand grad = (Operand) dy;
+    Operand in0 = conj(g, op.input(0));
+    Operand in1 = conj(g, op.input(1));
+    Operand d0;
+    Operand d1;
+    switch (op.type()) {
+      case "TanhGrad" -> { // d/dy = grad · -2 b y, d/db = TanhGrad(y, grad)
+        d0 = g.math.mul(g.math.mul(grad, scalar(g, -2f, in1)), g.math.mul(in1, in0));
+        d1 = g.scope().opBuilder("TanhGrad", "TanhGrad").addInput(in0.asOutput()).addInput(dy).build().output(0);
+      }
+      case "SigmoidGrad" -> { // d/dy = grad b (1 - 2y), d/db = SigmoidGrad(y, grad)
+        Operand gb = g.math.mul(grad, in1);
+        d0 = g.math.sub(gb, g.math.mul(g.math.mul(scalar(g, 2f, gb), gb), in0));
+        d1 = g.scope().opBuilder("SigmoidGrad", "SigmoidGrad").addInput(in0.asOutput()).addInput(dy).build().output(0);
+      }
+      case "SoftplusGrad" -> { // d/db = SoftplusGrad(grad, x), d/dx = grad b / (e^-x + 2 + e^x)
+        Operand x = op.input(1);
+        d0 = g.scope().opBuilder("SoftplusGrad", "SoftplusGrad").addInput(dy).addInput(op.input(1)).build().output(0);
+        d1 = g.math.div(g.math.mul(grad, (Operand) op.input(0)),
+            g.math.add(g.math.add(g.math.exp(g.math.neg(x)), scalar(g, 2f, x)), g.math.exp(x)));
+      }
+      default -> { // EluGrad: d/db = EluGrad(grad, y), d/dy = grad b where y < 0, else 0
+        Operand y = op.input(1);
+        d0 = g.scope().opBuilder("EluGrad", "EluGrad").addInput(dy).addInput(op.input(1)).build().output(0);
+        d1 = g.select(g.math.less(y, (Operand) scalar(g, 0f, y)), g.math.mul(grad, (Operand) op.input(0)), g.zerosLike(y));
+      }
+    }
+    FlowGradients.add(grads, op.input(0), d0.asOutput());
+    FlowGradients.add(grads, op.input(1), d1.asOutput());
+  }
+
+  /** {@code v} as a scalar of {@code like}'s dtype. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Operand<?> scalar(Ops g, float v, Operand<?> like) {
+    return g.dtypes.cast(g.constant(v), (Class) like.type());
+  }
+
+  /** {@code x}'s complex conjugate, or x itself if it is real. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Operand<?> conj(Ops g, Operand<?> x) {
+    DataType t = x.asOutput().dataType();
+    return t == DataType.DT_COMPLEX64 || t == DataType.DT_COMPLEX128 ? g.math.conj((Operand) x) : x;
   }
 
   /** dx = dy − sum(dy, last axis) · exp(y), as Python's {@code _LogSoftmaxGrad}. */

@@ -106,24 +106,30 @@ public final class FlowGradientOps {
     List<Operand<?>> recIn = new ArrayList<>(vars);
     LoopOptions recOptions = info.options();
     // A bounded loop records at most maximumIterations values: a list of that fixed size is what
-    // XLA needs to compile it (as Python's while_v2 sizes its accumulators in an XLA context).
-    int maxRecorded = (int) Math.max(-1, recOptions.maximumIterations());
+    // XLA needs to compile it (as Python's while_v2 sizes its accumulators in an XLA context). At
+    // least one: XLA refuses to compile the push into a list of none, though it never runs.
+    int maxRecorded = recOptions.maximumIterations() < 0 ? -1 : (int) Math.max(1, recOptions.maximumIterations());
     for (int i = 0; i < nv; i++) {
       recIn.add(g.scope().opBuilder("EmptyTensorList", "record").addInput(g.constant(-1).asOutput())
           .addInput(g.constant(maxRecorded).asOutput()).setAttr("element_dtype", vars.get(i).dataType())
           .build().output(0));
     }
+    // The iterations run, counted: the backward loop runs as many. Not the lists' length, which
+    // under XLA is their fixed size (maximumIterations) whether or not the condition stopped the
+    // loop first, as Python's while_v2 counts them too.
+    recIn.add(g.constant(0));
     List<Operand<?>> rec = FlowLoops.whileLoop(g, recIn, recOptions, v -> info.cond().apply(v.subList(0, nv)), v -> {
       List<Operand<?>> next = new ArrayList<>(info.body().apply(List.copyOf(v.subList(0, nv))));
       for (int i = 0; i < nv; i++) {
         next.add(g.scope().opBuilder("TensorListPushBack", "push").addInput(v.get(nv + i).asOutput())
             .addInput(v.get(i).asOutput()).build().output(0));
       }
+      next.add(g.math.add((Operand<TInt32>) v.get(2 * nv), g.constant(1)));
       return next;
     });
     // 2. Backward: [k, d(vars), d(captures), recorded lists], k counting the iterations down.
     List<Operand<?>> bIn = new ArrayList<>();
-    bIn.add(g.scope().opBuilder("TensorListLength", "recorded").addInput(rec.get(nv).asOutput()).build().output(0));
+    bIn.add(rec.get(2 * nv));
     for (int i = 0; i < nv; i++) {
       bIn.add(dys.get(skip + i));
     }
