@@ -1,0 +1,52 @@
+package dev.polyfn.tests;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An "op zoo": small {@code tf.Module}s of raw TensorFlow ops and dtypes, built and saved by Python
+ * during the test ({@code tests/python/make_op_zoo.py}), one op family each: string ops (regex,
+ * substr by characters, case, numbers, joins and format, unicode, hashing), integer division and
+ * modulo of negatives, bitwise ops and shifts, integer clipping and wrapping, segment ops with a
+ * dynamic segment count, cumulative sums, products and logsumexp, bincount, sorting with ties,
+ * reductions with negative axes and keepdims, einsum, linear algebra, complex intermediates,
+ * float64 special functions, divisions by zero (inf, nan), dynamic-shape outputs (one-argument
+ * where, unique, boolean_mask, dynamic_partition), gathers and scatters, padding modes, reversing
+ * and rolling, image and signal ops, one_hot and broadcasting, uint8, uint16, bool, float64,
+ * float16 and bfloat16 inputs and outputs, int8 / int16 / uint32 / uint64 intermediates, int64
+ * indices, stateless random ops and captured {@code tf.random.Generator}s, nested, tuple and single
+ * outputs, inputs of unknown rank and unknown dims, scalars, zero-size inputs, asserts and
+ * {@code tf.print}, sparse intermediates; inputs returned as outputs, one tensor under two keys, constant
+ * outputs, strings with NUL and non-UTF-8 bytes and of the lengths around TensorFlow's inline-string
+ * limit, a while loop over a TensorArray of strings, cond, switch_case, map_fn and vectorized_map,
+ * assigned variables of uint8, bool, string, int64 and float64, a nested {@code tf.function}.
+ *
+ * <p>{@code Function.load} runs each on Python's input and returns what Python's restored model
+ * returned and what TensorFlow Java's {@code SavedModelBundle} returns ({@link SavedModelCorpus#check}).
+ */
+class OpZooCorpusTest {
+  @TempDir static Path dir;
+  private static SavedModelCorpus corpus;
+
+  @BeforeAll
+  static void writeModels() throws Exception {
+    corpus = SavedModelCorpus.parse(PythonScripts.run("make_op_zoo.py", 600, dir.toString()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"str_regex", "str_numbers", "str_join_format", "str_unicode", "str_hash_compare", "int_division",
+      "bitwise", "clip_ints", "segments", "cumulative", "bincount", "sort_ties", "reductions", "einsum", "linalg",
+      "complex_math", "special_f64", "safe_division", "where_dynamic", "unique", "boolean_mask", "gathers", "scatters",
+      "tile_pad", "reverse_roll", "image_resize", "image_misc", "signal", "one_hot_broadcast", "unknown_rank",
+      "unknown_dims", "scalars", "zero_size", "uint8_io", "uint16_io", "narrow_intermediates", "float64_io", "half_io",
+      "bool_io", "int64_indices", "stateless_random", "generator_philox", "generator_full_int", "nested_outputs",
+      "nested_tuple", "partition_stitch", "single_output", "nn_ops", "bucketize_search", "asserts_and_print",
+      "sparse_dense", "passthrough", "string_bytes", "unknown_rank_others", "control_flow", "variable_dtypes",
+      "nested_functions"})
+  void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
+    corpus.check(dir, model);
+  }
+}
