@@ -16,14 +16,14 @@ The output protocol is make_keras_models_more.py's (its docstring), with one mor
     signature_output <model> <output name> <signature key>
 
 for a function returning a nested structure, which a signature cannot return: its serving_default
-signature is then a wrapper returning the same tensors in a flat dict, under these keys.
+signature is then a wrapper returning the same tensors in a flat dict, under these keys (out_0, out_1...).
 Non-finite floats are written inf, -inf, nan.
 """
-import re
 import sys
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.types.experimental import ConcreteFunction
 
 import make_keras_models_more as more
 
@@ -603,6 +603,79 @@ def zoo():
         return {"d": d + d2, "s": s}
     yield "nested_functions", nested_functions, [np.array([0.5, 1.0], f32)]
 
+    # --- what Polyfn rebuilds itself: captured constants, function attributes, traced variants ---
+    consts = dict(u8=tf.constant([0, 7, 255], tf.uint8), i8=tf.constant([-128, 5, 127], tf.int8),
+                  u16=tf.constant([1, 65535], tf.uint16), i16=tf.constant([-300, 300], tf.int16),
+                  flags=tf.constant([True, False, True]), z=tf.constant([1 + 2j, -3j], tf.complex64),
+                  z128=tf.constant([0.5 - 1j], tf.complex128), h=tf.constant([0.1, 65504.0], tf.float16),
+                  bf=tf.constant([1.5, -2.25], tf.bfloat16), nul=tf.constant([b"a\x00b", b"", b"\xff"]),
+                  empty=tf.zeros([0, 3]), i64=tf.constant(-(1 << 50), tf.int64), f64=tf.constant([1e-300, 3.5], tf.float64),
+                  big=tf.constant(np.arange(300000, dtype=f32) / 1000.0), u32=tf.constant([4000000000], tf.uint32),
+                  u64=tf.constant([1 << 63], tf.uint64), scalar_str=tf.constant("ünï"))
+
+    @module(S([], tf.float32, "x"), **{"c_" + k: v for k, v in consts.items()})
+    def captured_constants(x):
+        c = consts
+        return {"u8": c["u8"], "i8": tf.cast(c["i8"], tf.int32), "u16": c["u16"] + tf.constant(0, tf.uint16),
+                "i16": tf.cast(c["i16"], tf.int32), "flags": tf.logical_and(c["flags"], x > 0),
+                "z": tf.abs(c["z"]) * x, "z128": tf.math.imag(c["z128"]), "h": c["h"], "bf": c["bf"],
+                "nul": c["nul"], "empty": c["empty"] + x, "i64": c["i64"] + 1, "f64": c["f64"] * 2.0,
+                "big": tf.reduce_sum(c["big"]) + x, "big_slice": c["big"][-3:], "u32": tf.cast(c["u32"], tf.int64),
+                "u64": tf.cast(tf.bitwise.right_shift(c["u64"], tf.constant(60, tf.uint64)), tf.int64),
+                "scalar_str": c["scalar_str"]}
+    yield "captured_constants", captured_constants, [np.float32(2.0)]
+
+    @module(S([None], tf.float32, "x"))
+    def dataset_in_function(x):
+        ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2.0).filter(lambda v: v > 0.0)
+        total = ds.reduce(tf.constant(0.0), lambda a, b: a + b)
+        batches = tf.data.Dataset.range(5).batch(2).map(lambda b: tf.reduce_sum(b)).reduce(
+            tf.constant(0, tf.int64), lambda a, b: a * 10 + b)
+        return {"total": total, "batches": batches}
+    yield "dataset_in_function", dataset_in_function, [np.array([1.0, -2.0, 3.5], f32)]
+
+    @tf.custom_gradient
+    def clipped_square(v):
+        return v * v, lambda dy: tf.clip_by_value(dy * 2.0 * v, -1.0, 1.0)
+
+    @tf.function
+    def inner_cube(v):
+        return v * v * v
+
+    @module(S([None], tf.float32, "x"))
+    def gradients_in_function(x):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            custom = tf.reduce_sum(clipped_square(x))
+            looped = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), (0, tf.ones_like(x)))[1]
+            branched = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.sin(x), lambda: tf.cos(x))
+            nested = inner_cube(x)
+        return {"custom": tape.gradient(custom, x), "looped": tape.gradient(looped, x),
+                "branched": tape.gradient(branched, x), "nested": tape.gradient(nested, x)}
+    yield "gradients_in_function", gradients_in_function, [np.array([0.3, -2.0, 1.5], f32)]
+
+    @module(S([None], tf.float32, "first"), S([None], tf.float32, "second"), S([], tf.int32, "third"))
+    def varargs(*xs):
+        return {"sum": xs[0] + xs[1], "n": xs[2] * len(xs)}
+    yield "varargs", varargs, [np.array([1.0, 2.0], f32), np.array([0.5, 0.25], f32), np.int32(4)]
+
+    # Keys whose UTF-16 order (Java's String.compareTo) differs from their code point order (Python's sort).
+    high, astral, plain = "\uff5e", "\U0001f600", "a"
+
+    @module({high: S([None], tf.float32, "high"), astral: S([None], tf.float32, "astral"), plain: S([], tf.int32, "plain")})
+    def unicode_keys(d):
+        return {high: d[high] * 2.0, astral: d[astral] - 1.0, plain: d[plain],
+                "mixed": d[high] * 10.0 + d[astral], "nest": {astral: d[astral], high: d[high]}}
+    yield "unicode_keys", unicode_keys, [{high: np.array([1.0, 2.0], f32), astral: np.array([5.0, 7.0], f32), plain: np.int32(3)}]
+
+    poly = tf.Module()
+    poly.f = tf.function(lambda x: {"y": x * 2, "traced_shape": tf.constant(str(x.shape))})  # which trace serves
+    poly.f.get_concrete_function(S([None], tf.float32, "x"))
+    poly.f.get_concrete_function(S([2, 2], tf.int32, "x"))
+    poly.f.get_concrete_function(S([None, 2], tf.int32, "x"))
+    poly.serving = poly.f.get_concrete_function(S([2, 2], tf.int32, "x"))  # the trace Python's restored f runs
+    yield "traced_variants", poly, [np.array([[1, 2], [3, 4]], i32)]
+
 
 def flat_named(result, path=None):
     """(Polyfn's output name, tensor) of a result, in Python's flattening order (docs/save-load.md)."""
@@ -638,12 +711,13 @@ def main(out, only):
     for name, m, args in zoo():
         if only and name not in only:
             continue
-        concrete = m.f.get_concrete_function()
-        signature = m.f
+        # A module traced without an input signature names the concrete function its signature serves.
+        signature = getattr(m, "serving", m.f)
+        concrete = signature if isinstance(signature, ConcreteFunction) else m.f.get_concrete_function()
         keys = {}
         if nested(concrete.structured_outputs):
             # A signature returns a flat dict: the same tensors under keys derived from Polyfn's names.
-            keys = {n: re.sub(r"[^A-Za-z0-9_]+", "_", n).strip("_") for n, _ in flat_named(concrete.structured_outputs)}
+            keys = {n: f"out_{i}" for i, (n, _) in enumerate(flat_named(concrete.structured_outputs))}
             signature = flat_signature(m.f, keys)
         tf.saved_model.save(m, out + "/" + name, signatures={"serving_default": signature})
         restored = tf.saved_model.load(out + "/" + name)
@@ -652,9 +726,11 @@ def main(out, only):
             print("stateful", name)
         sig_keys = restored.signatures["serving_default"].structured_input_signature[1]
         for path, value in more.flat_inputs(args):
-            spec = m.f.input_signature[int(path)]
+            position, _, key = path.partition("/")
+            spec = concrete.structured_input_signature[0][int(position)]
+            spec = spec[key] if key else spec
             print("input", name, path, spec.name if spec.name in sig_keys else next(iter(sig_keys)), *more.encode(value))
-        result = restored.f(*[tf.constant(a) for a in args])
+        result = restored.f(*[tf.nest.map_structure(tf.constant, a) for a in args])
         for n, value in flat_named(result):
             if keys:
                 print("signature_output", name, n, keys[n])

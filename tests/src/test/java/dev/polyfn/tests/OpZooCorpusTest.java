@@ -22,7 +22,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code tf.print}, sparse intermediates; inputs returned as outputs, one tensor under two keys, constant
  * outputs, strings with NUL and non-UTF-8 bytes and of the lengths around TensorFlow's inline-string
  * limit, a while loop over a TensorArray of strings, cond, switch_case, map_fn and vectorized_map,
- * assigned variables of uint8, bool, string, int64 and float64, a nested {@code tf.function}.
+ * assigned variables of uint8, bool, string, int64 and float64, a nested {@code tf.function};
+ * captured constants of every dtype (complex, int8, uint64, strings with NUL bytes, empty, 1.2 MB),
+ * a tf.data pipeline reduced inside the function, gradients taken inside it (a custom gradient,
+ * a while loop, a cond, a nested function), a function traced three times without a signature.
  *
  * <p>{@code Function.load} runs each on Python's input and returns what Python's restored model
  * returned and what TensorFlow Java's {@code SavedModelBundle} returns ({@link SavedModelCorpus#check}).
@@ -45,7 +48,7 @@ class OpZooCorpusTest {
       "bool_io", "int64_indices", "stateless_random", "generator_philox", "generator_full_int", "nested_outputs",
       "nested_tuple", "partition_stitch", "single_output", "nn_ops", "bucketize_search", "asserts_and_print",
       "sparse_dense", "passthrough", "string_bytes", "unknown_rank_others", "control_flow", "variable_dtypes",
-      "nested_functions"})
+      "nested_functions", "captured_constants", "dataset_in_function", "gradients_in_function", "traced_variants", "varargs", "unicode_keys"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     corpus.check(dir, model);
   }
