@@ -11,6 +11,9 @@ generator random ops, dict, nested and tuple outputs, inputs of unknown rank, un
 and zero-size inputs. Each is a tf.Module with one function `f` (an input signature), saved with
 tf.saved_model.save, loaded back by Python's tf.saved_model.load and called on a fixed input.
 
+A model named <name>@<k> is model <name> saved again with another input (another shape, another
+rank), which the test feeds to the first one's function after two calls with the first input.
+
 The output protocol is make_keras_models_more.py's (its docstring), with one more line:
 
     signature_output <model> <output name> <signature key>
@@ -250,6 +253,8 @@ def zoo():
                 "selected": tf.where(x > 0, x, tf.zeros_like(x)), "broadcast": tf.where(x[:, :1] > 0, x, -1.0),
                 "nonzero_values": tf.gather_nd(x, tf.where(x > 0))}
     yield "where_dynamic", where_dynamic, [np.array([[1, -1, 2], [-3, 0, 4]], f32)]
+    yield "where_dynamic@1", where_dynamic, [-np.arange(12, dtype=f32).reshape(4, 3)]
+    yield "where_dynamic@2", where_dynamic, [np.zeros((0, 3), f32)]
 
     @module(S([None], tf.int64, "v"), S([None], tf.string, "s"))
     def unique(v, s):
@@ -352,6 +357,8 @@ def zoo():
         return {"double": x * 2.0, "rank": tf.rank(x), "shape": tf.shape(x), "size": tf.size(x, out_type=tf.int64),
                 "flat": tf.reshape(x, [-1]), "sum": tf.reduce_sum(x), "expanded": tf.expand_dims(x, -1)}
     yield "unknown_rank", unknown_rank, [np.arange(24, dtype=f32).reshape(2, 3, 1, 4)]
+    yield "unknown_rank@1", unknown_rank, [np.float32(2.5)]
+    yield "unknown_rank@2", unknown_rank, [np.array([1.0, -1.0, 3.0], f32)]
 
     @module(S([None, None], tf.float32, "x"))
     def unknown_dims(x):
@@ -360,6 +367,8 @@ def zoo():
                 "concat": tf.concat([x, -x], axis=0), "stacked": tf.stack([x, x * 2], axis=-1),
                 "slice": tf.slice(x, [0, 1], [-1, 2]), "strided": x[::-1, 1::2]}
     yield "unknown_dims", unknown_dims, [np.arange(8, dtype=f32).reshape(2, 4)]
+    yield "unknown_dims@1", unknown_dims, [np.arange(18, dtype=f32).reshape(3, 6) / 7.0]
+    yield "unknown_dims@2", unknown_dims, [np.zeros((0, 4), f32)]
 
     @module(S([], tf.float32, "x"), S([], tf.int32, "n"), S([], tf.string, "s"), S([], tf.bool, "flag"))
     def scalars(x, n, s, flag):
@@ -557,6 +566,7 @@ def zoo():
     def unknown_rank_others(s, i):
         return {"s": tf.strings.join([s, "."]), "i": i + 1, "rank": tf.rank(i), "flat": tf.reshape(s, [-1])}
     yield "unknown_rank_others", unknown_rank_others, [np.array([["a", "b"], ["c", "d"]]), np.int32(4)]
+    yield "unknown_rank_others@1", unknown_rank_others, [np.array("solo"), np.arange(6, dtype=i32).reshape(1, 2, 3)]
 
     @module(S([None, 3], tf.float32, "x"))
     def control_flow(x):

@@ -1,6 +1,9 @@
 package dev.polyfn.tests;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,8 +51,22 @@ class OpZooCorpusTest {
       "bool_io", "int64_indices", "stateless_random", "generator_philox", "generator_full_int", "nested_outputs",
       "nested_tuple", "partition_stitch", "single_output", "nn_ops", "bucketize_search", "asserts_and_print",
       "sparse_dense", "passthrough", "string_bytes", "unknown_rank_others", "control_flow", "variable_dtypes",
-      "nested_functions", "captured_constants", "dataset_in_function", "gradients_in_function", "traced_variants", "varargs", "unicode_keys"})
+      "nested_functions", "captured_constants", "dataset_in_function", "gradients_in_function", "traced_variants", "varargs", "unicode_keys", "where_dynamic@1", "where_dynamic@2", "unknown_rank@1",
+      "unknown_rank@2", "unknown_dims@1", "unknown_dims@2", "unknown_rank_others@1"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     corpus.check(dir, model);
+  }
+
+  /**
+   * One loaded function called with inputs of other shapes and ranks (empty outputs, a scalar after
+   * a rank-4 tensor) after two calls, once it runs on its session path: each call answers as
+   * Python's restored function did for that input.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"where_dynamic", "unknown_rank", "unknown_dims", "unknown_rank_others"})
+  void answersInputsOfOtherShapesOnEitherPath(String model) {
+    List<String> others = corpus.outputs.keySet().stream().filter(m -> m.startsWith(model + "@")).toList();
+    assertFalse(others.isEmpty(), model);
+    corpus.checkCalls(dir, model, others);
   }
 }

@@ -150,6 +150,32 @@ final class SavedModelCorpus {
     }
   }
 
+  /**
+   * Loads {@code dir/model} and calls its function with {@code model}'s input twice (a function
+   * moves to its session path after two calls), then with each of {@code others}' inputs (models
+   * saving the same function, fed inputs of other shapes), then with {@code model}'s again; fails
+   * unless every call returns what Python's restored function returned for that input.
+   */
+  void checkCalls(Path dir, String model, List<String> others) {
+    List<String> sequence = new ArrayList<>(List.of(model, model));
+    sequence.addAll(others);
+    sequence.add(model);
+    try (MapFunction f = Function.load(dir.resolve(model), functions.get(model))) {
+      for (String input : sequence) {
+        Map<String, Object> args = arguments(input, f);
+        try (Outputs o = f.call(args)) {
+          Map<String, Value> python = outputs.get(input);
+          assertEquals(python.keySet().stream().sorted().toList(), o.names().stream().sorted().toList(), input + " output names");
+          for (String name : python.keySet()) {
+            assertSame(model + " called with " + input + "'s input: " + name, python.get(name), Value.of(o.get(name)));
+          }
+        } finally {
+          close(args);
+        }
+      }
+    }
+  }
+
   /** What {@code SavedModelBundle} returns for Python's input on the model's signature, by Polyfn's output names. */
   Map<String, Value> bundle(Path saved, String model) {
     Map<String, Value> bundled = new LinkedHashMap<>();
