@@ -613,6 +613,86 @@ def zoo():
         return {"d": d + d2, "s": s}
     yield "nested_functions", nested_functions, [np.array([0.5, 1.0], f32)]
 
+    # --- serving-side decoding ---
+    features = {"age": tf.io.FixedLenFeature([], tf.int64, default_value=-1),
+                "score": tf.io.FixedLenFeature([2], tf.float32),
+                "name": tf.io.FixedLenFeature([], tf.string, default_value="anon")}
+
+    @module(S([None], tf.string, "examples"), S([None], tf.string, "raw"), S([None], tf.string, "csv"))
+    def io_decode(examples, raw, csv):
+        parsed = tf.io.parse_example(examples, features)
+        cols = tf.io.decode_csv(csv, [[0], [0.0], ["none"]], field_delim=";")
+        return {"age": parsed["age"], "score": parsed["score"], "name": parsed["name"],
+                "raw_u16": tf.io.decode_raw(raw, tf.uint16, fixed_length=4), "raw_f32": tf.io.decode_raw(raw, tf.float32, fixed_length=4),
+                "b64": tf.io.encode_base64(raw, pad=True), "b64_back": tf.io.decode_base64(tf.io.encode_base64(raw)),
+                "csv_int": cols[0], "csv_float": cols[1], "csv_str": cols[2],
+                "serialized_back": tf.io.parse_tensor(tf.io.serialize_tensor(parsed["score"]), tf.float32),
+                "fingerprint": tf.bitcast(tf.fingerprint(tf.reshape(parsed["age"], [-1, 1])), tf.uint8),
+                "zlib": tf.io.decode_compressed(tf.constant(zlib_bytes), compression_type="ZLIB")}
+
+    def example(**kv):
+        f = {}
+        for k, v in kv.items():
+            if isinstance(v, int):
+                f[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=[v]))
+            elif isinstance(v, list):
+                f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+            else:
+                f[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[v.encode()]))
+        return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+
+    import zlib
+    zlib_bytes = zlib.compress(b"compressed text " * 3)
+    yield "io_decode", io_decode, [np.array([example(age=41, score=[0.5, 1.5], name="ann"), example(score=[-1.0, 2.0])], dtype=object),
+                                   np.array([b"\x00\x00\x80\x3f", b"\xff\xff\x00\x40"], dtype=object),
+                                   np.array(["1;2.5;x", "-7;;", ";0.25;\"q;uoted\""])]
+
+    @module(S([None, None, 3], tf.uint8, "image"))
+    def image_codecs(image):
+        png = tf.io.encode_png(image)
+        back = tf.io.decode_png(png, channels=3)
+        wav = tf.audio.encode_wav(tf.reshape(tf.cast(image[:, :, :1], tf.float32) / 255.0, [-1, 1]), 8000)
+        audio = tf.audio.decode_wav(wav)
+        return {"back": back, "same": tf.reduce_all(back == image), "gray": tf.io.decode_png(png, channels=1),
+                "audio": audio.audio, "rate": audio.sample_rate, "jpeg_shape": tf.shape(tf.io.decode_jpeg(tf.io.encode_jpeg(image))),
+                "adjusted": tf.image.adjust_jpeg_quality(image, 90), "is_png": tf.io.is_jpeg(png)}
+    yield "image_codecs", image_codecs, [(np.random.RandomState(6).rand(4, 5, 3) * 255).astype(np.uint8)]
+
+    @module(S([None, 3, 3], tf.float32, "a"))
+    def linalg_decompositions(a):
+        sv = tf.linalg.svd(a, compute_uv=False)
+        q, r = tf.linalg.qr(a)
+        lu, perm = tf.linalg.lu(a)
+        eig = tf.linalg.eigvals(a)
+        return {"singular": sv, "qr_abs_r": tf.abs(r), "qr_product": tf.matmul(q, r), "lu": lu, "perm": perm,
+                "eig_abs_sorted": tf.sort(tf.abs(eig), axis=-1), "rank": tf.linalg.matrix_rank(a),
+                "pinv": tf.linalg.pinv(a), "inv": tf.linalg.inv(a), "sqrtm_sym": tf.linalg.sqrtm(
+                    tf.matmul(a, a, transpose_b=True) + tf.eye(3)), "logm_abs": tf.abs(tf.linalg.logm(
+                        tf.cast(tf.matmul(a, a, transpose_b=True) + tf.eye(3), tf.complex64)))}
+    yield "linalg_decompositions", linalg_decompositions, [np.array([[[4, 1, 0], [1, 3, 1], [0, 1, 2]], [[1, 2, 3], [0, 1, 4], [5, 6, 0]]], f32)]
+
+    @module(S([None, 8, 8, 3], tf.float32, "a"), S([None, 8, 8, 3], tf.float32, "b"), S([None, 4, 1, 4], tf.float32, "boxes"),
+            S([None, 4, 2], tf.float32, "scores"))
+    def image_metrics(a, b, boxes, scores):
+        nms = tf.image.combined_non_max_suppression(boxes, scores, 3, 4, iou_threshold=0.5, score_threshold=0.1)
+        return {"ssim": tf.image.ssim(a, b, 1.0, filter_size=3), "psnr": tf.image.psnr(a, b, 1.0),
+                "tv": tf.image.total_variation(a), "drawn": tf.image.draw_bounding_boxes(a, boxes[:, :, 0], [[1.0, 0.0, 0.0]]),
+                "nms_boxes": nms.nmsed_boxes, "nms_scores": nms.nmsed_scores, "nms_classes": nms.nmsed_classes,
+                "nms_valid": nms.valid_detections, "sobel": tf.image.sobel_edges(a[..., :1])}
+    rng6 = np.random.RandomState(7)
+    yield "image_metrics", image_metrics, [rng6.rand(1, 8, 8, 3).astype(f32), rng6.rand(1, 8, 8, 3).astype(f32),
+                                           np.array([[[[0, 0, .5, .5]], [[0, 0, .55, .5]], [[.5, .5, 1, 1]], [[.1, .2, .9, .8]]]], f32),
+                                           rng6.rand(1, 4, 2).astype(f32)]
+
+    @module(S([None], tf.string, "s"), S([None], tf.int32, "seg"))
+    def string_segments(s, seg):
+        return {"segment_join": tf.strings.unsorted_segment_join(s, seg, 3, separator=","),
+                "ngrams": tf.strings.ngrams(tf.strings.split(s[0]), 2, separator="_"),
+                "offsets": tf.strings.unicode_decode_with_offsets(s[1], "UTF-8")[1],
+                "sets": tf.sparse.to_dense(tf.sets.intersection(tf.strings.split(s[:1]).to_sparse(),
+                                                               tf.strings.split(s[2:3]).to_sparse()), default_value="")}
+    yield "string_segments", string_segments, [np.array(["a b c d", "größe", "c a z", "q"]), np.array([2, 0, 2, 1], i32)]
+
     # --- what Polyfn rebuilds itself: captured constants, function attributes, traced variants ---
     consts = dict(u8=tf.constant([0, 7, 255], tf.uint8), i8=tf.constant([-128, 5, 127], tf.int8),
                   u16=tf.constant([1, 65535], tf.uint16), i16=tf.constant([-300, 300], tf.int16),

@@ -28,7 +28,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * assigned variables of uint8, bool, string, int64 and float64, a nested {@code tf.function};
  * captured constants of every dtype (complex, int8, uint64, strings with NUL bytes, empty, 1.2 MB),
  * a tf.data pipeline reduced inside the function, gradients taken inside it (a custom gradient,
- * a while loop, a cond, a nested function), a function traced three times without a signature.
+ * a while loop, a cond, a nested function), a function traced three times without a signature;
+ * serving-side decoding (tf.Example protos, CSV, raw bytes, base64, serialized tensors, zlib, PNG,
+ * JPEG, WAV), decompositions (SVD, QR, LU, eigenvalues, sqrtm, logm), image metrics and combined
+ * non-max suppression, string segment joins, n-grams and set intersections.
  *
  * <p>{@code Function.load} runs each on Python's input and returns what Python's restored model
  * returned and what TensorFlow Java's {@code SavedModelBundle} returns ({@link SavedModelCorpus#check}).
@@ -52,7 +55,8 @@ class OpZooCorpusTest {
       "nested_tuple", "partition_stitch", "single_output", "nn_ops", "bucketize_search", "asserts_and_print",
       "sparse_dense", "passthrough", "string_bytes", "unknown_rank_others", "control_flow", "variable_dtypes",
       "nested_functions", "captured_constants", "dataset_in_function", "gradients_in_function", "traced_variants", "varargs", "unicode_keys", "where_dynamic@1", "where_dynamic@2", "unknown_rank@1",
-      "unknown_rank@2", "unknown_dims@1", "unknown_dims@2", "unknown_rank_others@1"})
+      "unknown_rank@2", "unknown_dims@1", "unknown_dims@2", "unknown_rank_others@1", "io_decode", "image_codecs", "linalg_decompositions", "image_metrics",
+      "string_segments"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     corpus.check(dir, model);
   }
