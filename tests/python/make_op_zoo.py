@@ -34,7 +34,7 @@ more.DTYPES[np.dtype(np.uint16)] = "uint16"
 S = tf.TensorSpec
 f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
 
-STATEFUL = {"generator_philox", "generator_full_int", "variable_dtypes"}
+STATEFUL = {"generator_philox", "generator_full_int", "variable_dtypes", "function_attributes"}
 
 
 def module(*specs, **attributes):
@@ -757,6 +757,33 @@ def zoo():
         return {high: d[high] * 2.0, astral: d[astral] - 1.0, plain: d[plain],
                 "mixed": d[high] * 10.0 + d[astral], "nest": {astral: d[astral], high: d[high]}}
     yield "unicode_keys", unicode_keys, [{high: np.array([1.0, 2.0], f32), astral: np.array([5.0, 7.0], f32), plain: np.int32(3)}]
+
+    @module({f"in{i:02d}": S([2], tf.float32, f"in{i:02d}") for i in range(40)})
+    def many_io(d):
+        total = tf.add_n(list(d.values()))
+        return {f"out{i:03d}": total * float(i) + d[f"in{i % 40:02d}"] for i in range(300)}
+    yield "many_io", many_io, [{f"in{i:02d}": np.array([i, -i], f32) for i in range(40)}]
+
+    counter = tf.Variable(0.0)
+
+    @tf.function(experimental_implements="polyfn.test.scaled_add")
+    def implemented(a, b):
+        return a * 3.0 + b
+
+    @tf.function(jit_compile=True)
+    def compiled_inner(a):
+        return tf.nn.softmax(a) * tf.reduce_max(a)
+
+    @tf.function
+    def bump(a):
+        counter.assign_add(tf.reduce_sum(a))
+        return counter.read_value()
+
+    @module(S([None], tf.float32, "x"), counter=counter)
+    def function_attributes(x):
+        return {"implemented": implemented(x, x), "compiled": compiled_inner(x), "bumped": bump(x),
+                "after": counter.read_value() * 1.0}
+    yield "function_attributes", function_attributes, [np.array([1.0, 2.0, -0.5], f32)]
 
     poly = tf.Module()
     poly.f = tf.function(lambda x: {"y": x * 2, "traced_shape": tf.constant(str(x.shape))})  # which trace serves

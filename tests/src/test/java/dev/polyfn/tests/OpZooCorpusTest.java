@@ -56,7 +56,7 @@ class OpZooCorpusTest {
       "sparse_dense", "passthrough", "string_bytes", "unknown_rank_others", "control_flow", "variable_dtypes",
       "nested_functions", "captured_constants", "dataset_in_function", "gradients_in_function", "traced_variants", "varargs", "unicode_keys", "where_dynamic@1", "where_dynamic@2", "unknown_rank@1",
       "unknown_rank@2", "unknown_dims@1", "unknown_dims@2", "unknown_rank_others@1", "io_decode", "image_codecs", "linalg_decompositions", "image_metrics",
-      "string_segments"})
+      "string_segments", "many_io", "function_attributes"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     corpus.check(dir, model);
   }
