@@ -14,7 +14,8 @@ tf.saved_model.save, loaded back by Python's tf.saved_model.load and called on a
 A model named <name>@<k> is model <name> saved again with another input (another shape, another
 rank), which the test feeds to the first one's function after two calls with the first input.
 
-The output protocol is make_keras_models_more.py's (its docstring), with one more line:
+The output protocol is make_keras_models_more.py's (its docstring); a stateful model's second and
+third calls' outputs are those of model <name>#2 and <name>#3; and one more line:
 
     signature_output <model> <output name> <signature key>
 
@@ -852,6 +853,10 @@ def main(out, only):
             if keys:
                 print("signature_output", name, n, keys[n])
             print("output", name, n, *more.encode(value.numpy()))
+        for call in (2, 3) if name in STATEFUL else ():  # what later calls return, after the assignments
+            result = restored.f(*[tf.nest.map_structure(tf.constant, a) for a in args])
+            for n, value in flat_named(result):
+                print("output", f"{name}#{call}", n, *more.encode(value.numpy()))
 
 
 if __name__ == "__main__":

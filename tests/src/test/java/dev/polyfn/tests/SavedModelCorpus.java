@@ -111,7 +111,8 @@ final class SavedModelCorpus {
    * Loads {@code dir/model} with {@code Function.load}, calls it three times with Python's input
    * (the first run's execution moves a function to its session path after two calls), and fails
    * unless every output is what Python's restored model returned and what {@code SavedModelBundle}
-   * returns on the signature, and later calls (of a model that assigns nothing) what the first did.
+   * returns on the signature, and later calls what the first did (of a model that assigns nothing)
+   * or what Python's later calls returned (where the script wrote them: {@code <model>#2}, {@code #3}).
    */
   void check(Path dir, String model) {
     Path saved = dir.resolve(model);
@@ -132,6 +133,9 @@ final class SavedModelCorpus {
                 polyfn.put(name, v);
               } else if (!stateful.contains(model)) { // a stateful model's later calls see its assignments
                 assertSame(model + " " + name + " call " + (call + 1) + " against call 1", polyfn.get(name), v);
+              } else if (outputs.containsKey(model + "#" + (call + 1))) { // what Python's later calls returned
+                assertSame(model + " " + name + " call " + (call + 1) + " against Python",
+                    outputs.get(model + "#" + (call + 1)).get(name), v);
               }
             }
           }
