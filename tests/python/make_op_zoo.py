@@ -22,6 +22,10 @@ third calls' outputs are those of model <name>#2 and <name>#3; and one more line
 for a function returning a nested structure, which a signature cannot return: its serving_default
 signature is then a wrapper returning the same tensors in a flat dict, under these keys (out_0, out_1...).
 Non-finite floats are written inf, -inf, nan.
+
+When written (TensorFlow 2.21 here, 2.18 in TensorFlow Java), Polyfn answered every case as Python
+and SavedModelBundle did; the one difference the first run showed was this script's (a scalar
+string's trailing NUL bytes dropped by numpy, fixed in make_keras_models_more.encode).
 """
 import sys
 
