@@ -23,9 +23,14 @@ for a function returning a nested structure, which a signature cannot return: it
 signature is then a wrapper returning the same tensors in a flat dict, under these keys (out_0, out_1...).
 Non-finite floats are written inf, -inf, nan.
 
-When written (TensorFlow 2.21 here, 2.18 in TensorFlow Java), Polyfn answered every case as Python
-and SavedModelBundle did; the one difference the first run showed was this script's (a scalar
-string's trailing NUL bytes dropped by numpy, fixed in make_keras_models_more.encode).
+What failed in Polyfn (fixed, and in the corpus):
+- value_limits: 1 / x of a subnormal x was inf on the first calls (as in Python and SavedModelBundle)
+  and 1e38 from the third call on: kernels on the caller's thread (the session path) kept
+  subnormals, which TensorFlow's own threads flush to zero. A call now sets TensorFlow's float mode
+  on its thread (native/tf/src/float_mode.rs).
+Every other case matched Python and SavedModelBundle when written; the one other difference was
+this script's (a scalar string's trailing NUL bytes dropped by numpy, fixed in
+make_keras_models_more.encode).
 """
 import sys
 
@@ -789,6 +794,16 @@ def zoo():
         return {"implemented": implemented(x, x), "compiled": compiled_inner(x), "bumped": bump(x),
                 "after": counter.read_value() * 1.0}
     yield "function_attributes", function_attributes, [np.array([1.0, 2.0, -0.5], f32)]
+
+    @module(S([None], tf.int64, "j"), S([None], tf.float32, "x"), S([None], tf.string, "s"), S(None, tf.float32, "deep"))
+    def value_limits(j, x, s, deep):
+        return {"j": j, "j_neg": -j, "j_max": tf.reduce_max(j), "x_tiny": x * 0.5, "x_recip": 1.0 / x,
+                "s_len": tf.strings.length(s), "s_tail": tf.strings.substr(s, -4, 4), "empty_bool": tf.zeros([0, 2], tf.bool),
+                "deep": tf.reduce_sum(deep, axis=[0, 2, 4, 6]), "deep_t": tf.transpose(deep, [7, 6, 5, 4, 3, 2, 1, 0])}
+    yield "value_limits", value_limits, [np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min + 1, 0], i64),
+                                         np.array([1e-45, -0.0, 3.4e38, 1e-38], f32),
+                                         np.array([b"x" * 1000000 + b"tail", b""], dtype=object)[:1],
+                                         np.arange(256, dtype=f32).reshape(2, 2, 2, 2, 2, 2, 2, 2)]
 
     poly = tf.Module()
     poly.f = tf.function(lambda x: {"y": x * 2, "traced_shape": tf.constant(str(x.shape))})  # which trace serves

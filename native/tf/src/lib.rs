@@ -12,6 +12,7 @@ pub mod c_api;
 pub mod call_options;
 pub mod context;
 mod def_check;
+mod float_mode;
 pub mod function;
 mod function_def_proto;
 pub mod graph;

@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a while loop, a cond, a nested function), a function traced three times without a signature;
  * serving-side decoding (tf.Example protos, CSV, raw bytes, base64, serialized tensors, zlib, PNG,
  * JPEG, WAV), decompositions (SVD, QR, LU, eigenvalues, sqrtm, logm), image metrics and combined
- * non-max suppression, string segment joins, n-grams and set intersections.
+ * non-max suppression, string segment joins, n-grams and set intersections; int64 limits, subnormal
+ * floats (flushed to zero by TensorFlow on every call path), a 1 MB string, a rank-8 tensor.
  *
  * <p>{@code Function.load} runs each on Python's input and returns what Python's restored model
  * returned and what TensorFlow Java's {@code SavedModelBundle} returns ({@link SavedModelCorpus#check}).
@@ -56,7 +57,7 @@ class OpZooCorpusTest {
       "sparse_dense", "passthrough", "string_bytes", "unknown_rank_others", "control_flow", "variable_dtypes",
       "nested_functions", "captured_constants", "dataset_in_function", "gradients_in_function", "traced_variants", "varargs", "unicode_keys", "where_dynamic@1", "where_dynamic@2", "unknown_rank@1",
       "unknown_rank@2", "unknown_dims@1", "unknown_dims@2", "unknown_rank_others@1", "io_decode", "image_codecs", "linalg_decompositions", "image_metrics",
-      "string_segments", "many_io", "function_attributes"})
+      "string_segments", "many_io", "function_attributes", "value_limits"})
   void loadsAndAnswersLikePythonAndSavedModelBundle(String model) {
     corpus.check(dir, model);
   }
