@@ -483,7 +483,9 @@ DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64", np.d
 
 def encode(a):
     """dtype, dims and values of array a as the test reads them."""
-    a = np.asarray(a)
+    # A scalar string tensor's numpy() is bytes, which np.asarray would make a fixed-width bytes
+    # array, whose items lose their trailing NUL bytes (UTF-16 text ends with some).
+    a = np.asarray(a, dtype=object) if isinstance(a, bytes) else np.asarray(a)
     dims = ",".join(map(str, a.shape)) or "-"
     flat = a.reshape(-1)
     if a.dtype.kind in "USO":

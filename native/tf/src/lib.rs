@@ -13,6 +13,7 @@ pub mod call_options;
 pub mod context;
 mod def_check;
 mod device_check;
+mod float_mode;
 pub mod function;
 mod function_def_proto;
 pub mod graph;

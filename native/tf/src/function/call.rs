@@ -24,6 +24,8 @@ impl EagerFunction {
     pub unsafe fn call(&self, inputs: &[*mut TF_Tensor], out: &mut Vec<*mut TF_Tensor>) -> Result<(), TfError> {
         self.check_input_count(inputs.len())?;
         let api = self.rt.api();
+        // Kernels running on this thread see TensorFlow's float mode, as on its own threads.
+        let _float_mode = crate::float_mode::TensorFlowFloatMode::set();
         crate::status::with_call_status(api, |status| {
             let fast = self.fast_path();
             if let Some(chosen) = self.session.ready().filter(|_| fast) {
