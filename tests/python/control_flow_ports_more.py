@@ -1,4 +1,4 @@
-"""Python counterparts of ControlFlowPortsMoreTest: programs in the manner of TensorFlow's own control
+"""Python counterparts of ControlFlowPorts{Loops,Conds,More}Test: programs in the manner of TensorFlow's own control
 flow tests (while_v2_test.py, cond_v2_test.py, control_flow_ops_py_test.py, map_fn_test.py,
 functional_ops_test.py's scan/foldl) that TfFunctionControlFlowPortsTest, TfFunctionGradientPortsTest
 and ControlFlowParityTest do not cover: nested loops and conds, input-dependent and zero trip counts,
