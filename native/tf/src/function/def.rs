@@ -237,17 +237,16 @@ impl EagerFunction {
         // Built once here as TensorFlow builds it at the first call, so a body that cannot be
         // built is refused at load instead of failing every call.
         let lib_types: Vec<_> = entries.iter().map(|e| (proto::name(e).ok(), proto::arg_dtypes(e).ok())).collect();
-        let shapes_of = crate::def_check::input_shapes;
         let mut bodies = vec![crate::def_check::Body {
             function: func,
             name,
             inputs: &input_dtypes,
             outputs: &output_dtypes,
-            shapes: shapes_of(def, input_dtypes.len()),
+            shapes: crate::def_check::input_shapes(def, input_dtypes.len()),
         }];
         for ((&f, (lib_name, types)), entry) in owned.iter().zip(&lib_types).zip(&entries) {
             if let (Some(lib_name), Some((inputs, outputs))) = (lib_name, types) {
-                let shapes = shapes_of(entry, inputs.len());
+                let shapes = crate::def_check::input_shapes(entry, inputs.len());
                 bodies.push(crate::def_check::Body { function: f, name: lib_name, inputs, outputs, shapes });
             }
         }

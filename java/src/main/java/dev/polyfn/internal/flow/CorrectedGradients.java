@@ -109,7 +109,7 @@ final class CorrectedGradients {
     Operand y = op.input(0);
     Operand ga = g.math.div((Operand) dy, y);
     FlowGradients.add(grads, op.input(0), g.math.neg(g.math.mul(conj(g, ga), (Operand) op.output(0))).asOutput());
-    FlowGradients.add(grads, op.input(1), g.math.mul(ga, g.dtypes.cast(g.constant(0.5f), y.type())).asOutput());
+    FlowGradients.add(grads, op.input(1), g.math.mul(ga, (Operand) scalar(g, 0.5f, y)).asOutput());
   }
 
   /**
@@ -119,7 +119,7 @@ final class CorrectedGradients {
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static void rsqrtGrad(Ops g, GraphOperation op, Output<?> dy, Map<String, List<Output<?>>> grads) {
     Operand ca = conj(g, op.input(0));
-    Operand da = g.math.mul(g.math.mul(g.math.mul(g.dtypes.cast(g.constant(-1.5f), ca.type()), conj(g, dy)), (Operand) op.input(1)),
+    Operand da = g.math.mul(g.math.mul(g.math.mul((Operand) scalar(g, -1.5f, ca), conj(g, dy)), (Operand) op.input(1)),
         g.math.square(ca));
     FlowGradients.add(grads, op.input(0), da.asOutput());
     FlowGradients.add(grads, op.input(1), g.scope().opBuilder("RsqrtGrad", "RsqrtGrad").addInput(ca.asOutput()).addInput(dy)
@@ -150,13 +150,13 @@ final class CorrectedGradients {
       }
       case "SoftplusGrad" -> { // d/db = SoftplusGrad(grad, x), d/dx = grad b / (e^-x + 2 + e^x)
         Operand x = op.input(1);
-        d0 = g.scope().opBuilder("SoftplusGrad", "SoftplusGrad").addInput(dy).addInput(op.input(1)).build().output(0);
+        d0 = g.scope().opBuilder("SoftplusGrad", "SoftplusGrad").addInput(dy).addInput(x.asOutput()).build().output(0);
         d1 = g.math.div(g.math.mul(grad, (Operand) op.input(0)),
             g.math.add(g.math.add(g.math.exp(g.math.neg(x)), scalar(g, 2f, x)), g.math.exp(x)));
       }
       default -> { // EluGrad: d/db = EluGrad(grad, y), d/dy = grad b where y < 0, else 0
         Operand y = op.input(1);
-        d0 = g.scope().opBuilder("EluGrad", "EluGrad").addInput(dy).addInput(op.input(1)).build().output(0);
+        d0 = g.scope().opBuilder("EluGrad", "EluGrad").addInput(dy).addInput(y.asOutput()).build().output(0);
         d1 = g.select(g.math.less(y, (Operand) scalar(g, 0f, y)), g.math.mul(grad, (Operand) op.input(0)), g.zerosLike(y));
       }
     }
