@@ -55,18 +55,27 @@ fn call(f: &Polymorphic<String>, dims: &[i64], n: Option<i64>) {
 }
 
 fn call_typed(f: &Polymorphic<String>, dtype: DType, dims: &[i64], n: Option<i64>) {
+    trace_typed(f, dtype, dims, n, true)
+}
+
+/// A trace of `x` of shape `dims` ahead of any call, as `getConcreteFunction` makes one.
+fn trace_ahead(f: &Polymorphic<String>, dims: &[i64]) {
+    trace_typed(f, F, dims, None, false)
+}
+
+fn trace_typed(f: &Polymorphic<String>, dtype: DType, dims: &[i64], n: Option<i64>, for_call: bool) {
     let mut facts = typed(dtype, dims);
     if let Some(id) = n {
         facts.extend([TAG_LITERAL, id]);
         f.register_literal(id, &id.to_string(), "java.lang.Integer", Some(&id.to_string()));
     }
-    if f.lookup::<String>(&facts).unwrap().is_some() {
+    if for_call && f.lookup::<String>(&facts).unwrap().is_some() {
         return;
     }
     let mut names = vec!["x".to_string()];
     names.extend(n.map(|_| "n".to_string()));
     let known = f.declared().is_some();
-    let mut s = f.begin_trace::<String>(names, known.then_some(&facts[..]), true).unwrap();
+    let mut s = f.begin_trace::<String>(names, known.then_some(&facts[..]), for_call).unwrap();
     let x = f.decode_value(&typed(dtype, dims)).unwrap();
     s.declare::<String>("x", ParamKind::Tensor, false, tensor_constraint(), Some(x)).unwrap();
     if let Some(id) = n {
@@ -130,6 +139,31 @@ fn a_burst_warns_once_and_a_new_burst_after_calm_warns_again() {
     assert!(text.contains("5 of the last 10 calls traced"), "{text}");
     assert!(text.contains("Parameters that keep changing: x."), "{text}");
     assert!(text.contains("withReduceRetracing(true)"), "{text}");
+}
+
+#[test]
+fn traces_ahead_of_calls_do_not_warn_and_do_not_count_toward_a_burst() {
+    install();
+    // Ten signatures traced ahead (getConcreteFunction), then none of them called: Python warns
+    // only about calls that trace. This warned "5 of the last 0 calls traced".
+    let f = Polymorphic::<String>::new("ahead");
+    for d in 1..=10 {
+        trace_ahead(&f, &[d]);
+    }
+    assert_eq!(f.trace_count(), 10);
+    assert!(warnings("ahead").is_empty(), "{:?}", warnings("ahead"));
+    // Calls of the traced signatures are hits; four calls that trace are not yet a burst...
+    for d in 1..=10 {
+        call(&f, &[d], None);
+    }
+    for d in 11..=14 {
+        call(&f, &[d], None);
+    }
+    assert!(warnings("ahead").is_empty(), "{:?}", warnings("ahead"));
+    // ...and a fifth within ten calls is, counted over calls only.
+    call(&f, &[15], None);
+    assert_eq!(warnings("ahead").len(), 1);
+    assert!(warnings("ahead")[0].contains("5 of the last 10 calls traced"), "{:?}", warnings("ahead"));
 }
 
 #[test]

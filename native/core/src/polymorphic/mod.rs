@@ -307,6 +307,7 @@ impl<C> Polymorphic<C> {
             why,
             started: Instant::now(),
             structures: structures.clone(),
+            for_call,
         })
     }
 
@@ -372,12 +373,16 @@ impl<C> Polymorphic<C> {
                 reason: session.reason.clone(),
                 nanos,
             };
+            let parameter = record.parameter.clone();
             st.monitor.record(record);
             evicted = self.evict_beyond_bound(&mut st, concrete.id, &mut messages);
             let calls = self.stats_of(&st).calls();
             let st = &mut *st;
-            if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls) {
-                messages.push((log::Level::Warn, w));
+            if session.for_call {
+                if let Some(w) = st.monitor.frequent_retrace_warning(&self.name, &self.options, st.declared.as_ref(), calls, &parameter)
+                {
+                    messages.push((log::Level::Warn, w));
+                }
             }
             for w in monitor::literal_warnings(&self.name, |p| st.table.distinct_java_values(p), &session.declared) {
                 messages.push((log::Level::Warn, w));

@@ -88,8 +88,9 @@ pub struct TraceRecord {
 #[derive(Default)]
 pub(super) struct Monitor {
     pub(super) history: VecDeque<TraceRecord>,
-    /// Call counts at which recent traces happened, for the frequent-retrace warning.
-    trace_calls: VecDeque<u64>,
+    /// Call counts at which recent calls traced, with the parameter that made each trace, for
+    /// the frequent-retrace warning.
+    trace_calls: VecDeque<(u64, String)>,
     warned_burst: bool,
 }
 
@@ -103,16 +104,18 @@ impl Monitor {
 
     /// tf.function's warning: when `RETRACE_WARNING_TRACES` of the last `RETRACE_WINDOW_CALLS`
     /// calls traced, say so once for the burst, naming the parameters that keep changing and the
-    /// options that would help. `calls` counts every call so far, this trace's included.
+    /// options that would help. `calls` counts every call so far, this trace's included;
+    /// `parameter` is the one whose change made this call trace (empty when none is known).
     pub(super) fn frequent_retrace_warning(
         &mut self,
         name: &str,
         options: &Options,
         declared: Option<&FunctionType>,
         calls: u64,
+        parameter: &str,
     ) -> Option<String> {
-        self.trace_calls.push_back(calls);
-        while self.trace_calls.front().is_some_and(|&c| c + RETRACE_WINDOW_CALLS <= calls) {
+        self.trace_calls.push_back((calls, parameter.to_owned()));
+        while self.trace_calls.front().is_some_and(|&(c, _)| c + RETRACE_WINDOW_CALLS <= calls) {
             self.trace_calls.pop_front();
         }
         if self.trace_calls.len() < RETRACE_WARNING_TRACES {
@@ -123,14 +126,12 @@ impl Monitor {
             return None;
         }
         self.warned_burst = true;
-        let recent = self.history.iter().rev().take(self.trace_calls.len());
         let mut changing: Vec<&str> = Vec::new();
-        for r in recent {
-            if !r.parameter.is_empty() && !changing.contains(&r.parameter.as_str()) {
-                changing.push(&r.parameter);
+        for (_, p) in &self.trace_calls {
+            if !p.is_empty() && !changing.contains(&p.as_str()) {
+                changing.push(p);
             }
         }
-        changing.reverse();
         let java = declared.is_some_and(|d| {
             changing.iter().any(|c| d.parameter(c).is_some_and(|p| p.kind == ParamKind::Java))
         });

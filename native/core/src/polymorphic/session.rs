@@ -36,6 +36,9 @@ pub struct TraceSession {
     pub(super) started: Instant,
     /// Per-structure inferred types, when examples differed in structure.
     pub(super) structures: super::inferred::Structures,
+    /// Whether a call traces (counted as a miss); a trace ahead of calls (getConcreteFunction)
+    /// does not count toward the frequent-retrace warning, as in Python, where only calls do.
+    pub(super) for_call: bool,
 }
 
 impl TraceSession {

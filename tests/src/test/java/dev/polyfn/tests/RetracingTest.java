@@ -11,10 +11,12 @@ import dev.polyfn.FunctionOptions;
 import dev.polyfn.FunctionStatistics;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
+import dev.polyfn.TensorSpec;
 import dev.polyfn.TraceEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -170,14 +172,17 @@ class RetracingTest {
     }
   }
 
-  @Test
-  void frequentRetracingWarnsOncePerBurst() {
+  /**
+   * The dev.polyfn logger's warnings naming function {@code name}, captured while {@code run}
+   * runs (it gets the list as it grows).
+   */
+  private static List<String> warningsOf(String name, Consumer<List<String>> run) {
     Logger logger = Logger.getLogger("dev.polyfn");
     List<String> warnings = new ArrayList<>();
     Handler capture = new Handler() {
       @Override
       public void publish(LogRecord r) {
-        if (r.getLevel().intValue() >= Level.WARNING.intValue() && r.getMessage().contains("'bursty'")) {
+        if (r.getLevel().intValue() >= Level.WARNING.intValue() && r.getMessage().contains("'" + name + "'")) {
           warnings.add(r.getMessage());
         }
       }
@@ -189,29 +194,58 @@ class RetracingTest {
       public void close() {}
     };
     logger.addHandler(capture);
-    try (MapFunction f = sizeOf(FunctionOptions.defaults().withName("bursty"))) {
-      for (int n = 1; n <= 4; n++) {
-        size(f, n);
-      }
-      assertEquals(0, warnings.size());
-      size(f, 5); // 5 of the last 5 calls traced
-      assertEquals(1, warnings.size());
-      String w = warnings.get(0);
-      assertTrue(w.contains("5 of the last 5 calls") && w.contains("keep changing: x")
-          && w.contains("withReduceRetracing(true)"), w);
-      for (int n = 6; n <= 9; n++) {
-        size(f, n); // same burst
-      }
-      assertEquals(1, warnings.size());
-      for (int i = 0; i < 20; i++) {
-        size(f, 1); // calm
-      }
-      for (int n = 20; n <= 24; n++) {
-        size(f, n); // a new burst
-      }
-      assertEquals(2, warnings.size());
+    try {
+      run.accept(warnings);
     } finally {
       logger.removeHandler(capture);
     }
+    return warnings;
+  }
+
+  @Test
+  void frequentRetracingWarnsOncePerBurst() {
+    List<String> warnings = warningsOf("bursty", seen -> {
+      try (MapFunction f = sizeOf(FunctionOptions.defaults().withName("bursty"))) {
+        for (int n = 1; n <= 4; n++) {
+          size(f, n);
+        }
+        assertEquals(0, seen.size());
+        size(f, 5); // 5 of the last 5 calls traced
+        assertEquals(1, seen.size());
+        for (int n = 6; n <= 9; n++) {
+          size(f, n); // same burst
+        }
+        assertEquals(1, seen.size());
+        for (int i = 0; i < 20; i++) {
+          size(f, 1); // calm
+        }
+        for (int n = 20; n <= 24; n++) {
+          size(f, n); // a new burst
+        }
+      }
+    });
+    assertEquals(2, warnings.size(), warnings.toString());
+    String w = warnings.get(0);
+    assertTrue(w.contains("5 of the last 5 calls") && w.contains("keep changing: x")
+        && w.contains("withReduceRetracing(true)"), w);
+  }
+
+  @Test
+  void signaturesTracedAheadOfCallsDoNotWarn() {
+    // As Python's get_concrete_function: tracing ahead is what a user asks for, not retracing by
+    // calls. This warned "5 of the last 0 calls traced a new concrete function".
+    List<String> warnings = warningsOf("ahead", seen -> {
+      try (MapFunction f = sizeOf(FunctionOptions.defaults().withName("ahead"))) {
+        for (int k = 1; k <= 10; k++) {
+          f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, Shape.of(k))));
+        }
+        assertEquals(10, f.traceCount());
+        for (int k = 1; k <= 10; k++) {
+          assertEquals(k, size(f, k)); // hits
+        }
+        assertEquals(10, f.traceCount());
+      }
+    });
+    assertEquals(List.of(), warnings);
   }
 }
