@@ -2,6 +2,7 @@ package dev.polyfn;
 
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.saved.SavedModelWriter;
+import dev.polyfn.internal.trace.Body;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.GraphCall;
 import dev.polyfn.internal.trace.Result;
@@ -29,7 +30,24 @@ public abstract class PolymorphicFunction implements AutoCloseable {
   private final FunctionCore core;
 
   PolymorphicFunction(FunctionOptions options, String kind, Class<?> unaryInput) {
-    this.core = new FunctionCore(Objects.requireNonNull(options, "options"), kind, unaryInput, this::trace);
+    this.core = new FunctionCore(Objects.requireNonNull(options, "options"), kind, unaryInput, new BodyOf(this));
+  }
+
+  /**
+   * This function's {@link #trace} as the core runs it. A class rather than {@code this::trace}:
+   * the first bootstrap of a method reference costs every start that defines a function.
+   */
+  private static final class BodyOf implements Body {
+    private final PolymorphicFunction function;
+
+    BodyOf(PolymorphicFunction function) {
+      this.function = function;
+    }
+
+    @Override
+    public Traced trace(Ops tf, Inputs inputs) {
+      return function.trace(tf, inputs);
+    }
   }
 
   /** Runs the body while tracing; returns its outputs, named. */

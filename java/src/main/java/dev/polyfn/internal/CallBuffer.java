@@ -17,7 +17,13 @@ import org.tensorflow.ndarray.Shape;
  */
 public final class CallBuffer {
 
-  private static final ThreadLocal<CallBuffer> PER_THREAD = ThreadLocal.withInitial(CallBuffer::new);
+  /** A subclass, not {@code withInitial(CallBuffer::new)}: a lambda's first bootstrap costs a first call. */
+  private static final ThreadLocal<CallBuffer> PER_THREAD = new ThreadLocal<>() {
+    @Override
+    protected CallBuffer initialValue() {
+      return new CallBuffer();
+    }
+  };
 
   private long[] facts = new long[64];
   private int factCount;

@@ -37,8 +37,13 @@ public final class OutputReferences {
 
   private static final Stripe[] STRIPE = new Stripe[STRIPES];
   private static final AtomicInteger NEXT = new AtomicInteger();
-  private static final ThreadLocal<Stripe> MINE =
-      ThreadLocal.withInitial(() -> STRIPE[NEXT.getAndIncrement() & (STRIPES - 1)]);
+  /** A subclass, not {@code withInitial} and a lambda, whose first bootstrap costs a first call. */
+  private static final ThreadLocal<Stripe> MINE = new ThreadLocal<>() {
+    @Override
+    protected Stripe initialValue() {
+      return STRIPE[NEXT.getAndIncrement() & (STRIPES - 1)];
+    }
+  };
 
   static {
     for (int i = 0; i < STRIPES; i++) {

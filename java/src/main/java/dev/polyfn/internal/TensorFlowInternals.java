@@ -31,7 +31,8 @@ import org.tensorflow.types.family.TType;
 
 /**
  * The one place that reaches TensorFlow Java's package-private native handles (tensor, eager
- * context, graph). Handles are looked up once; a TensorFlow Java without them fails here, with a
+ * context, graph). Handles are looked up once (those of tensors and the context when Polyfn loads,
+ * those only tracing uses at its first use); a TensorFlow Java without them fails here, with a
  * message naming the version Polyfn was built against.
  */
 public final class TensorFlowInternals {
@@ -48,16 +49,6 @@ public final class TensorFlowInternals {
   /** {@code RawTensor.tensorScope}: an output's is replaced by an {@link OwnedScope}. */
   private static final VarHandle TENSOR_SCOPE;
   private static final MethodHandle CONTEXT_HANDLE;
-  private static final MethodHandle GRAPH_HANDLE;
-  /** {@code GraphOperation(graph, operation)}, package-private. */
-  private static final MethodHandle NEW_GRAPH_OPERATION;
-  private static final MethodHandle EAGER_OUTPUT_HANDLE;
-  /** Package-private in TensorFlow Java. */
-  private static final Class<?> EAGER_OPERATION;
-  /** {@code EagerOperation(session, op, outputs, type, name)}, package-private. */
-  private static final MethodHandle NEW_EAGER_OPERATION;
-  /** {@code EagerSession.attach(Pointer...)}: the session frees what is attached to it. */
-  private static final MethodHandle SESSION_ATTACH;
 
   static {
     try {
@@ -71,26 +62,63 @@ public final class TensorFlowInternals {
       TENSOR_HANDLE_FIELD = raw.findVarHandle(RawTensor.class, "tensorHandle", TF_Tensor.class);
       MethodHandles.Lookup eager = MethodHandles.privateLookupIn(EagerSession.class, MethodHandles.lookup());
       CONTEXT_HANDLE = eager.findVirtual(EagerSession.class, "nativeHandle", MethodType.methodType(TFE_Context.class));
-      MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
-      GRAPH_HANDLE = graph.findGetter(Graph.class, "nativeHandle", TF_Graph.class);
-      NEW_GRAPH_OPERATION = graph.findConstructor(GraphOperation.class,
-          MethodType.methodType(void.class, Graph.class, TF_Operation.class));
-      EAGER_OPERATION = Class.forName("org.tensorflow.EagerOperation");
-      EAGER_OUTPUT_HANDLE = eager.findVirtual(EAGER_OPERATION, "getUnsafeNativeHandle",
-              MethodType.methodType(TFE_TensorHandle.class, int.class))
-          .asType(MethodType.methodType(TFE_TensorHandle.class, Operation.class, int.class));
-      NEW_EAGER_OPERATION = eager.findConstructor(EAGER_OPERATION, MethodType.methodType(void.class, EagerSession.class,
-              TFE_Op.class, TFE_TensorHandle[].class, String.class, String.class))
-          .asType(MethodType.methodType(Operation.class, EagerSession.class, TFE_Op.class, TFE_TensorHandle[].class,
-              String.class, String.class));
-      SESSION_ATTACH = eager.findVirtual(EagerSession.class, "attach", MethodType.methodType(void.class, Pointer[].class));
     } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new IllegalStateException(
-          "Polyfn cannot reach TensorFlow Java's native handles (built against TensorFlow Java "
-              + BUILT_AGAINST + ", running TensorFlow " + TensorFlow.version() + ")"
-              + (NativeLibrary.missingModuleFlags().isEmpty() ? ""
-                  : ". Start the JVM with " + NativeLibrary.missingModuleFlags()) + ": " + e,
-          e);
+      throw unreachable(e);
+    }
+  }
+
+  private static IllegalStateException unreachable(Exception e) {
+    return new IllegalStateException(
+        "Polyfn cannot reach TensorFlow Java's native handles (built against TensorFlow Java "
+            + BUILT_AGAINST + ", running TensorFlow " + TensorFlow.version() + ")"
+            + (NativeLibrary.missingModuleFlags().isEmpty() ? ""
+                : ". Start the JVM with " + NativeLibrary.missingModuleFlags()) + ": " + e,
+        e);
+  }
+
+  /**
+   * The handles that only tracing, eager operands and eagerly run bodies use, looked up on their
+   * first use: adapting them costs a fresh JVM some 3.5 ms, which a warm start or a load (they
+   * trace nothing) need not pay. A record's fields are constants to the JIT, as static ones are.
+   *
+   * @param newGraphOperation {@code GraphOperation(graph, operation)}, package-private
+   * @param eagerOperation {@code EagerOperation}, package-private in TensorFlow Java
+   * @param newEagerOperation {@code EagerOperation(session, op, outputs, type, name)}, package-private
+   * @param sessionAttach {@code EagerSession.attach(Pointer...)}: the session frees what is attached to it
+   */
+  private record TracingHandles(MethodHandle graphHandle, MethodHandle newGraphOperation, Class<?> eagerOperation,
+      MethodHandle eagerOutputHandle, MethodHandle newEagerOperation, MethodHandle sessionAttach) {
+
+    /** The handles, or the failure to look them up (thrown, as a new exception, at each use). */
+    private static final Object LOOKED_UP = lookUp();
+
+    static TracingHandles get() {
+      if (LOOKED_UP instanceof IllegalStateException failure) {
+        throw new IllegalStateException(failure.getMessage(), failure);
+      }
+      return (TracingHandles) LOOKED_UP;
+    }
+
+    private static Object lookUp() {
+      try {
+        MethodHandles.Lookup eager = MethodHandles.privateLookupIn(EagerSession.class, MethodHandles.lookup());
+        MethodHandles.Lookup graph = MethodHandles.privateLookupIn(Graph.class, MethodHandles.lookup());
+        Class<?> eagerOperation = Class.forName("org.tensorflow.EagerOperation");
+        return new TracingHandles(
+            graph.findGetter(Graph.class, "nativeHandle", TF_Graph.class),
+            graph.findConstructor(GraphOperation.class, MethodType.methodType(void.class, Graph.class, TF_Operation.class)),
+            eagerOperation,
+            eager.findVirtual(eagerOperation, "getUnsafeNativeHandle",
+                    MethodType.methodType(TFE_TensorHandle.class, int.class))
+                .asType(MethodType.methodType(TFE_TensorHandle.class, Operation.class, int.class)),
+            eager.findConstructor(eagerOperation, MethodType.methodType(void.class, EagerSession.class,
+                    TFE_Op.class, TFE_TensorHandle[].class, String.class, String.class))
+                .asType(MethodType.methodType(Operation.class, EagerSession.class, TFE_Op.class,
+                    TFE_TensorHandle[].class, String.class, String.class)),
+            eager.findVirtual(EagerSession.class, "attach", MethodType.methodType(void.class, Pointer[].class)));
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return unreachable(e);
+      }
     }
   }
 
@@ -205,9 +233,10 @@ public final class TensorFlowInternals {
       TFE_TensorHandle h = tensorflow.TFE_NewTensorHandle(t, status);
       status.throwExceptionIfNotOK();
       h = h.withDeallocator();
-      SESSION_ATTACH.invokeExact(session, new Pointer[] {h});
+      TracingHandles handles = TracingHandles.get();
+      handles.sessionAttach().invokeExact(session, new Pointer[] {h});
       // No op made it: an empty op handle (TensorFlow Java hashes it; asking it for list lengths fails).
-      Operation op = (Operation) NEW_EAGER_OPERATION.invokeExact(session, new TFE_Op(), new TFE_TensorHandle[] {h},
+      Operation op = (Operation) handles.newEagerOperation().invokeExact(session, new TFE_Op(), new TFE_TensorHandle[] {h},
           "Const", "FedTensor");
       return op.output(0);
     } catch (RuntimeException | Error e) {
@@ -235,7 +264,10 @@ public final class TensorFlowInternals {
       throw new IllegalStateException("no operation at address 0");
     }
     try {
-      return (GraphOperation) NEW_GRAPH_OPERATION.invokeExact(graph, new TF_Operation(new OperationAt(address)));
+      return (GraphOperation) TracingHandles.get().newGraphOperation()
+          .invokeExact(graph, new TF_Operation(new OperationAt(address)));
+    } catch (IllegalStateException e) {
+      throw e;
     } catch (Throwable t) {
       throw new IllegalStateException("wrapping a graph operation", t);
     }
@@ -260,7 +292,7 @@ public final class TensorFlowInternals {
   /** The address of a graph's {@code TF_Graph}. */
   public static long graphAddress(Graph graph) {
     try {
-      TF_Graph handle = (TF_Graph) GRAPH_HANDLE.invokeExact(graph);
+      TF_Graph handle = (TF_Graph) TracingHandles.get().graphHandle().invokeExact(graph);
       if (handle == null || handle.isNull()) {
         throw new IllegalStateException("the graph is closed");
       }
@@ -275,7 +307,7 @@ public final class TensorFlowInternals {
   /** A graph's {@code TF_Graph}, for the C API calls TensorFlow Java does not wrap (graph to function). */
   public static TF_Graph graphHandle(Graph graph) {
     try {
-      TF_Graph handle = (TF_Graph) GRAPH_HANDLE.invokeExact(graph);
+      TF_Graph handle = (TF_Graph) TracingHandles.get().graphHandle().invokeExact(graph);
       if (handle == null || handle.isNull()) {
         throw new IllegalStateException("the graph is closed");
       }
@@ -293,11 +325,12 @@ public final class TensorFlowInternals {
    */
   public static long eagerOutputHandle(Operand<?> eagerOutput) {
     Output<?> o = eagerOutput.asOutput();
-    if (!EAGER_OPERATION.isInstance(o.op())) {
+    TracingHandles handles = TracingHandles.get();
+    if (!handles.eagerOperation().isInstance(o.op())) {
       throw new IllegalArgumentException("not an eager operation's output: " + o);
     }
     try {
-      return ((TFE_TensorHandle) EAGER_OUTPUT_HANDLE.invokeExact(o.op(), o.index())).address();
+      return ((TFE_TensorHandle) handles.eagerOutputHandle().invokeExact(o.op(), o.index())).address();
     } catch (Throwable t) {
       throw new IllegalStateException("reading an eager output's native handle", t);
     }

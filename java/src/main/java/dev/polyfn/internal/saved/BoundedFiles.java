@@ -1,5 +1,7 @@
 package dev.polyfn.internal.saved;
 
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
@@ -53,7 +55,7 @@ public final class BoundedFiles {
     if (size > limit) {
       throw new IOException(tooLarge(size, limit));
     }
-    try (InputStream in = Files.newInputStream(file)) {
+    try (InputStream in = open(file)) {
       // A file growing while it is read stops at the limit too.
       byte[] bytes = in.readNBytes((int) Math.min(limit, Math.max(size, 0)) + 1);
       if (bytes.length > limit) {
@@ -63,6 +65,19 @@ public final class BoundedFiles {
     } catch (OutOfMemoryError e) {
       // One large array allocation failed: nothing else is half-done, so this is recoverable.
       throw new IOException(size + " bytes do not fit in this JVM's heap");
+    }
+  }
+
+  /**
+   * java.io's stream, not {@code Files.newInputStream}: the JVM loads its classes at start, while
+   * the channel classes behind the other cost a warm start or a load some 2 ms on first use. A
+   * file deleted since the checks is a NoSuchFileException, as Files would throw.
+   */
+  private static InputStream open(Path file) throws IOException {
+    try {
+      return new FileInputStream(file.toFile());
+    } catch (FileNotFoundException e) {
+      throw Files.exists(file) ? e : new NoSuchFileException(file.toString());
     }
   }
 

@@ -140,7 +140,9 @@ public final class SavedModelLoader {
     }
     FunctionCore f = facades.core(made);
     try {
-      variables.forEach(f::adopt);
+      for (Variable<?> v : variables) {
+        f.adopt(v); // a loop, not forEach(f::adopt): a method reference's first bootstrap costs a load
+      }
       Param[] params = withDefaults(meta, f);
       Capture[] captures = captures(root, meta, variables, f);
       for (int i = 0; i < defs.size(); i++) {

@@ -72,9 +72,21 @@ final class TraceCacheRetention {
    */
   static Selection select(List<Listed> entries, int bound) {
     List<Listed> sorted = new ArrayList<>(entries);
-    sorted.sort(Comparator.comparing(Listed::modified).thenComparing(l -> l.file().getFileName().toString()));
+    sorted.sort(new OldestFirst());
     int keepFrom = bound <= 0 ? 0 : Math.max(0, sorted.size() - bound);
     return new Selection(List.copyOf(sorted.subList(keepFrom, sorted.size())), List.copyOf(sorted.subList(0, keepFrom)));
+  }
+
+  /**
+   * Oldest first, ties by name. A class rather than {@code Comparator.comparing(...).thenComparing(...)}:
+   * their lambdas' first bootstrap cost every warm start some 2.5 ms.
+   */
+  private static final class OldestFirst implements Comparator<Listed> {
+    @Override
+    public int compare(Listed a, Listed b) {
+      int byTime = a.modified().compareTo(b.modified());
+      return byTime != 0 ? byTime : a.file().getFileName().toString().compareTo(b.file().getFileName().toString());
+    }
   }
 
   /**
