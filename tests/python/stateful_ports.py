@@ -379,6 +379,14 @@ def f(upd):
     return v.read_value()
 c.call("f", upd=F([1.0, 3.0])).call("f", upd=F([2.0, -10.0])).done()
 
+c = Case("gather_around_scatter_update", F([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])); v, = c.vars
+@c.fn
+def f(upd):
+    before = tf.gather(v, [2, 0])
+    v.scatter_nd_update(tf.constant([[0], [2]]), upd)
+    return [before, tf.gather(v, [2, 0]), tf.gather_nd(v, [[1, 1]])]
+c.call("f", upd=F([[7.0, 8.0], [9.0, 10.0]])).call("f", upd=F([[0.0, 0.0], [-1.0, -2.0]])).done()
+
 # ---- writes inside conds, loops and map_fn ----
 
 c = Case("cond_assign_in_both_branches", F(10.0)); v, = c.vars
@@ -471,6 +479,47 @@ def f(n):
     return [a.read_value(), b.read_value()]
 c.call("f", n=I(5)).call("f", n=I(3)).done()
 
+c = Case("cond_reads_then_write_after", F(1.0)); v, = c.vars
+@c.fn
+def f(p, x):
+    r = tf.cond(p, lambda: v * 2.0, lambda: v.read_value())
+    v.assign(x)  # after the cond: its branch's read must not see this write
+    return [r, v.read_value()]
+for k in range(6):
+    c.call("f", p=B(k % 2 == 0), x=F(float(k + 5)))
+c.done()
+
+c = Case("loop_reads_then_write_after", F(1.0)); v, = c.vars
+@c.fn
+def f(n, x):
+    _, acc = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + v), [tf.constant(0), tf.constant(0.0)])
+    v.assign(x)
+    return [acc, v.read_value()]
+for k in range(4):
+    c.call("f", n=I(k + 1), x=F(float(10 * k + 2)))
+c.done()
+
+c = Case("map_fn_reads_then_write_after", F(2.0)); v, = c.vars
+@c.fn
+def f(x):
+    y = tf.map_fn(lambda e: e * v, x)
+    v.assign(tf.reduce_sum(x))
+    return [y, v.read_value()]
+for k in range(4):
+    c.call("f", x=F([1.0, 2.0, float(k)]))
+c.done()
+
+c = Case("cond_nested_reader_then_write_after", F(3.0)); v, = c.vars
+branch_reader = tf.function(lambda: v.read_value())
+@c.fn
+def f(p, x):
+    r = tf.cond(p, branch_reader, lambda: tf.constant(-1.0))
+    v.assign(x)
+    return [r, v.read_value()]
+for k in range(4):
+    c.call("f", p=B(k != 2), x=F(float(k + 7)))
+c.done()
+
 c = Case("map_fn_assign_add", F(0.0)); v, = c.vars
 @c.fn
 def f(x):
@@ -508,6 +557,15 @@ def f(x):
     v.assign(x)  # after the call: its read must not see this write
     return [a * 1.0, v.read_value()]
 c.call("f", x=F(7.0)).call("f", x=F(-1.0)).done()
+
+c = Case("read_before_nested_write", F(2.0)); v, = c.vars
+writer = tf.function(lambda x: (v.assign(x), tf.constant(0.0))[1])
+@c.fn
+def f(x):
+    r = v.read_value()
+    writer(x)  # after the read: the read must not see this write
+    return [r * 1.0, v.read_value()]
+c.call("f", x=F(4.0)).call("f", x=F(-3.0)).call("f", x=F(6.0)).done()
 
 c = Case("variable_created_on_first_trace")
 holder = []

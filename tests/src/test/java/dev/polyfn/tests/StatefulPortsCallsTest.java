@@ -73,8 +73,28 @@ class StatefulPortsCallsTest {
     }
   }
 
+  @Test
+  void aReadBeforeANestedWriteDoesNotSeeIt() {
+    Variable<?>[] shared = new Variable<?>[1];
+    try (ListFunction writer = Function.defineList((tf, in) -> {
+      @SuppressWarnings("unchecked")
+      Variable<TFloat32> v = (Variable<TFloat32>) shared[0];
+      v.assign(tf, fin(in, "x"));
+      return List.of(tf.constant(0f));
+    })) {
+      check("read_before_nested_write", vars -> {
+        shared[0] = vars.get(0);
+        return f((tf, in) -> {
+          Operand<TFloat32> r = f32(vars, 0).read(tf);
+          writer.apply(tf, Map.of("x", fin(in, "x")));
+          return List.of(tf.math.mul(r, tf.constant(1f)), f32(vars, 0).read(tf));
+        });
+      });
+    }
+  }
+
   /**
-   * The two programs above, called many times: TensorFlow inlines a nested call and a caller's
+   * The nested_call_effects and nested_reader_then_write programs, called many times: TensorFlow inlines a nested call and a caller's
    * write after it waited only for the callee's writes (its control outputs), so the callee's
    * read, returned or used, raced with that write and saw it about every other call. A callee's
    * used and returned reads are control outputs now, as in Python.

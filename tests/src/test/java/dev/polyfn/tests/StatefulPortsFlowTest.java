@@ -10,8 +10,11 @@ import static dev.polyfn.tests.StatefulPorts.i32;
 import static dev.polyfn.tests.StatefulPorts.iin;
 
 import dev.polyfn.Flow;
+import dev.polyfn.Function;
+import dev.polyfn.ListFunction;
 import dev.polyfn.Variable;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Operand;
 import org.tensorflow.types.TBool;
@@ -139,6 +142,60 @@ class StatefulPortsFlowTest {
         return List.of(tf.math.add(asI32(s.get(0)), tf.constant(1)));
       });
       return List.of(a.read(tf), b.read(tf));
+    }));
+  }
+
+  /**
+   * A write after a cond whose branch read the variable: the read saw the write in 28 of 30
+   * calls, because a lowered cond completes, for what waits for it, when its branch's control
+   * outputs have run, and they held the branch's writes only; they hold its used reads now.
+   */
+  @Test
+  void condReadsThenAWriteAfterTheCond() {
+    check("cond_reads_then_write_after", vars -> f((tf, in) -> {
+      Variable<TFloat32> v = f32(vars, 0);
+      Operand<TFloat32> r = Flow.cond(tf, in.input("p", TBool.class), () -> tf.math.mul(v.read(tf), tf.constant(2f)), () -> v.read(tf));
+      v.assign(tf, fin(in, "x"));
+      return List.of(r, v.read(tf));
+    }));
+  }
+
+  @Test
+  void condCallsAReaderThenAWriteAfterTheCond() {
+    Variable<?>[] shared = new Variable<?>[1];
+    try (ListFunction reader = Function.defineList((tf, in) -> List.of(((Variable<?>) shared[0]).read(tf)))) {
+      check("cond_nested_reader_then_write_after", vars -> {
+        shared[0] = vars.get(0);
+        return f((tf, in) -> {
+          Operand<TFloat32> r = Flow.cond(tf, in.input("p", TBool.class), () -> asF32(reader.apply(tf, Map.of()).get(0)),
+              () -> tf.constant(-1f));
+          f32(vars, 0).assign(tf, fin(in, "x"));
+          return List.of(r, f32(vars, 0).read(tf));
+        });
+      });
+    }
+  }
+
+  @Test
+  void loopReadsThenAWriteAfterTheLoop() {
+    check("loop_reads_then_write_after", vars -> f((tf, in) -> {
+      Variable<TFloat32> v = f32(vars, 0);
+      Operand<TInt32> n = iin(in, "n");
+      List<Operand<?>> out = Flow.whileLoop(tf, List.of(tf.constant(0), tf.constant(0f)), s -> tf.math.less(asI32(s.get(0)), n),
+          s -> List.of(tf.math.add(asI32(s.get(0)), tf.constant(1)), tf.math.add(asF32(s.get(1)), v.read(tf))));
+      v.assign(tf, fin(in, "x"));
+      return List.of(out.get(1), v.read(tf));
+    }));
+  }
+
+  @Test
+  void mapFnReadsThenAWriteAfterIt() {
+    check("map_fn_reads_then_write_after", vars -> f((tf, in) -> {
+      Variable<TFloat32> v = f32(vars, 0);
+      Operand<TFloat32> x = fin(in, "x");
+      Operand<TFloat32> y = Flow.mapFn(tf, x, e -> tf.math.mul(e, v.read(tf)));
+      v.assign(tf, tf.sum(x, tf.constant(0)));
+      return List.of(y, v.read(tf));
     }));
   }
 

@@ -159,6 +159,17 @@ class StatefulPortsTrainingTest {
     return Map.of("step", body);
   }
 
+  @Test
+  void gatherAroundAScatterUpdate() {
+    check("gather_around_scatter_update", vars -> f((tf, in) -> {
+      Variable<TFloat32> v = f32(vars, 0);
+      Operand<TFloat32> before = tf.resourceGather(v.handle(tf), tf.constant(new int[] {2, 0}), TFloat32.class);
+      tf.resourceScatterNdUpdate(v.handle(tf), tf.constant(new int[][] {{0}, {2}}), fin(in, "upd"));
+      return List.of(before, tf.resourceGather(v.handle(tf), tf.constant(new int[] {2, 0}), TFloat32.class),
+          tf.resourceGatherNd(v.handle(tf), tf.constant(new int[][] {{1, 1}}), TFloat32.class));
+    }));
+  }
+
   static Operand<TFloat32> sum(Ops tf, Operand<TFloat32> x) {
     return tf.sum(x, tf.constant(0));
   }
