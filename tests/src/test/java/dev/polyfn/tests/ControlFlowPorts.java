@@ -161,6 +161,14 @@ final class ControlFlowPorts {
   }
 
   static void assertTensor(String where, Map<String, Object> expected, Tensor actual) {
+    assertTensor(where, expected, actual, 1e-5);
+  }
+
+  /**
+   * Compares {@code actual} with Python's {@code expected}: dtype, shape, and values (integers
+   * exactly, floats within {@code tolerance} relative, float16 within 1e-3).
+   */
+  static void assertTensor(String where, Map<String, Object> expected, Tensor actual, double tolerance) {
     long[] dims = ((List<?>) expected.get("shape")).stream().mapToLong(d -> ((Double) d).longValue()).toArray();
     assertArrayEquals(dims, actual.shape().asArray(), where + ": shape");
     List<?> e = (List<?>) expected.get("values");
@@ -187,8 +195,8 @@ final class ControlFlowPorts {
         assertEquals((long) want, a.get(k).longValue(), where + " [" + k + "]");
       } else {
         // float16 keeps 11 significant bits: the same kernels may round a last bit differently
-        double tolerance = dtype.equals("float16") ? 1e-3 : 1e-5;
-        assertEquals(want, a.get(k).doubleValue(), tolerance * Math.max(1, Math.abs(want)), where + " [" + k + "]: Python " + e + ", Polyfn " + a);
+        double tol = dtype.equals("float16") ? 1e-3 : tolerance;
+        assertEquals(want, a.get(k).doubleValue(), tol * Math.max(1, Math.abs(want)), where + " [" + k + "]: Python " + e + ", Polyfn " + a);
       }
     }
   }

@@ -32,7 +32,7 @@ public final class Effects {
   private Effects() {}
 
   /** Operations that only read the resources they take. */
-  static final Set<String> READS = Set.of("ReadVariableOp", "ResourceGather", "ResourceGatherNd",
+  public static final Set<String> READS = Set.of("ReadVariableOp", "ResourceGather", "ResourceGatherNd",
       "VariableShape");
   /** Stateful only for their random state: neither ordered nor kept, as in Python. */
   static final Set<String> UNORDERED = Set.of("RandomUniform", "RandomUniformInt", "RandomStandardNormal",

@@ -37,8 +37,9 @@ import org.tensorflow.types.TBool;
  * run at every call), {@link #isAbsorbed} keeps them out of the function's control outputs, and
  * the traced function is built without them and the dead values ({@link #absorbed}), which XLA
  * could not compile.
- * The branch function itself orders its stateful operations and keeps its effects as control
- * outputs ({@link Effects}), and its results wait for them, so a taken branch runs its writes.
+ * The branch function itself orders its stateful operations and keeps its effects and used reads
+ * as control outputs ({@link Effects}), and its results wait for them, so a taken branch runs its
+ * writes and a write after the cond or loop waits for its reads.
  */
 public final class Regions {
   private Regions() {}
@@ -221,13 +222,16 @@ public final class Regions {
     } else {
       Effects.Ordered ordered = Effects.order(graph, body);
       body.addAll(ordered.added());
-      effects = ordered.mustRun();
-      List<GraphOperation> waited = new ArrayList<>(effects);
+      List<GraphOperation> waited = new ArrayList<>(ordered.mustRun());
       waited.addAll(ordered.usedReads());
       outputs = after(graph, body, waited, outputs);
+      effects = waited;
     }
     // The effects are the function's control outputs: TensorFlow runs them whenever it runs the
     // function (when a branch is taken, at each iteration of a loop), even if nothing reads them.
+    // The used reads are too, as Python's auto_control_deps makes them: a lowered cond completes,
+    // for what waits for it (a write after it), when its branch's control outputs have run, so a
+    // branch's read could otherwise see a write made after the cond.
     byte[] def = Native.graphFunction(TensorFlowInternals.graphAddress(graph), name,
         body.stream().map(GraphOperation::name).toArray(String[]::new), opNames(inputs), indices(inputs),
         opNames(outputs), indices(outputs), effects.stream().map(GraphOperation::name).toArray(String[]::new));

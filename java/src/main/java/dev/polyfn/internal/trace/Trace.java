@@ -50,7 +50,7 @@ final class Trace {
       }
       int key = f.outputNames().record(outs.names());
       int id = Native.finishTrace(trace, TensorFlowInternals.graphAddress(graph), inputs.placeholderNames(),
-          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph), Regions.leftOut(graph, absorbed), key);
+          outs.names(), resolved.ops(), resolved.indices(), TraceOutputs.effects(graph, resolved.ops()), Regions.leftOut(graph, absorbed), key);
       f.traced(inputs, id, outs.names());
       return run ? f.runTraced(trace, lookup.asMap()) : null;
     } finally {

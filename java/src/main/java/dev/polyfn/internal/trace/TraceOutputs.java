@@ -6,6 +6,7 @@ import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.flow.Effects;
 import dev.polyfn.internal.flow.Regions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -82,13 +83,14 @@ public final class TraceOutputs {
    * after a write sees it, see {@link Effects}) and returns the operations run for their effects,
    * which become the function's control outputs so every call runs them, as Python makes every
    * stateful operation one: those with no outputs (variable assignments...), which no output
-   * depends on, and every stateful operation but pure reads and random ops (a cond or loop whose
+   * depends on, every stateful operation but pure reads and random ops (a cond or loop whose
    * branches write, a ResourceCountUpTo...), whose outputs may be unused: TensorFlow may prune an
-   * operation that is neither an output's source nor a control output from a function's body.
-   * Operations gathered into branch functions are left out: a branch's effects run only in its
-   * branch.
+   * operation that is neither an output's source nor a control output from a function's body; and
+   * the reads whose values are used or returned ({@code outputOps} names the operations whose
+   * outputs the function returns), so that a caller's later write waits for them. Operations
+   * gathered into branch functions are left out: a branch's effects run only in its branch.
    */
-  public static String[] effects(Graph graph) {
+  public static String[] effects(Graph graph, String[] outputOps) {
     // One native pass finds out what the walk below would for most bodies (no stateful op, no op
     // without outputs): it costs a few JNI calls per operation, 0.5 s over 10,000 operations.
     if (!Native.mayHaveEffects(TensorFlowInternals.graphAddress(graph))) {
@@ -101,7 +103,19 @@ public final class TraceOutputs {
         own.add(op);
       }
     }
-    Set<GraphOperation> mustRun = new HashSet<>(Effects.order(graph, own).mustRun());
+    Effects.Ordered ordered = Effects.order(graph, own);
+    Set<GraphOperation> mustRun = new HashSet<>(ordered.mustRun());
+    // Reads whose values are used (by an operation, or returned) are control outputs too, as
+    // Python's auto_control_deps makes them: TensorFlow inlines a call of this function into its
+    // caller with the call's control outputs as its completion, so a caller's write after the
+    // call waits only for them, and a read this function returns could see that later write.
+    mustRun.addAll(ordered.usedReads());
+    Set<String> returned = new HashSet<>(Arrays.asList(outputOps)); // an operation may be returned twice
+    for (GraphOperation op : own) {
+      if (Effects.READS.contains(op.type()) && returned.contains(op.name())) {
+        mustRun.add(op);
+      }
+    }
     List<String> names = new ArrayList<>();
     for (GraphOperation op : own) {
       if (op.numOutputs() == 0 || mustRun.contains(op)) {
