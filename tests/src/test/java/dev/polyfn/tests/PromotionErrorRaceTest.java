@@ -20,7 +20,8 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.tensorflow.Operand;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.TFloat32;
@@ -39,31 +40,23 @@ import org.tensorflow.types.TInt32;
 class PromotionErrorRaceTest {
   private static final int THREADS = 4;
 
-  @Test
-  void aSessionPathFunctionWithFailingCallsUnderLoad() throws Exception {
-    check(ChildJvm.run(PromotionErrorRaceTest.class, "session", "300"));
-  }
-
-  @Test
-  void aFunctionReadingAVariableOnTrialWithFailingCallsUnderLoad() throws Exception {
-    check(ChildJvm.run(PromotionErrorRaceTest.class, "reads", "300"));
-  }
-
-  @Test
-  void aFunctionWritingAVariableOnTrialWithFailingCallsUnderLoad() throws Exception {
-    check(ChildJvm.run(PromotionErrorRaceTest.class, "writes", "300"));
-  }
-
-  /** Each call passes a variable of its own, closed after it (kept resource handles replaced and released). */
-  @Test
-  void aFunctionTakingShortLivedVariablesWithFailingCallsUnderLoad() throws Exception {
-    check(ChildJvm.run(PromotionErrorRaceTest.class, "passed", "300"));
+  /**
+   * session: a function of stateless ops, which moves to its session path; reads, writes: one
+   * reading (and writing) a captured variable, which tries the single-threaded executor; passed:
+   * one taking a variable each call makes and closes after it (kept resource handles replaced and
+   * released).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"session", "reads", "writes", "passed"})
+  void threadsCallingAcrossPromotionWithFailingCallsAndClears(String kind) throws Exception {
+    check(ChildJvm.run(PromotionErrorRaceTest.class, kind, "300"));
   }
 
   private static void check(String out) {
     System.out.println(out); // the outcome counts, in the test report
     assertTrue(out.contains("wrong=0 unexpected=0 flushed=0 lost=0"), out);
     assertTrue(out.matches("(?s).*\\bgood=[1-9].*") && out.matches("(?s).*\\bbad=[1-9].*"), out);
+    assertTrue(out.matches("(?s).*\\brecords=[1-9].*"), "the log handler saw no record:\n" + out);
   }
 
   /** What the log records say about the call paths taken (counted, printed). */
@@ -86,7 +79,12 @@ class PromotionErrorRaceTest {
     /** Makes a call that must fail; returns null if it failed as it should, else what happened. */
     String bad(int i);
 
-    void clearCache();
+    /** The function called. */
+    MapFunction f();
+
+    default void clearCache() {
+      f().clearCache();
+    }
 
     /** After the run: null if the state the calls left is right, else what is wrong. */
     default String after(int goods) {
@@ -100,29 +98,17 @@ class PromotionErrorRaceTest {
     AtomicInteger flushed = new AtomicInteger();
     AtomicInteger records = new AtomicInteger();
     Map<String, Integer> seen = new ConcurrentHashMap<>();
-    Logger polyfn = Logger.getLogger("dev.polyfn");
-    polyfn.setLevel(Level.FINEST);
-    polyfn.setUseParentHandlers(false);
-    polyfn.addHandler(new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        records.incrementAndGet();
-        String m = String.valueOf(record.getMessage());
-        for (String path : PATHS) {
-          if (m.contains(path)) {
-            seen.merge(path, 1, Integer::sum);
-          }
-        }
-        if (!subnormalsKept()) {
-          flushed.incrementAndGet();
+    onRecords(record -> {
+      records.incrementAndGet();
+      String m = String.valueOf(record.getMessage());
+      for (String path : PATHS) {
+        if (m.contains(path)) {
+          seen.merge(path, 1, Integer::sum);
         }
       }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
+      if (!subnormalsKept()) {
+        flushed.incrementAndGet();
+      }
     });
     try (Variable<TFloat32> v = Variable.create(TFloat32.scalarOf(3f));
         Variable<TFloat32> counter = Variable.create(TFloat32.scalarOf(0f));
@@ -192,6 +178,28 @@ class PromotionErrorRaceTest {
     }
   }
 
+  /** Held: java.util.logging keeps loggers weakly, and a collected one forgets its level and handler. */
+  private static Logger polyfn;
+
+  /** Sends every record of Polyfn's logger, at every level, to {@code handler} (only). */
+  static void onRecords(java.util.function.Consumer<LogRecord> handler) {
+    polyfn = Logger.getLogger("dev.polyfn");
+    polyfn.setLevel(Level.FINEST);
+    polyfn.setUseParentHandlers(false);
+    polyfn.addHandler(new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        handler.accept(record);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    });
+  }
+
   /**
    * "session": y = reshape(x, s) * 2 + 1 (s from the caller: a bad s fails in TensorFlow);
    * "reads": y = x[i] * v + 1 (a bad index fails); "writes": the same, adding 1 to counter after
@@ -222,8 +230,7 @@ class PromotionErrorRaceTest {
   static Scenario scenario(String kind, MapFunction f, Variable<TFloat32> counter) {
     return switch (kind) {
       case "session" -> new ReshapeScenario(f);
-      case "passed" -> new PassedScenario(f);
-      default -> new GatherScenario(f, counter, kind.equals("writes"));
+      default -> new GatherScenario(f, counter, kind);
     };
   }
 
@@ -263,61 +270,20 @@ class PromotionErrorRaceTest {
         return String.valueOf(e.getMessage()).contains("reshape") ? null : "call " + seed + ": " + e;
       }
     }
-
-    @Override
-    public void clearCache() {
-      f.clearCache();
-    }
   }
 
-  /** y = x[i] * v + 1 (v = 3), and counter += 1 if {@code writes}. */
-  record GatherScenario(MapFunction f, Variable<TFloat32> counter, boolean writes) implements Scenario {
+  /**
+   * y = x[i] * v + 1: v = 3 captured ("reads"), the same and counter += 1 ("writes"), or v a
+   * variable made for the call (2 to 8) and closed after it ("passed").
+   */
+  record GatherScenario(MapFunction f, Variable<TFloat32> counter, String kind) implements Scenario {
     @Override
     public String good(int seed) {
       int i = seed % 4;
-      try (TFloat32 x = TFloat32.vectorOf(seed, seed + 1, seed + 2, seed + 3); TInt32 index = TInt32.scalarOf(i);
-          Outputs out = f.call(Map.of("x", x, "i", index))) {
-        float got = out.get("y", TFloat32.class).getFloat();
-        float want = (seed + i) * 3f + 1f;
-        return got == want ? null : "call " + seed + ": " + got + ", expected " + want;
-      }
-    }
-
-    @Override
-    public String bad(int seed) {
-      try (TFloat32 x = TFloat32.vectorOf(1, 2, 3, 4); TInt32 index = TInt32.scalarOf(7 + seed % 5)) {
-        f.call(Map.of("x", x, "i", index)).close();
-        return "call " + seed + " with index " + (7 + seed % 5) + " did not fail";
-      } catch (RuntimeException e) {
-        return String.valueOf(e.getMessage()).contains("not in [0, 4)") ? null : "call " + seed + ": " + e;
-      }
-    }
-
-    @Override
-    public void clearCache() {
-      f.clearCache();
-    }
-
-    @Override
-    public String after(int goods) {
-      if (!writes) {
-        return null;
-      }
-      try (TFloat32 n = counter.value()) {
-        return n.getFloat() == goods ? null : "counter " + n.getFloat() + " after " + goods + " good calls";
-      }
-    }
-  }
-
-  /** y = x[i] * v + 1 for a variable v made for the call (value 2 to 8), closed after it. */
-  record PassedScenario(MapFunction f) implements Scenario {
-    @Override
-    public String good(int seed) {
-      int i = seed % 4;
-      float k = 2 + seed % 7;
+      float k = kind.equals("passed") ? 2 + seed % 7 : 3f;
       try (TFloat32 x = TFloat32.vectorOf(seed, seed + 1, seed + 2, seed + 3); TInt32 index = TInt32.scalarOf(i);
           TFloat32 value = TFloat32.scalarOf(k); Variable<TFloat32> v = Variable.create(value);
-          Outputs out = f.call(Map.of("x", x, "i", index, "v", v))) {
+          Outputs out = f.call(args(x, index, v))) {
         float got = out.get("y", TFloat32.class).getFloat();
         float want = (seed + i) * k + 1f;
         return got == want ? null : "call " + seed + ": " + got + ", expected " + want;
@@ -328,16 +294,26 @@ class PromotionErrorRaceTest {
     public String bad(int seed) {
       try (TFloat32 x = TFloat32.vectorOf(1, 2, 3, 4); TInt32 index = TInt32.scalarOf(7 + seed % 5);
           TFloat32 value = TFloat32.scalarOf(1f); Variable<TFloat32> v = Variable.create(value)) {
-        f.call(Map.of("x", x, "i", index, "v", v)).close();
+        f.call(args(x, index, v)).close();
         return "call " + seed + " with index " + (7 + seed % 5) + " did not fail";
       } catch (RuntimeException e) {
         return String.valueOf(e.getMessage()).contains("not in [0, 4)") ? null : "call " + seed + ": " + e;
       }
     }
 
+    /** The call's arguments: v among them only when the function takes it. */
+    private Map<String, Object> args(TFloat32 x, TInt32 index, Variable<TFloat32> v) {
+      return kind.equals("passed") ? Map.of("x", x, "i", index, "v", v) : Map.of("x", x, "i", index);
+    }
+
     @Override
-    public void clearCache() {
-      f.clearCache();
+    public String after(int goods) {
+      if (!kind.equals("writes")) {
+        return null;
+      }
+      try (TFloat32 n = counter.value()) {
+        return n.getFloat() == goods ? null : "counter " + n.getFloat() + " after " + goods + " good calls";
+      }
     }
   }
 }

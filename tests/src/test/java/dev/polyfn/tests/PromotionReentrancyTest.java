@@ -14,10 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.types.TFloat32;
 
@@ -55,35 +51,23 @@ class PromotionReentrancyTest {
         Variable<TFloat32> counter = Variable.create(TFloat32.scalarOf(0f));
         MapFunction f = Function.define(PromotionErrorRaceTest.body(kind, v, counter))) {
       Scenario s = PromotionErrorRaceTest.scenario(kind, f, counter);
-      Logger polyfn = Logger.getLogger("dev.polyfn");
-      polyfn.setLevel(Level.FINEST);
-      polyfn.setUseParentHandlers(false);
-      polyfn.addHandler(new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          String m = String.valueOf(record.getMessage());
-          if (inHandler.get() || INSIDE_A_CALL.stream().noneMatch(m::contains)) {
-            return;
-          }
-          inHandler.set(true);
-          try {
-            tally(counts, "inner", s.good(1_000_000 + counts.getOrDefault("inner", 0)));
-            tally(counts, "innerBad", s.bad(2_000_000));
-            s.clearCache();
-            tally(counts, "innerAfterClear", s.good(3_000_000 + counts.getOrDefault("inner", 0)));
-          } catch (RuntimeException e) {
-            counts.merge("unexpected", 1, Integer::sum);
-            System.out.println("inside the handler: " + e);
-          } finally {
-            inHandler.set(false);
-          }
+      PromotionErrorRaceTest.onRecords(record -> {
+        String m = String.valueOf(record.getMessage());
+        if (inHandler.get() || INSIDE_A_CALL.stream().noneMatch(m::contains)) {
+          return;
         }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
+        inHandler.set(true);
+        try {
+          tally(counts, "inner", s.good(1_000_000 + counts.getOrDefault("inner", 0)));
+          tally(counts, "innerBad", s.bad(2_000_000));
+          s.clearCache();
+          tally(counts, "innerAfterClear", s.good(3_000_000 + counts.getOrDefault("inner", 0)));
+        } catch (RuntimeException e) {
+          counts.merge("unexpected", 1, Integer::sum);
+          System.out.println("inside the handler: " + e);
+        } finally {
+          inHandler.set(false);
+        }
       });
       ExecutorService pool = Executors.newFixedThreadPool(2);
       List<Future<?>> threads = new java.util.ArrayList<>();
