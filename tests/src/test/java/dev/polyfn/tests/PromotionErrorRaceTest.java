@@ -2,6 +2,7 @@ package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.polyfn.Diagnostics;
 import dev.polyfn.Function;
 import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
@@ -57,6 +58,7 @@ class PromotionErrorRaceTest {
     assertTrue(out.contains("wrong=0 unexpected=0 flushed=0 lost=0"), out);
     assertTrue(out.matches("(?s).*\\bgood=[1-9].*") && out.matches("(?s).*\\bbad=[1-9].*"), out);
     assertTrue(out.matches("(?s).*\\brecords=[1-9].*"), "the log handler saw no record:\n" + out);
+    assertTrue(out.contains("leaked variables=0 functions=0"), out);
   }
 
   /** What the log records say about the call paths taken (counted, printed). */
@@ -110,6 +112,8 @@ class PromotionErrorRaceTest {
         flushed.incrementAndGet();
       }
     });
+    long variablesBefore = Diagnostics.liveVariables();
+    long functionsBefore = Diagnostics.liveConcreteFunctions();
     try (Variable<TFloat32> v = Variable.create(TFloat32.scalarOf(3f));
         Variable<TFloat32> counter = Variable.create(TFloat32.scalarOf(0f));
         MapFunction f = Function.define(body(kind, v, counter))) {
@@ -176,6 +180,9 @@ class PromotionErrorRaceTest {
       System.out.println("good=" + goods + " bad=" + counts.getOrDefault("bad", 0) + " wrong=" + wrong.get()
           + " unexpected=" + unexpected.get() + " flushed=" + flushed.get() + " lost=" + lost);
     }
+    // Every call, failed ones too, gave its variable's use back, and nothing kept a concrete function.
+    System.out.println("leaked variables=" + (Diagnostics.liveVariables() - variablesBefore)
+        + " functions=" + (Diagnostics.liveConcreteFunctions() - functionsBefore));
   }
 
   /** Held: java.util.logging keeps loggers weakly, and a collected one forgets its level and handler. */
