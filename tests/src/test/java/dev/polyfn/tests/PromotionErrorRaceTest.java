@@ -36,7 +36,8 @@ import org.tensorflow.types.TInt32;
  * answer (the first one after each failure too), every bad one a clear error naming its cause, and
  * Java's floating-point arithmetic (subnormals kept) must be intact on the calling thread after
  * every call and inside Polyfn's log records, which a call may write mid-promotion; afterwards no
- * variable a call took and no concrete function may be left live. Outcomes are counted and printed; run in a child JVM, so a crash fails this test instead of the suite.
+ * variable a call took and no concrete function may be left live. Outcomes are counted and
+ * printed; run in a child JVM, so a crash fails this test instead of the suite.
  */
 class PromotionErrorRaceTest {
   private static final int THREADS = 4;
