@@ -91,4 +91,16 @@ mod tests {
         }
         assert!(1.0 / std::hint::black_box(tiny) < f32::INFINITY);
     }
+
+    #[test]
+    fn a_panic_inside_restores_the_mode_too() {
+        let tiny = std::hint::black_box(1e-38f32);
+        let unwound = std::panic::catch_unwind(|| {
+            let _mode = TensorFlowFloatMode::set();
+            assert_eq!(1.0 / std::hint::black_box(tiny), f32::INFINITY);
+            panic!("a call that panics while the mode is set");
+        });
+        assert!(unwound.is_err());
+        assert!(1.0 / std::hint::black_box(tiny) < f32::INFINITY, "the thread's mode after the unwinding");
+    }
 }
