@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLibrary;
 import dev.polyfn.internal.TensorFlowInternals;
@@ -88,15 +89,17 @@ public final class Variable<T extends TType> implements AutoCloseable {
     this.dtypeCode = dtype.getNumber();
     this.dims = shape.isUnknown() ? null : shape.asArray();
     this.eager = Ops.create(EagerSession.getDefault());
-    // TensorFlow's anonymous name: each run of the one cached VarHandleOp kernel makes a new,
-    // uniquely named resource (as Python's eager variables do). A name of its own per variable
-    // would cache a kernel per variable in the eager context, kept after the variable is closed.
-    this.handle = type == TType.class
-        ? eager.scope().opBuilder(VarHandleOp.OP_NAME, "VarHandleOp").setAttr("dtype", dtype).setAttr("shape", shape)
-            .setAttr("shared_name", ANONYMOUS_NAME).build().output(0)
-        : eager.varHandleOp(type, shape, VarHandleOp.sharedName(ANONYMOUS_NAME)).resource();
-    this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
-    eager.assignVariableOp(handle, initialValue.get());
+    synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe, see EagerLock
+      // TensorFlow's anonymous name: each run of the one cached VarHandleOp kernel makes a new,
+      // uniquely named resource (as Python's eager variables do). A name of its own per variable
+      // would cache a kernel per variable in the eager context, kept after the variable is closed.
+      this.handle = type == TType.class
+          ? eager.scope().opBuilder(VarHandleOp.OP_NAME, "VarHandleOp").setAttr("dtype", dtype).setAttr("shape", shape)
+              .setAttr("shared_name", ANONYMOUS_NAME).build().output(0)
+          : eager.varHandleOp(type, shape, VarHandleOp.sharedName(ANONYMOUS_NAME)).resource();
+      this.resource = Native.resolveHandle(TensorFlowInternals.eagerOutputHandle(handle));
+      eager.assignVariableOp(handle, initialValue.get()); // Polyfn's suppliers only: no user code
+    }
     LIVE.incrementAndGet();
     VariableTracing.hooks().adoptCreated(this);
   }
@@ -166,7 +169,11 @@ public final class Variable<T extends TType> implements AutoCloseable {
           + ", which TensorFlow Java has no tensor class for: read it in a body (read(tf)) and cast it");
     }
     // A use held for the read, as a call holds one: a concurrent close empties the variable after it.
-    return held(() -> (T) eager.readVariableOp(handle, type).asTensor());
+    return held(() -> {
+      synchronized (EagerLock.LOCK) {
+        return (T) eager.readVariableOp(handle, type).asTensor();
+      }
+    });
   }
 
   /**
@@ -179,7 +186,11 @@ public final class Variable<T extends TType> implements AutoCloseable {
     Objects.requireNonNull(value, "value");
     checkAssignable(value.dataType(), value.shape());
     // Held for the assignment: one run after a close's emptying would put the memory back.
-    held(() -> eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value)));
+    held(() -> {
+      synchronized (EagerLock.LOCK) {
+        return eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value));
+      }
+    });
   }
 
   /**
@@ -190,7 +201,11 @@ public final class Variable<T extends TType> implements AutoCloseable {
     if (!tf.scope().env().isEager()) {
       return readOp(tf, handle(tf));
     }
-    return held(() -> readOp(tf, handle)); // eager: it runs now, held as value() is
+    return held(() -> { // eager: it runs now, held as value() is
+      synchronized (EagerLock.LOCK) {
+        return readOp(tf, handle);
+      }
+    });
   }
 
   /** A ReadVariableOp of {@code h}; of the dtype itself where TensorFlow Java has no class for it. */
@@ -218,7 +233,11 @@ public final class Variable<T extends TType> implements AutoCloseable {
       // Python, validate only a fully known shape (unknown sizes were checked against the declared).
       return tf.assignVariableOp(handle(tf), value, AssignVariableOp.validateShape(fullyKnown(dims)));
     }
-    return held(() -> tf.assignVariableOp(handle, value)); // eager: it runs now, held as assign(T) is
+    return held(() -> { // eager: it runs now, held as assign(T) is
+      synchronized (EagerLock.LOCK) {
+        return tf.assignVariableOp(handle, value);
+      }
+    });
   }
 
   /**

@@ -73,7 +73,9 @@ public final class EagerResource implements AutoCloseable {
       try {
         // Python's restored tables destroy nothing themselves (their _destroy_resource is empty):
         // the resource manager would keep the table for the process's life.
-        Ops.create(EagerSession.getDefault()).destroyResourceOp(handle, DestroyResourceOp.ignoreLookupError(true));
+        synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+          Ops.create(EagerSession.getDefault()).destroyResourceOp(handle, DestroyResourceOp.ignoreLookupError(true));
+        }
       } finally {
         Native.releaseVariable(resource, -1);
       }

@@ -234,11 +234,13 @@ public final class TensorFlowInternals {
       status.throwExceptionIfNotOK();
       h = h.withDeallocator();
       TracingHandles handles = TracingHandles.get();
-      handles.sessionAttach().invokeExact(session, new Pointer[] {h});
-      // No op made it: an empty op handle (TensorFlow Java hashes it; asking it for list lengths fails).
-      Operation op = (Operation) handles.newEagerOperation().invokeExact(session, new TFE_Op(), new TFE_TensorHandle[] {h},
-          "Const", "FedTensor");
-      return op.output(0);
+      synchronized (EagerLock.LOCK) { // the session's records are not thread-safe, see EagerLock
+        handles.sessionAttach().invokeExact(session, new Pointer[] {h});
+        // No op made it: an empty op handle (TensorFlow Java hashes it; asking it for list lengths fails).
+        Operation op = (Operation) handles.newEagerOperation().invokeExact(session, new TFE_Op(),
+            new TFE_TensorHandle[] {h}, "Const", "FedTensor");
+        return op.output(0);
+      }
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable e) {

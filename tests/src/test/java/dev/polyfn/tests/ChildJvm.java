@@ -36,14 +36,28 @@ final class ChildJvm {
   /** {@link #runWith(List, Class, String...)} with these environment variables added for the child. */
   static String runWith(Map<String, String> env, List<String> jvmOptions, Class<?> mainClass, String... args) throws Exception {
     List<String> cmd = command(jvmOptions, mainClass, args);
-    ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
-    builder.environment().putAll(env);
-    Process p = builder.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    // Output to a file, not read from a pipe until it closes: a hung child would stall the build
+    // instead of failing its test after the timeout.
+    Path log = java.nio.file.Files.createTempFile("polyfn-child-", ".log");
+    try {
+      ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+      builder.environment().putAll(env);
+      Process p = builder.start();
+      boolean done = p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      if (!done) {
+        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+      String out = new String(java.nio.file.Files.readAllBytes(log), StandardCharsets.UTF_8);
+      assertTrue(done, "child JVM timed out after " + RUN_TIMEOUT_SECONDS + " s (a hang?)\n" + out);
+      assertEquals(0, p.exitValue(), out);
+      return out;
+    } finally {
+      java.nio.file.Files.deleteIfExists(log);
+    }
   }
+
+  /** How long {@link #run} waits for a child: far beyond any test's child, short of stalling CI. */
+  private static final long RUN_TIMEOUT_SECONDS = 600;
 
   /**
    * Runs {@code main} of {@code mainClass} with JVM options {@code jvm} and {@code args}, killing

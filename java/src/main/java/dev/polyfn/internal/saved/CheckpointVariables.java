@@ -1,6 +1,7 @@
 package dev.polyfn.internal.saved;
 
 import dev.polyfn.Variable;
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,15 +58,17 @@ final class CheckpointVariables {
     // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
     try (TString path = TString.scalarOf(prefix.toString()); TString names = TString.vectorOf(keys);
          TString noSlices = TString.vectorOf(slices)) {
-      Operation op = tf.scope().opBuilder(Restore.OP_NAME, "Restore").addInput(TensorFlowInternals.eagerInput(path).asOutput())
-          .addInput(TensorFlowInternals.eagerInput(names).asOutput())
-          .addInput(TensorFlowInternals.eagerInput(noSlices).asOutput())
-          .setAttr("dtypes", dtypes.toArray(new DataType[0])).build();
-      List<Operand<?>> out = new ArrayList<>();
-      for (int i = 0; i < keys.length; i++) {
-        out.add(op.output(i));
+      synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+        Operation op = tf.scope().opBuilder(Restore.OP_NAME, "Restore").addInput(TensorFlowInternals.eagerInput(path).asOutput())
+            .addInput(TensorFlowInternals.eagerInput(names).asOutput())
+            .addInput(TensorFlowInternals.eagerInput(noSlices).asOutput())
+            .setAttr("dtypes", dtypes.toArray(new DataType[0])).build();
+        List<Operand<?>> out = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+          out.add(op.output(i));
+        }
+        return out;
       }
-      return out;
     }
   }
 

@@ -3,6 +3,7 @@ package dev.polyfn.internal.saved;
 import dev.polyfn.FunctionOptions;
 import dev.polyfn.Variable;
 import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.EagerResource;
 import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.trace.Capture;
@@ -169,7 +170,9 @@ final class PythonObjects {
     List<DataType> types = List.of(def.getSignature().getInputArg(0).getType(), def.getSignature().getInputArg(1).getType());
     List<TType> values = read(new String[] {base + "-keys", base + "-values"}, types, null, null);
     List<Operand<?>> inputs = new ArrayList<>();
-    values.forEach(t -> inputs.add(TensorFlowInternals.eagerInput(t)));
+    for (TType t : values) {
+      inputs.add(TensorFlowInternals.eagerInput(t));
+    }
     run(fn, inputs, -1);
   }
 
@@ -232,7 +235,10 @@ final class PythonObjects {
           outputs);
       var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");
       inputs.forEach(o -> op.addInput(o.asOutput()));
-      Operation done = op.build();
+      Operation done;
+      synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+        done = op.build();
+      }
       List<Operand<?>> out = new ArrayList<>();
       for (int i = 0; i < outputs.length; i++) {
         out.add(done.output(i));

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.SaveOptions;
 import dev.polyfn.Variable;
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.EagerResource;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.SlowWork;
@@ -357,6 +358,13 @@ public final class SavedModelWriter {
    * eager SaveV2, and Python's object graph ({@code objectGraph}, if not null) under its key.
    */
   private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys, SavedTableWriter tables,
+      byte[] objectGraph) {
+    synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+      writeCheckpointLocked(prefix, captures, keys, tables, objectGraph);
+    }
+  }
+
+  private static void writeCheckpointLocked(Path prefix, Capture[] captures, List<String> keys, SavedTableWriter tables,
       byte[] objectGraph) {
     Ops tf = Ops.create(EagerSession.getDefault());
     List<Operand<?>> values = new ArrayList<>();

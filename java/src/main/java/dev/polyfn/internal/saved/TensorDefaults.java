@@ -2,6 +2,7 @@ package dev.polyfn.internal.saved;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.TensorFlowInternals;
 import dev.polyfn.internal.trace.Param;
 import java.util.ArrayList;
@@ -37,6 +38,12 @@ public final class TensorDefaults {
 
   private TensorDefaults() {}
 
+  private static TString serialized(Ops tf, TType t) {
+    synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+      return (TString) TensorFlowInternals.copyOut(tf.io.serializeTensor(TensorFlowInternals.eagerInput(t)));
+    }
+  }
+
   /** The {@code TensorProto} of parameter {@code p}'s default tensor (a save: refused, naming it, if unusable). */
   static TensorProto proto(String function, Param p) {
     if (!(p.defaultValue() instanceof TType t)) {
@@ -45,7 +52,7 @@ public final class TensorDefaults {
     }
     Ops tf = Ops.create(EagerSession.getDefault());
     byte[] bytes;
-    try (TString s = (TString) TensorFlowInternals.copyOut(tf.io.serializeTensor(TensorFlowInternals.eagerInput(t)))) {
+    try (TString s = serialized(tf, t)) {
       bytes = s.asBytes().getObject();
     } catch (IllegalStateException e) {
       throw new IllegalStateException("cannot save '" + function + "': the default tensor of parameter '" + p.name()
@@ -102,7 +109,9 @@ public final class TensorDefaults {
     Ops tf = Ops.create(EagerSession.getDefault());
     TType t;
     try (TString bytes = TString.tensorOfBytes(org.tensorflow.ndarray.NdArrays.scalarOfObject(proto.toByteArray()))) {
-      t = TensorFlowInternals.copyOut(tf.io.parseTensor(TensorFlowInternals.eagerInput(bytes), cls));
+      synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+        t = TensorFlowInternals.copyOut(tf.io.parseTensor(TensorFlowInternals.eagerInput(bytes), cls));
+      }
     } catch (TensorFlowException | IllegalArgumentException e) {
       throw new IllegalArgumentException(at + ": the default tensor cannot be read: " + e.getMessage(), e);
     }
