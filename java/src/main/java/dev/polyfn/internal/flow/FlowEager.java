@@ -1,6 +1,7 @@
 package dev.polyfn.internal.flow;
 
 import dev.polyfn.LoopOptions;
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.trace.EagerInputs;
 import dev.polyfn.internal.trace.Tracing;
 import java.util.ArrayList;
@@ -42,7 +43,9 @@ public final class FlowEager {
     if (s.numDimensions() != 0) {
       throw new IllegalArgumentException(what + ": " + name + " must be a scalar BOOL, got shape " + s);
     }
-    return ((TBool) pred.asTensor()).getBoolean();
+    synchronized (EagerLock.LOCK) { // recorded in the eager session, which is not thread-safe
+      return ((TBool) pred.asTensor()).getBoolean();
+    }
   }
 
   /** {@code o}, checked: not null, and eager. */

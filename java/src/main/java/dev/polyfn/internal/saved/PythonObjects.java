@@ -233,10 +233,12 @@ final class PythonObjects {
       once.restoreConcrete(new Param[0], new Capture[0], doc, doc,
           FunctionLibrary.forRestore(def, called),
           outputs);
-      var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");
-      inputs.forEach(o -> op.addInput(o.asOutput()));
       Operation done;
-      synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+      synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe (making a builder too)
+        var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");
+        for (Operand<?> o : inputs) {
+          op.addInput(o.asOutput());
+        }
         done = op.build();
       }
       List<Operand<?>> out = new ArrayList<>();
@@ -357,7 +359,12 @@ final class PythonObjects {
       }
     }
     List<TType> out = new ArrayList<>();
-    restore(keys, dtypes, declared, names).forEach(o -> out.add(o.asTensor()));
+    List<Operand<?>> restored = restore(keys, dtypes, declared, names);
+    synchronized (EagerLock.LOCK) { // asTensor records the tensor in the eager session: see EagerLock
+      for (Operand<?> o : restored) {
+        out.add(o.asTensor());
+      }
+    }
     return out;
   }
 

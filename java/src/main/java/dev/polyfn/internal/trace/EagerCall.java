@@ -1,5 +1,6 @@
 package dev.polyfn.internal.trace;
 
+import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
 import java.util.ArrayList;
@@ -183,7 +184,9 @@ public final class EagerCall {
         throw new IllegalArgumentException("apply: an argument is an operand of a graph, but the body runs eagerly: "
             + "pass operands of the Ops passed to the body");
       }
-      return o.asTensor(); // owned by the eager session
+      synchronized (EagerLock.LOCK) { // recorded in the eager session, which is not thread-safe
+        return o.asTensor(); // owned by the eager session
+      }
     }
     if (v instanceof List<?> l) {
       List<Object> out = new ArrayList<>(l.size());

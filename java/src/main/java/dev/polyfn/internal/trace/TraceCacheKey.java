@@ -46,7 +46,7 @@ import org.tensorflow.TensorFlow;
  */
 final class TraceCacheKey {
   /** Bumped when what the key holds changes, so older entries are never read. */
-  private static final int VERSION = 5;
+  private static final int VERSION = 6; // 6: reads used or returned are control outputs
   private static final String DEFAULT_NAME = FunctionOptions.defaults().name();
   private static final AtomicBoolean WARNED_UNNAMED = new AtomicBoolean();
   /** Directory and key to the name of the body class that opened it first in this process. */

@@ -112,7 +112,8 @@ public final class TraceOutputs {
     mustRun.addAll(ordered.usedReads());
     Set<String> returned = new HashSet<>(Arrays.asList(outputOps)); // an operation may be returned twice
     for (GraphOperation op : own) {
-      if (Effects.READS.contains(op.type()) && returned.contains(op.name())) {
+      // VariableShape is no stateful read: Python never makes it one (RESOURCE_READ_OPS).
+      if (Effects.READS.contains(op.type()) && Effects.stateful(op.type()) && returned.contains(op.name())) {
         mustRun.add(op);
       }
     }
