@@ -4,7 +4,7 @@ mod support;
 
 use polyfn_tf::c_api::TF_Output;
 use polyfn_tf::graph::Graph;
-use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT};
+use polyfn_tf::tensor::{OwnedTensor, DT_FLOAT, DT_RESOURCE};
 use polyfn_tf::{naming, CallOptions, Code, EagerContext, EagerFunction, GraphSignature, Runtime};
 
 fn function(rt: &'static Runtime, ctx: EagerContext, g: &Graph, inputs: &[TF_Output], outputs: &[TF_Output], options: CallOptions) -> Result<EagerFunction, polyfn_tf::TfError> {
@@ -129,11 +129,22 @@ fn functions_with_effects_keep_the_default_path_when_grappler_runs() {
     assert!(optimized.fast_path_blocker().unwrap().contains("control outputs"), "{:?}", optimized.fast_path_blocker());
     let plain = make(CallOptions { grappler: false, ..CallOptions::default() });
     assert_eq!(plain.fast_path(), polyfn_tf::fast_path_supported(rt));
+    // A read made a control output (as Python makes every read whose value is used one) is no
+    // effect Grappler could prune: it keeps the function on the caller-thread path.
+    let mut g = Graph::new(rt);
+    let v = g.placeholder(DT_RESOURCE, None).unwrap();
+    let read = g.read_variable(v, DT_FLOAT).unwrap();
+    let y = g.unary("Neg", read).unwrap();
+    let sig = GraphSignature { inputs: &[v], outputs: &[y], output_names: &names, control_outputs: &[read.oper] };
+    let reads = unsafe { EagerFunction::from_graph_with(rt, ctx, g.raw(), &naming::function_name("reads"), &sig, CallOptions::default()) }
+        .unwrap();
+    assert_eq!(reads.fast_path_blocker(), None);
+    assert_eq!(reads.fast_path(), polyfn_tf::fast_path_supported(rt));
     // The same decision for the function restored from its definition.
     let def = optimized.to_function_def().unwrap();
     let restored = EagerFunction::from_function_def(rt, ctx, &def, &[], &naming::function_name("effects")).unwrap();
     assert!(!restored.fast_path());
-    drop((optimized, plain, restored));
+    drop((optimized, plain, restored, reads)); // every function before its context
     unsafe { ctx.delete(rt) };
 }
 

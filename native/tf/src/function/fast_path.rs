@@ -73,8 +73,15 @@ pub(crate) fn fast_api(rt: &Runtime) -> Option<&'static FastApi> {
 const SHAPE_OPS: [&str; 2] = ["Shape", "ShapeN"];
 const DT_INT32: i32 = 3;
 
+/// The reads a function's control outputs may hold besides its effects: Python's
+/// `auto_control_deps` makes every read whose value is used one (so a write after a call waits
+/// for it), and so does Polyfn. A used read has consumers, so Grappler never prunes it as it
+/// prunes an effect only control outputs depend on: such reads keep no function off this path.
+pub(crate) const READS: &[&str] = &["ReadVariableOp", "ResourceGather", "ResourceGatherNd"];
+
 /// Why a function must not take the fast path; `None` if it may. `ops` are its operations
-/// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs.
+/// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs
+/// other than [`READS`].
 pub(crate) fn blocker(ops: &[(String, String)], output_dtypes: &[i32], effects: bool, options: &CallOptions) -> Option<String> {
     if effects && options.grappler {
         // Grappler, run by the `StatefulPartitionedCall` kernel, prunes ops that only control
