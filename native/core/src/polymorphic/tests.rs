@@ -395,6 +395,20 @@ fn frequent_retracing_warns_once_per_burst() {
     assert_eq!(warnings(), 2);
 }
 
+#[test]
+fn traces_ahead_of_calls_never_warn() {
+    capture::install();
+    let f = Fn::new("ahead");
+    for n in 1..=10 {
+        let mut s = f.begin_trace::<String>(vec!["x".into()], None, false).unwrap();
+        s.declare::<String>("x", ParamKind::Tensor, false, constraint(&[DType::FLOAT], None), Some(spec(DType::FLOAT, &[n])))
+            .unwrap();
+        f.finish_trace(&s, vec!["y".into()], |ty, _| Ok::<_, String>(ty.to_string())).unwrap();
+    }
+    assert_eq!(f.trace_count(), 10);
+    assert!(capture::matching("function 'ahead': ").is_empty(), "{:?}", capture::matching("function 'ahead': "));
+}
+
 fn variable_facts(alias: i64) -> Vec<i64> {
     vec![crate::TAG_VARIABLE, DType::FLOAT.0 as i64, 0, alias]
 }
