@@ -15,20 +15,14 @@ import json
 
 import tensorflow as tf
 
+from recorded_tensor import enc
+
 CASES = {}
 ZERO = tf.UnconnectedGradients.ZERO
 
 
 def grads(y, xs):
     return tf.gradients(y, xs, unconnected_gradients=ZERO)
-
-
-def enc(t):
-    t = tf.convert_to_tensor(t)
-    v = t.numpy()
-    return {"dtype": t.dtype.name, "shape": list(v.shape),
-            "values": [bool(a) if t.dtype == tf.bool else (int(a) if t.dtype.is_integer else float(a))
-                       for a in v.reshape(-1).tolist()]}
 
 
 def case(name, f, *calls):

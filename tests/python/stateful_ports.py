@@ -18,6 +18,8 @@ import tempfile
 
 import tensorflow as tf
 
+from recorded_tensor import enc
+
 CASES = {}
 f32, f64, i32, i64 = tf.float32, tf.float64, tf.int32, tf.int64
 F = lambda v: tf.constant(v, f32)
@@ -25,14 +27,6 @@ D = lambda v: tf.constant(v, f64)
 I = lambda v: tf.constant(v, i32)
 L = lambda v: tf.constant(v, i64)
 B = lambda v: tf.constant(v, tf.bool)
-
-
-def enc(t):
-    t = tf.convert_to_tensor(t)
-    v = t.numpy()
-    return {"dtype": t.dtype.name, "shape": list(v.shape),
-            "values": [bool(a) if t.dtype == tf.bool else (int(a) if t.dtype.is_integer else float(a))
-                       for a in v.reshape(-1).tolist()]}
 
 
 class Case:

@@ -169,11 +169,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
           + ", which TensorFlow Java has no tensor class for: read it in a body (read(tf)) and cast it");
     }
     // A use held for the read, as a call holds one: a concurrent close empties the variable after it.
-    return held(() -> {
-      synchronized (EagerLock.LOCK) {
-        return (T) eager.readVariableOp(handle, type).asTensor();
-      }
-    });
+    return held(() -> (T) eager.readVariableOp(handle, type).asTensor());
   }
 
   /**
@@ -186,11 +182,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     Objects.requireNonNull(value, "value");
     checkAssignable(value.dataType(), value.shape());
     // Held for the assignment: one run after a close's emptying would put the memory back.
-    held(() -> {
-      synchronized (EagerLock.LOCK) {
-        return eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value));
-      }
-    });
+    held(() -> eager.assignVariableOp(handle, TensorFlowInternals.eagerInput(value)));
   }
 
   /**
@@ -201,11 +193,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
     if (!tf.scope().env().isEager()) {
       return readOp(tf, handle(tf));
     }
-    return held(() -> { // eager: it runs now, held as value() is
-      synchronized (EagerLock.LOCK) {
-        return readOp(tf, handle);
-      }
-    });
+    return held(() -> readOp(tf, handle)); // eager: it runs now, held as value() is
   }
 
   /** A ReadVariableOp of {@code h}; of the dtype itself where TensorFlow Java has no class for it. */
@@ -233,11 +221,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
       // Python, validate only a fully known shape (unknown sizes were checked against the declared).
       return tf.assignVariableOp(handle(tf), value, AssignVariableOp.validateShape(fullyKnown(dims)));
     }
-    return held(() -> { // eager: it runs now, held as assign(T) is
-      synchronized (EagerLock.LOCK) {
-        return tf.assignVariableOp(handle, value);
-      }
-    });
+    return held(() -> tf.assignVariableOp(handle, value)); // eager: it runs now, held as assign(T) is
   }
 
   /**
@@ -281,11 +265,16 @@ public final class Variable<T extends TType> implements AutoCloseable {
     return fits;
   }
 
-  /** Runs eager {@code work} on the handle holding a use, so that a concurrent close waits for it. */
+  /**
+   * Runs eager {@code work} on the handle holding a use, so that a concurrent close waits for it,
+   * and under {@link EagerLock} (TensorFlow Java's eager session is not thread-safe).
+   */
   private <R> R held(java.util.function.Supplier<R> work) {
     retainResource();
     try {
-      return work.get();
+      synchronized (EagerLock.LOCK) {
+        return work.get();
+      }
     } finally {
       releaseUse();
     }

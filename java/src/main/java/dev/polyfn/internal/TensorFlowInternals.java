@@ -79,7 +79,8 @@ public final class TensorFlowInternals {
   /**
    * The handles that only tracing, eager operands and eagerly run bodies use, looked up on their
    * first use: adapting them costs a fresh JVM some 3.5 ms, which a warm start or a load of
-   * functions without variables (they trace nothing, feed no eager operation) need not pay. A record's fields are constants to the JIT, as static ones are.
+   * functions without variables (they trace nothing, feed no eager operation) need not pay. A
+   * record's fields are constants to the JIT, as static ones are.
    *
    * @param newGraphOperation {@code GraphOperation(graph, operation)}, package-private
    * @param eagerOperation {@code EagerOperation}, package-private in TensorFlow Java

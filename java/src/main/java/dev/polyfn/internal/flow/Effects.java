@@ -32,7 +32,7 @@ public final class Effects {
   private Effects() {}
 
   /** Operations that only read the resources they take. */
-  public static final Set<String> READS = Set.of("ReadVariableOp", "ResourceGather", "ResourceGatherNd",
+  static final Set<String> READS = Set.of("ReadVariableOp", "ResourceGather", "ResourceGatherNd",
       "VariableShape");
   /** Stateful only for their random state: neither ordered nor kept, as in Python. */
   static final Set<String> UNORDERED = Set.of("RandomUniform", "RandomUniformInt", "RandomStandardNormal",
@@ -48,7 +48,7 @@ public final class Effects {
 
   /**
    * What {@link #order} did: the operations that must run for their effect (every stateful one but
-   * pure reads and random ops), the reads whose values are used ({@code usedReads}: what waits for
+   * pure reads and random ops), the reads whose values are used or returned ({@code usedReads}: what waits for
    * a body's effects must wait for them too, as Python's auto_control_deps adds a consumed read to
    * the ops that must run; else a loop's next iteration could write before this one reads), and
    * the Identity operations it added.
@@ -57,6 +57,14 @@ public final class Effects {
 
   /** Orders the stateful operations among {@code ops} (in creation order). */
   public static Ordered order(Graph graph, List<GraphOperation> ops) {
+    return order(graph, ops, Set.of());
+  }
+
+  /**
+   * {@link #order}, where the operations named in {@code returned} are the function's results:
+   * a read returned as it is has no consumer in the graph, and is a used read all the same.
+   */
+  public static Ordered order(Graph graph, List<GraphOperation> ops, Set<String> returned) {
     Map<String, GraphOperation> lastWrite = new HashMap<>();
     Map<String, List<GraphOperation>> readsSince = new HashMap<>();
     GraphOperation lastUnkeyed = null;
@@ -108,7 +116,7 @@ public final class Effects {
       }
       if (!read && !UNORDERED.contains(op.type())) {
         mustRun.add(op);
-      } else if (read && op.numConsumers() > 0) {
+      } else if (read && (op.numConsumers() > 0 || returned.contains(op.name()))) {
         usedReads.add(op);
       }
     }

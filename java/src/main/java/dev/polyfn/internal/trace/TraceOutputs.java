@@ -103,20 +103,14 @@ public final class TraceOutputs {
         own.add(op);
       }
     }
-    Effects.Ordered ordered = Effects.order(graph, own);
+    // An operation may be returned twice.
+    Effects.Ordered ordered = Effects.order(graph, own, new HashSet<>(Arrays.asList(outputOps)));
     Set<GraphOperation> mustRun = new HashSet<>(ordered.mustRun());
     // Reads whose values are used (by an operation, or returned) are control outputs too, as
     // Python's auto_control_deps makes them: TensorFlow inlines a call of this function into its
     // caller with the call's control outputs as its completion, so a caller's write after the
     // call waits only for them, and a read this function returns could see that later write.
     mustRun.addAll(ordered.usedReads());
-    Set<String> returned = new HashSet<>(Arrays.asList(outputOps)); // an operation may be returned twice
-    for (GraphOperation op : own) {
-      // VariableShape is no stateful read: Python never makes it one (RESOURCE_READ_OPS).
-      if (Effects.READS.contains(op.type()) && Effects.stateful(op.type()) && returned.contains(op.name())) {
-        mustRun.add(op);
-      }
-    }
     List<String> names = new ArrayList<>();
     for (GraphOperation op : own) {
       if (op.numOutputs() == 0 || mustRun.contains(op)) {
