@@ -130,13 +130,14 @@ def add_model_rows(res, summary):
     any_row = next(iter(per_call.values()), {})
     L.append("")
     L.append("Per call: the median of %s samples per contender; a sample is a batch of calls lasting about %s ms "
-             "(at least one call), after a warm-up of up to 96 calls (Polyfn's session-path promotion and trial "
-             "included where the function can take that path). Polyfn and SavedModelBundle run in one JVM in "
+             "(at least one call), after a warm-up of at least 96 calls and %s ms "
+             "(Polyfn's session-path promotion and trial included where the function can take that path). Polyfn and SavedModelBundle run in one JVM in "
              "alternating rounds (the order flips every round), and their ratio is the median of the rounds' ratios; "
              "Python runs in its own process right after the JVM. The JVM and Python take %s turns per row, so that "
              "both see the same spells of machine load: each contender's time is the median over the turns, and "
              "Polyfn over Python the median of the turns' ratios.\n"
-             % (any_row.get("rounds", "?"), any_row.get("sample_ms", "?"), any_row.get("turns", "?")))
+             % (any_row.get("rounds", "?"), any_row.get("sample_ms", "?"), any_row.get("warmup_ms", "?"),
+                any_row.get("turns", "?")))
     mdims = None
     rows_txt = os.path.join(OUT, "models", "rows.txt")
     if os.path.exists(rows_txt):

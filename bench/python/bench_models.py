@@ -41,7 +41,7 @@ def main(d, name, rounds=15, sample_ms=200, warmup_ms=4000):
     if not diff <= 1e-4 * max(1.0, float(np.max(np.abs(want)))):
         raise SystemExit("%s: Python's result differs from the recorded one by %g" % (name, diff))
     t0, calls = time.perf_counter(), 0
-    while calls < 3 or (calls < WARMUP_CALLS and time.perf_counter() - t0 < warmup_ms / 1e3):
+    while calls < WARMUP_CALLS or time.perf_counter() - t0 < warmup_ms / 1e3:
         serve(x)
         calls += 1
     samples = []
@@ -55,7 +55,7 @@ def main(d, name, rounds=15, sample_ms=200, warmup_ms=4000):
                 break
         samples.append(t * 1e6 / n)
     print(json.dumps({"row": name, "batch": dims[0], "python_us": round(statistics.median(samples), 1),
-                      "rounds": rounds, "sample_ms": sample_ms, "warmup_calls": calls, "max_abs_diff_recorded": diff,
+                      "rounds": rounds, "sample_ms": sample_ms, "warmup_ms": warmup_ms, "warmup_calls": calls, "max_abs_diff_recorded": diff,
                       "samples_us": [round(v, 1) for v in samples], "tf_version": tf.__version__}))
 
 

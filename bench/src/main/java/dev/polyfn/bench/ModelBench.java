@@ -33,7 +33,11 @@ import org.tensorflow.types.TFloat32;
  * the SavedModels and each row's {@code .in} and {@code .out} files.
  */
 public final class ModelBench {
-  /** Calls a warm-up makes at most: past Polyfn's session-path promotion (64) and its trial (16). */
+  /**
+   * Calls a warm-up makes at least, however long they take: past Polyfn's session-path promotion
+   * (64) and its trial (16), so that no timed round holds them (at batch 32 a time bound alone
+   * ended MobileNetV2's warm-up after about 35 calls).
+   */
   static final int WARMUP_CALLS = 96;
 
   /** One row of rows.txt: its name, model directory and input dims. */
@@ -100,11 +104,11 @@ public final class ModelBench {
         ratios[r] = ps[r] / bs[r];
       }
       System.out.printf(Locale.ROOT, "{\"row\": \"%s\", \"batch\": %d, \"polyfn_us\": %.1f, \"bundle_us\": %.1f, "
-              + "\"polyfn_over_bundle\": %.3f, \"rounds\": %d, \"sample_ms\": %d, \"warmup_calls\": [%d, %d], "
+              + "\"polyfn_over_bundle\": %.3f, \"rounds\": %d, \"sample_ms\": %d, \"warmup_ms\": %d, \"warmup_calls\": [%d, %d], "
               + "\"max_abs_diff\": {\"polyfn_bundle\": %.3g, \"polyfn_python\": %.3g, \"bundle_python\": %.3g}, "
               + "\"polyfn_samples_us\": %s, \"bundle_samples_us\": %s}%n",
           row.name(), row.batch(), median(ps), median(bs), median(ratios), rounds, sampleNanos / 1_000_000,
-          polyfnWarmup, bundleWarmup, dPB, dPPy, dBPy, json(ps), json(bs));
+          warmupNanos / 1_000_000, polyfnWarmup, bundleWarmup, dPB, dPPy, dBPy, json(ps), json(bs));
     }
   }
 
@@ -161,11 +165,11 @@ public final class ModelBench {
     };
   }
 
-  /** Calls until {@link #WARMUP_CALLS} calls or {@code nanos} have passed (at least 3 calls); the count. */
+  /** Calls until both {@link #WARMUP_CALLS} calls were made and {@code nanos} have passed; the count. */
   static int warmUp(Contender c, long nanos) {
     long t0 = System.nanoTime();
     int calls = 0;
-    while (calls < 3 || (calls < WARMUP_CALLS && System.nanoTime() - t0 < nanos)) {
+    while (calls < WARMUP_CALLS || System.nanoTime() - t0 < nanos) {
       c.call();
       calls++;
     }
