@@ -273,9 +273,11 @@ proptest! {
                 prop_assert!(le(&j, u), "join {} of {} and {} not below upper bound {}", j, x, y, u);
             }
         }
-        // a type joined with one of its supertypes is below that supertype
+        // a type joined with one of its supertypes has a join (else the laws above ran on nothing), below that supertype
         if le(&a, &b) {
-            if let Some(j) = join(&a, &[&b]).filter(minimality_applies) {
+            let j = join(&a, &[&b]);
+            prop_assert!(j.is_some(), "{} <= {} but they have no join", a, b);
+            if let Some(j) = j.filter(minimality_applies) {
                 prop_assert!(le(&j, &b), "{} <= {} but their join {} is not below {}", a, b, j, b);
             }
         }
@@ -336,6 +338,7 @@ proptest! {
         prop_assert!(f.is_subtype_of(&f));
         prop_assert!(f.is_subtype_of(&g) && g.is_subtype_of(&h) && f.is_subtype_of(&h), "{} <= {} <= {}", f, g, h);
         let j = f.most_specific_common_supertype(&[&g]);
+        prop_assert!(j.is_some(), "{} <= {} but they have no join", f, g); // else the laws below ran on nothing
         if let Some(j) = &j {
             prop_assert!(f.is_subtype_of(j) && g.is_subtype_of(j));
             if j.parameters.iter().all(|p| minimality_applies(p.type_constraint.as_ref().unwrap())) {

@@ -207,6 +207,8 @@ proptest! {
         prop_assert!(le(&a, &b), "relax must give a supertype: {} vs {}", a, b);
         prop_assert!(le(&b, &c));
         prop_assert!(le(&a, &c));
+        // a type joined with one of its supertypes is that supertype (so the joins below exist)
+        prop_assert_eq!(join(&a, &[&b]), Some(b.clone()), "join of {} and its supertype {}", a, b);
         // and on unrelated triples the implication holds too
         let o = build(&other);
         if le(&o, &a) && le(&a, &c) {
@@ -285,5 +287,47 @@ proptest! {
         let mut table = DispatchTable::new();
         table.insert(sup, 1);
         prop_assert!(table.lookup(&f, None).is_some());
+    }
+}
+
+/// The laws above check a join only where one exists (`join_is_least_upper_bound` returns early
+/// otherwise, the other two skip), and leastness only against candidates that bound both inputs:
+/// a join that never existed, or candidates that never bound both, would pass them all unchecked.
+/// Over the same generators (a fixed seed), count how often each check runs on distinct types
+/// (joins of equal types exist even where every other join is missing).
+#[test]
+fn the_join_laws_are_exercised_not_skipped() {
+    use proptest::test_runner::TestRunner;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let [cases, joined, bounded, triples, functions] = [(); 5].map(|_| AtomicUsize::new(0));
+    let strategy = (gen(), gen(), any::<u64>(), prop::collection::vec(any::<u64>(), 6));
+    TestRunner::deterministic()
+        .run(&strategy, |(g, y, s, seeds)| {
+            cases.fetch_add(1, Relaxed);
+            let mut bits = Bits(s | 1);
+            let (h, k) = (perturb(&g, &mut bits), perturb(&g, &mut bits));
+            let (a, b, c) = (build(&g), build(&h), build(&k));
+            if let Some(j) = join(&a, &[&b]).filter(|_| a != b) { // a join of two equal types proves little
+                joined.fetch_add(1, Relaxed);
+                let bound = seeds.iter().enumerate().any(|(i, seed)| {
+                    let u = build(&relax([&g, &h][i % 2], &mut Bits(seed | 1)));
+                    le(&a, &u) && le(&b, &u) && u != j
+                });
+                bounded.fetch_add(bound as usize, Relaxed);
+            }
+            triples.fetch_add((join(&a, &[&b, &c]).is_some() && (a != b || a != c)) as usize, Relaxed);
+            let (f, f2) = (ft(&g, &y), ft(&h, &perturb(&y, &mut bits)));
+            functions.fetch_add((f != f2 && f.most_specific_common_supertype(&[&f2]).is_some()) as usize, Relaxed);
+            Ok(())
+        })
+        .unwrap();
+    let n = cases.load(Relaxed);
+    let counts = [&joined, &bounded, &triples, &functions].map(|c| c.load(Relaxed));
+    println!("{n} cases: distinct pairs joined, bounded by another candidate, triples, function types: {counts:?}");
+    for (what, count) in ["distinct pairs joined", "leastness checked", "distinct triples joined", "distinct function types joined"]
+        .iter()
+        .zip(counts)
+    {
+        assert!(count * 5 >= n, "{what}: {count} of {n} cases");
     }
 }

@@ -36,8 +36,9 @@ import org.tensorflow.types.TFloat32;
  * by {@code make_library_models.py}): fields dropped, renamed, duplicated, reordered, retyped,
  * packed, the spec's class changed, in the inputs of {@code masked} and the outputs of {@code
  * make_masked}. Each mutated file must load and answer (what the edit says), load and refuse a
- * call with an {@code IllegalArgumentException}, or be refused at load with one; anything else
- * (another exception, an error inside TensorFlow) is a violation. Outcomes are counted.
+ * call with an {@code IllegalArgumentException}, or be refused at load with one naming the file;
+ * anything else (another exception, an error inside TensorFlow, a refusal not naming the file) is
+ * a violation. Outcomes are counted.
  */
 class ExtensionTypeSignatureFuzzTest {
   private static final int CASES = Integer.getInteger("polyfn.fuzz.cases", 120);
@@ -65,7 +66,11 @@ class ExtensionTypeSignatureFuzzTest {
       try {
         outcome = output ? callMakeMasked(copy) : callMasked(copy);
       } catch (IllegalArgumentException e) {
-        outcome = "refused at load";
+        // A refusal names the file it refuses (the standards' clear exception), else it is a violation.
+        outcome = String.valueOf(e.getMessage()).contains(pb.toString()) ? "refused at load" : "unnamed refusal";
+        if (outcome.equals("unnamed refusal")) {
+          violations.add("case " + i + " (" + what + "): " + e);
+        }
       } catch (RuntimeException | Error e) {
         outcome = "violation";
         violations.add("case " + i + " (" + what + "): " + e);

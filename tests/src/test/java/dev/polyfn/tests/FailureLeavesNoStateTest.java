@@ -157,7 +157,10 @@ class FailureLeavesNoStateTest {
         t.start();
         t.join();
         System.out.println(kib + " KiB: " + thrown[0]);
-        refused += thrown[0] instanceof IllegalStateException ? 1 : 0;
+        // Polyfn's own refusal (no headroom left, or the nesting limit), not any IllegalStateException:
+        // a panic in native code also surfaces as one ("internal error in Polyfn's native code").
+        String m = thrown[0] instanceof IllegalStateException ? String.valueOf(thrown[0].getMessage()) : "";
+        refused += m.contains("stack is nearly used up") || m.contains("never reaches its base case") ? 1 : 0;
         usable += ok[0] ? 1 : 0;
       }
     }

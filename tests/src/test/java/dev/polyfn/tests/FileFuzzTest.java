@@ -1,9 +1,11 @@
 package dev.polyfn.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +33,8 @@ class FileFuzzTest {
     Path corpus = dir.resolve("corpus");
     String python = System.getProperty("polyfn.python");
     FileFuzzer.corpus(corpus, python != null && Files.isExecutable(Path.of(python)) ? python : null);
+    // The build's Python writes half the targets; a failed or missing Python must not shrink the run.
+    assertEquals(List.of(FileFuzzer.Target.values()), FileFuzzer.targets(corpus), "targets in the corpus (Python " + python + ")");
     Path scratch = Files.createDirectories(dir.resolve("scratch"));
     FileFuzzer.Report report = FileFuzzer.drive(corpus, scratch, seed, cases, 60);
     System.out.println("file fuzzer, seed " + seed + ":\n" + report.table());

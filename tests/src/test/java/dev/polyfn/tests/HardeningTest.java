@@ -104,6 +104,7 @@ class HardeningTest {
   void callsRacingACloseOfAFunctionWithItsOwnVariableSayTheFunctionIsClosed() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(2);
     List<String> messages = new ArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
     try {
       for (int round = 0; round < 40; round++) {
         MapFunction f = Function.define((tf, in) -> {
@@ -119,6 +120,7 @@ class HardeningTest {
               while (true) {
                 try (Outputs out = f.call(Map.of("x", x))) {
                   assertEquals(6f, out.get("y", TFloat32.class).getFloat(1), 0f);
+                  answered.incrementAndGet();
                 } catch (IllegalStateException e) {
                   return e.getMessage();
                 }
@@ -138,6 +140,7 @@ class HardeningTest {
     }
     List<String> others = messages.stream().filter(m -> !m.equals("function 'owner' is closed")).toList();
     assertEquals(List.of(), others, "of " + messages.size() + " failures");
+    assertTrue(answered.get() > 0, "no call ran before a close: the race was never run"); // calls were in flight
   }
 
   @Test

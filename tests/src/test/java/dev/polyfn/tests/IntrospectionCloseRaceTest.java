@@ -87,6 +87,9 @@ class IntrospectionCloseRaceTest {
     assertEquals(List.of(), wrong, "answers that read as a function never traced; outcomes: " + outcomes);
     assertEquals(ROUNDS * queries.size(), outcomes.entrySet().stream().filter(e -> e.getKey().endsWith(".closed"))
         .mapToInt(Map.Entry::getValue).sum(), outcomes.toString());
+    for (String query : queries) { // each query also answered before a close: the race was run, not only its end
+      assertTrue(outcomes.getOrDefault(query + ".whole", 0) > 0, query + " never answered in full: " + outcomes);
+    }
   }
 
   /** Asks {@code query}; null when the answer is whole, else what is missing from it. */

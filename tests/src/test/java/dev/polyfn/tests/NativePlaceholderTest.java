@@ -10,7 +10,6 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.TensorFlowInternals;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Graph;
@@ -70,22 +69,21 @@ class NativePlaceholderTest {
   void badSpecsNamesAndGraphsAreRefusedBeforeTensorFlowSeesThem() {
     try (Graph g = new Graph()) {
       long graph = TensorFlowInternals.graphAddress(g);
-      List<long[]> badSpecs = List.of(
-          new long[] {1, 0, 0}, // dtype 0
-          new long[] {1, 99, 0}, // no such dtype
-          new long[] {1, 1, 2, 3, -2}, // a negative dim other than -1
-          new long[] {1, 1, 3, 1, 1}, // rank 3, two dims
-          new long[] {1, 1, -7}, // a negative rank other than -1
-          new long[] {1}); // nothing at index 1
-      for (long[] spec : badSpecs) {
-        assertThrows(RuntimeException.class, () -> Native.addPlaceholder(graph, "p", spec, 1),
-            java.util.Arrays.toString(spec));
-      }
+      // Each refused by Polyfn's own check, saying what is wrong: not by TensorFlow, and not by a
+      // panic (an IllegalStateException "internal error", which a bare RuntimeException accepted).
+      Map<long[], String> badSpecs = Map.of(
+          new long[] {1, 0, 0}, "dtype 0 is not a dtype a placeholder can have",
+          new long[] {1, 99, 0}, "dtype 99 is not a dtype a placeholder can have",
+          new long[] {1, 1, 2, 3, -2}, "dimension -2 in [3, -2]: only -1 (unknown) may be negative",
+          new long[] {1, 1, 3, 1, 1}, "no placeholder spec at 1", // rank 3, two dims
+          new long[] {1, 1, -7}, "no placeholder spec at 1", // a negative rank other than -1
+          new long[] {1}, "no placeholder spec at 1"); // nothing at index 1
+      badSpecs.forEach((spec, why) -> refused(why, () -> Native.addPlaceholder(graph, "p", spec, 1)));
       long[] ok = {1, 1, 0};
-      assertThrows(IllegalArgumentException.class, () -> Native.addPlaceholder(graph, "p", ok, -1));
-      assertThrows(IllegalArgumentException.class, () -> Native.addPlaceholder(graph, "p", ok, 5));
+      refused("no placeholder spec at -1", () -> Native.addPlaceholder(graph, "p", ok, -1));
+      refused("no placeholder spec at 5", () -> Native.addPlaceholder(graph, "p", ok, 5));
       for (String name : new String[] {"", "_p", "a b", "p\u0000", "\u00fc"}) {
-        assertThrows(RuntimeException.class, () -> Native.addPlaceholder(graph, name, ok, 1), name);
+        refused("is not a valid operation name", () -> Native.addPlaceholder(graph, name, ok, 1));
       }
       assertThrows(IllegalArgumentException.class, () -> Native.addPlaceholder(graph, null, ok, 1));
       assertThrows(IllegalArgumentException.class, () -> Native.addPlaceholder(0, "p", ok, 1));
@@ -96,6 +94,13 @@ class NativePlaceholderTest {
       assertTrue(twice.getMessage().contains("p"), twice.getMessage());
       assertEquals(1, count(g));
     }
+  }
+
+  /** Fails unless {@code add} is refused with an IllegalArgumentException or TensorFlow's InvalidArgument saying {@code why}. */
+  private static void refused(String why, org.junit.jupiter.api.function.Executable add) {
+    RuntimeException e = assertThrows(RuntimeException.class, add, why);
+    assertTrue((e instanceof IllegalArgumentException || e instanceof org.tensorflow.exceptions.TFInvalidArgumentException)
+        && String.valueOf(e.getMessage()).contains(why), "expected a refusal saying \"" + why + "\", got " + e);
   }
 
   private static int count(Graph g) {

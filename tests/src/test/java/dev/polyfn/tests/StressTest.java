@@ -68,20 +68,23 @@ class StressTest {
           return null;
         }));
       }
-      Future<?> clearer = pool.submit(() -> {
+      Future<Integer> clearer = pool.submit(() -> {
         // Clearing starts after a second, so evictions happen first even on a slow machine
         // (with a clear every 50 ms from the start, a loaded machine may never trace seven
         // signatures between two clears).
         Thread.sleep(1_000);
+        int clears = 0;
         while (!stop.get()) {
           Thread.sleep(50);
           try {
             f.clearCache();
+            clears++;
           } catch (IllegalStateException closed) {
-            return null;
+            assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+            return clears;
           }
         }
-        return null;
+        return clears;
       });
       Thread.sleep(MILLIS);
       long done = calls.get();
@@ -93,7 +96,8 @@ class StressTest {
       for (Future<?> w : workers) {
         w.get(60, TimeUnit.SECONDS);
       }
-      clearer.get(60, TimeUnit.SECONDS);
+      int clears = clearer.get(60, TimeUnit.SECONDS);
+      assertTrue(clears > 0, "no clear ran among the calls"); // the name promises clears
       assertTrue(calls.get() > 100, calls.get() + " calls");
     } finally {
       stop.set(true);
