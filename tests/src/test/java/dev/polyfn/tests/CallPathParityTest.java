@@ -2,6 +2,7 @@ package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
 import dev.polyfn.FunctionOptions;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 import org.tensorflow.Operand;
 import org.tensorflow.Tensor;
@@ -27,11 +29,32 @@ import org.tensorflow.types.TInt32;
 import org.tensorflow.types.TInt64;
 
 /**
- * The caller-thread call path (the default where Polyfn finds it safe) gives bitwise the same
+ * The caller-thread call paths (the default where Polyfn finds them safe) give bitwise the same
  * outputs as TensorFlow's thread-pool path ({@code withFastPath(false)}) on a broad set of
- * functions: both are run on the same inputs, several times, alternating.
+ * functions: both are run on the same inputs, alternating, past the promotion and its trial, and
+ * Polyfn's log must show that calls of the first left the pool.
  */
 class CallPathParityTest {
+  /** Calls of each function: past the promotion to the session path (64) and a trial (16). */
+  static final int CALLS = 100;
+
+  /** What Polyfn logs when a trial of a caller-thread path ends: calls ran on it. */
+  static final List<String> TRIAL_VERDICTS = List.of("keeps its session path", "goes back to the eager path",
+      "keeps the single-threaded executor", "goes back to the thread pool");
+
+  /**
+   * Fails unless the records show that some of the function's calls ran off the thread pool (a
+   * trial's verdict), so that the comparison was not of the pool with itself. Under the opt-in
+   * path ({@code dev.polyfn.eagerOpAsFunction}, the suite's second run) every call of these
+   * functions takes it from the first, and nothing is logged.
+   */
+  static void assertLeftThePool(String name, List<String> records) {
+    if (Boolean.getBoolean("dev.polyfn.eagerOpAsFunction")) {
+      return;
+    }
+    assertTrue(records.stream().anyMatch(r -> TRIAL_VERDICTS.stream().anyMatch(r::contains)),
+        name + ": no call left the thread pool: " + records);
+  }
 
   /** One function of the set: a body and the arguments of its calls (made afresh per call). */
   record Case(String name, MapBody body, Supplier<Map<String, Tensor>> args) {}
@@ -138,14 +161,19 @@ class CallPathParityTest {
   @Test
   void bothPathsGiveBitwiseEqualOutputs() {
     for (Case c : cases()) {
+      List<String> records;
       try (MapFunction fast = Function.define(c.body(), FunctionOptions.defaults().withName(c.name()));
           MapFunction pooled = Function.define(c.body(), FunctionOptions.defaults().withName(c.name()).withFastPath(false))) {
         Map<String, String> reference = fingerprint(pooled, c.args().get());
-        for (int i = 0; i < 3; i++) {
-          assertEquals(reference, fingerprint(fast, c.args().get()), c.name());
-          assertEquals(reference, fingerprint(pooled, c.args().get()), c.name());
-        }
+        records = LoggedWarnings.atLeast(Level.FINE, () -> {
+          for (int i = 0; i < CALLS; i++) {
+            assertEquals(reference, fingerprint(fast, c.args().get()), c.name() + ", call " + i);
+            assertEquals(reference, fingerprint(pooled, c.args().get()), c.name() + ", call " + i);
+          }
+        });
       }
+      System.out.println(c.name() + ": " + records);
+      assertLeftThePool(c.name(), records);
     }
   }
 
@@ -164,12 +192,16 @@ class CallPathParityTest {
             b.assign(tf, next);
             return Map.of("v", next);
           }, FunctionOptions.defaults().withFastPath(false))) {
-        for (int i = 0; i < 20; i++) {
-          float x = 0.3f * i - 1f;
-          String viaFast = fingerprint(fast, Map.of("x", TFloat32.scalarOf(x))).get("v");
-          String viaPool = fingerprint(pooled, Map.of("x", TFloat32.scalarOf(x))).get("v");
-          assertEquals(viaPool, viaFast, "step " + i);
-        }
+        List<String> records = LoggedWarnings.atLeast(Level.FINE, () -> {
+          for (int i = 0; i < CALLS; i++) {
+            float x = 0.3f * (i % 20) - 1f;
+            String viaFast = fingerprint(fast, Map.of("x", TFloat32.scalarOf(x))).get("v");
+            String viaPool = fingerprint(pooled, Map.of("x", TFloat32.scalarOf(x))).get("v");
+            assertEquals(viaPool, viaFast, "step " + i);
+          }
+        });
+        System.out.println("variables: " + records);
+        assertLeftThePool("variables", records);
         assertArrayEquals(new float[] {b.value().getFloat()}, new float[] {a.value().getFloat()});
       }
     }
