@@ -241,6 +241,15 @@ pub(crate) fn has_control_outputs(def: &[u8]) -> Result<bool, String> {
     Ok(!nested(def, &[6])?.is_empty())
 }
 
+/// The names of the nodes that are control outputs (`FunctionDef.control_ret`, field 6: a map
+/// whose entries' value, field 2, names a node).
+pub(crate) fn control_output_nodes(def: &[u8]) -> Result<Vec<String>, String> {
+    nested(def, &[6])?
+        .into_iter()
+        .map(|entry| Ok(single(entry, 2)?.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default()))
+        .collect()
+}
+
 /// The signature's name, if it has one.
 pub(crate) fn name(def: &[u8]) -> Result<String, String> {
     let (_, sig) = signature(def)?;

@@ -140,11 +140,16 @@ fn functions_with_effects_keep_the_default_path_when_grappler_runs() {
         .unwrap();
     assert_eq!(reads.fast_path_blocker(), None);
     assert_eq!(reads.fast_path(), polyfn_tf::fast_path_supported(rt));
+    // The same for the function restored from its definition (a trace cache entry, a SavedModel).
+    let reads_def = reads.to_function_def().unwrap();
+    let reads_restored = EagerFunction::from_function_def(rt, ctx, &reads_def, &[], &naming::function_name("reads")).unwrap();
+    assert_eq!(reads_restored.fast_path_blocker(), None);
+    assert_eq!(reads_restored.fast_path(), polyfn_tf::fast_path_supported(rt));
     // The same decision for the function restored from its definition.
     let def = optimized.to_function_def().unwrap();
     let restored = EagerFunction::from_function_def(rt, ctx, &def, &[], &naming::function_name("effects")).unwrap();
     assert!(!restored.fast_path());
-    drop((optimized, plain, restored, reads)); // every function before its context
+    drop((optimized, plain, restored, reads, reads_restored)); // every function before its context
     unsafe { ctx.delete(rt) };
 }
 

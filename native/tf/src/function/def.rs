@@ -174,7 +174,10 @@ impl EagerFunction {
         let bad = |why: String| TfError::invalid_argument(format!("not a usable FunctionDef: {why}"));
         let (input_dtypes, output_dtypes) = proto::arg_dtypes(def).map_err(bad)?;
         let ops = proto::node_ops(def).map_err(bad)?;
-        let effects = proto::has_control_outputs(def).map_err(bad)?;
+        // A control output's type is its node's (an unknown node counts as an effect).
+        let control = proto::control_output_nodes(def).map_err(bad)?;
+        let type_of = |node: &String| ops.iter().find(|(_, name)| name == node).map_or("", |(ty, _)| ty.as_str());
+        let effects = super::fast_path::has_effects(control.iter().map(type_of));
         crate::def_check::check_nodes(rt, def).map_err(bad)?;
         crate::device_check::check_devices(rt, ctx, def).map_err(bad)?;
         if options.jit_compile {

@@ -77,7 +77,13 @@ const DT_INT32: i32 = 3;
 /// `auto_control_deps` makes every read whose value is used one (so a write after a call waits
 /// for it), and so does Polyfn. A used read has consumers, so Grappler never prunes it as it
 /// prunes an effect only control outputs depend on: such reads keep no function off this path.
-pub(crate) const READS: &[&str] = &["ReadVariableOp", "ResourceGather", "ResourceGatherNd"];
+const READS: &[&str] = &["ReadVariableOp", "ResourceGather", "ResourceGatherNd"];
+
+/// Whether a function whose control outputs have these op types has effects: control outputs
+/// other than [`READS`].
+pub(crate) fn has_effects<'a>(control_output_types: impl IntoIterator<Item = &'a str>) -> bool {
+    control_output_types.into_iter().any(|ty| !READS.contains(&ty))
+}
 
 /// Why a function must not take the fast path; `None` if it may. `ops` are its operations
 /// (type, name), `output_dtypes` its results' dtypes, `effects` whether it has control outputs

@@ -223,9 +223,7 @@ impl EagerFunction {
         let (inputs, outputs): (Vec<i32>, Vec<i32>) = (sig.inputs.iter().map(dtype).collect(), sig.outputs.iter().map(dtype).collect());
         let control: Vec<*const TF_Operation> = sig.control_outputs.iter().map(|&o| o as *const _).collect();
         // SAFETY: operations of the live graph (caller's contract).
-        let effects = unsafe { crate::graph_ops::described(rt, &control) }
-            .iter()
-            .any(|(ty, _)| !fast_path::READS.contains(&ty.as_str()));
+        let effects = fast_path::has_effects(unsafe { crate::graph_ops::described(rt, &control) }.iter().map(|(ty, _)| ty.as_str()));
         let mut fast_path_blocker = fast_path::blocker(&ops, &outputs, effects, &options);
         if !library.is_empty() {
             fast_path_blocker = Some("it calls other functions".to_owned());
