@@ -209,6 +209,9 @@ class SharedTraceCacheProcessesTest {
       }
       writer.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // in the middle of its next traces' writes
     }
+    // Never read (not named as entries); deleted by the sweep after 30 days.
+    System.out.println("entries " + files(cache, ".polyfn-trace").size() + ", temporary files left by the kills: "
+        + files(cache, ".part").size());
     // A later JVM restores whatever the killed ones left and must serve each signature right.
     List<String> out = SharedFilesHarness.runAll(logs, SharedTraceCacheProcessesTest.class,
         List.<String[]>of(new String[] {"verify", cache.toString(), "80"}));
