@@ -1,6 +1,7 @@
 package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
@@ -11,7 +12,9 @@ import dev.polyfn.Outputs;
 import dev.polyfn.SaveOptions;
 import dev.polyfn.TensorSpec;
 import dev.polyfn.Variable;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -121,6 +124,31 @@ class SharedSavedModelProcessesTest {
   private static SharedFilesHarness.Counts run(Path logs, List<String[]> children, List<String> out) throws Exception {
     out.addAll(SharedFilesHarness.runAll(logs, SharedSavedModelProcessesTest.class, children));
     return SharedFilesHarness.sum(out);
+  }
+
+  @Test
+  void aDirectoryHoldingTwoSavesFilesIsRefusedNotRunWithTheOtherSavesVariables(@TempDir Path dir) throws Exception {
+    try (Variable<TFloat32> va = Variable.create(TFloat32.scalarOf(10f));
+         Variable<TFloat32> vb = Variable.create(TFloat32.scalarOf(20f));
+         MapFunction a = model(va, 1f);
+         MapFunction b = model(vb, 2f)) {
+      a.save(dir.resolve("a"));
+      b.save(dir.resolve("b"));
+    }
+    // What a load of A read when a save of B replaced the checkpoint between its reading of
+    // saved_model.pb and of the variables: it ran A's graph with B's v (x * 20 + 1).
+    for (String f : List.of("variables.index", "variables.data-00000-of-00001")) {
+      Files.copy(dir.resolve("b/variables/" + f), dir.resolve("a/variables/" + f), StandardCopyOption.REPLACE_EXISTING);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("a")));
+    assertTrue(e.getMessage().contains("the checkpoint and assets.extra/polyfn.json were written by different saves"),
+        e.getMessage());
+    // And B's metadata beside A's graph.
+    Files.copy(dir.resolve("b/assets.extra/polyfn.json"), dir.resolve("a/assets.extra/polyfn.json"),
+        StandardCopyOption.REPLACE_EXISTING);
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("a")));
+    assertTrue(e.getMessage().contains("saved_model.pb and assets.extra/polyfn.json were written by different saves"),
+        e.getMessage());
   }
 
   @Test
