@@ -94,6 +94,15 @@ final class ChildJvm {
     }
   }
 
+  /**
+   * Starts {@code main} of {@code mainClass} with JVM options and {@code args} and returns at once, its stdout and
+   * stderr going to {@code log}: for tests that run several children at the same time, or kill one.
+   */
+  static Process start(Path log, List<String> jvmOptions, Class<?> mainClass, String... args) throws Exception {
+    return new ProcessBuilder(command(jvmOptions, mainClass, args)).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+  }
+
   private static List<String> command(List<String> jvm, Class<?> mainClass, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -15,6 +15,7 @@ import org.tensorflow.types.family.TType;
  *
  * <pre>{@code
  * {"format": "polyfn.saved_function", "version": 1,
+ *  "save_id": "<random>",                        // optional: see SaveIds (absent before 2026-11-28)
  *  "name": "scale", "kind": "map",                // map, list, single or unary
  *  "unary_input": null,                           // unary: the input's tensor class
  *  "parameters": [{"name": "x", "kind": "TENSOR", "tensor_type": "org.tensorflow.types.TFloat32",
@@ -64,9 +65,12 @@ public final class SavedFunctionMetadata {
   /** The captured resources; the variables take the other capture indices, in order. */
   public final List<Resource> resources;
   public final List<Concrete> concrete;
+  /** The save's id ({@link SaveIds}), null in a SavedModel written before ids. */
+  public final String saveId;
 
   private SavedFunctionMetadata(String name, String kind, Class<? extends TType> unaryInput, Param[] params,
-      List<TensorProto> defaults, List<String> variableKeys, List<Resource> resources, List<Concrete> concrete) {
+      List<TensorProto> defaults, List<String> variableKeys, List<Resource> resources, List<Concrete> concrete,
+      String saveId) {
     this.name = name;
     this.kind = kind;
     this.unaryInput = unaryInput;
@@ -75,6 +79,7 @@ public final class SavedFunctionMetadata {
     this.variableKeys = variableKeys;
     this.resources = resources;
     this.concrete = concrete;
+    this.saveId = saveId;
   }
 
   public static String kindOf(FunctionCore f) {
@@ -87,10 +92,11 @@ public final class SavedFunctionMetadata {
    * table {@code t} as {@code -1 - t}, at object graph node {@code tables.get(t)}.
    */
   public static String write(FunctionCore f, Param[] params, List<TensorProto> defaults, List<Integer> slots,
-      List<Integer> tables, List<SavedModelWriter.Saved> saved) {
+      List<Integer> tables, List<SavedModelWriter.Saved> saved, String saveId) {
     Map<String, Object> doc = SavedModelWriter.object();
     doc.put("format", FORMAT);
     doc.put("version", VERSION);
+    doc.put("save_id", saveId);
     doc.put("name", f.name());
     doc.put("kind", kindOf(f));
     doc.put("unary_input", "unary".equals(f.kind()) ? f.unaryInput().getName() : null);
@@ -236,7 +242,8 @@ public final class SavedFunctionMetadata {
       concrete.add(new Concrete(r.string(at + ".signature", c.get("signature")), r.string(at + ".function", c.get("function")),
           names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced")))));
     }
-    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, resources, concrete);
+    String saveId = doc.get("save_id") == null ? null : r.string("save_id", doc.get("save_id"));
+    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, resources, concrete, saveId);
   }
 
   /**

@@ -18,11 +18,15 @@ import java.util.Map;
  * @param library the FunctionDefs of every MetaGraph's library, by signature name
  * @param nodes the serialized NodeDefs of every MetaGraph's graph, by name
  * @param metaGraphs how many MetaGraphs the file holds
+ * @param version the last MetaGraph's {@code meta_info_def.meta_graph_version} ("" when unset):
+ *     where Polyfn's save writes its save id ({@link SaveIds})
  */
-public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes, int metaGraphs) {
+public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes, int metaGraphs, String version) {
   // Field numbers of tensorflow/core/protobuf/saved_model.proto, meta_graph.proto,
   // framework/graph.proto, function.proto, op_def.proto and node_def.proto.
   private static final int SAVED_MODEL_META_GRAPHS = 2;
+  private static final int META_GRAPH_META_INFO = 1;
+  private static final int META_INFO_VERSION = 1;
   private static final int META_GRAPH_GRAPH_DEF = 2;
   private static final int GRAPH_NODE = 1;
   private static final int GRAPH_LIBRARY = 2;
@@ -60,6 +64,7 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
     Map<String, Fn> library = new HashMap<>();
     Map<String, byte[]> nodes = new HashMap<>();
     int metaGraphs = 0;
+    String version = "";
     WireReader model = WireReader.of(savedModel);
     for (int tag = model.readTag(); tag != 0; tag = model.readTag()) {
       if (!isMessage(tag, SAVED_MODEL_META_GRAPHS)) {
@@ -71,12 +76,14 @@ public record SavedModelParts(Map<String, Fn> library, Map<String, byte[]> nodes
       for (int t = meta.readTag(); t != 0; t = meta.readTag()) {
         if (isMessage(t, META_GRAPH_GRAPH_DEF)) {
           graph(WireReader.of(meta.readByteArray()), library, nodes);
+        } else if (isMessage(t, META_GRAPH_META_INFO)) {
+          version = name(meta.readByteArray(), META_INFO_VERSION);
         } else {
           meta.skipField(t);
         }
       }
     }
-    return new SavedModelParts(library, nodes, metaGraphs);
+    return new SavedModelParts(library, nodes, metaGraphs, version);
   }
 
   private static void graph(WireReader graph, Map<String, Fn> library, Map<String, byte[]> nodes)

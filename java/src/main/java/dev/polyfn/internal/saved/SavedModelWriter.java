@@ -261,7 +261,9 @@ public final class SavedModelWriter {
         java.util.Arrays.stream(params).map(Param::name).toList(), defaults, varTypes, shapes, python,
         saved.stream().map(Saved::signature).toList(), bound, placed);
     meta.setObjectGraphDef(objects);
-    meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version());
+    String saveId = SaveIds.next();
+    meta.getMetaInfoDefBuilder().addAllTags(options.tags()).setTensorflowVersion(TensorFlow.version())
+        .setMetaGraphVersion(SaveIds.VERSION_PREFIX + saveId);
     meta.setGraphDef(g.graph());
     SavedModel model = SavedModel.newBuilder().setSavedModelSchemaVersion(1).addMetaGraphs(meta).build();
     time.end("graph");
@@ -271,12 +273,13 @@ public final class SavedModelWriter {
     tables.writeAssets(target);
     // Always a checkpoint: Python's loader restores one, if only its object graph.
     writeCheckpoint(target.resolve(CHECKPOINT), captures, keys, tables,
-        PythonObjectGraph.trackableGraph(objects, keys, placed.attributes()));
+        PythonObjectGraph.trackableGraph(objects, keys, placed.attributes()), saveId);
     time.end("variables");
-    Files.writeString(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, defaults, slots, placed.tables(),
-        saved), StandardCharsets.UTF_8);
+    // Each file whole (renamed into place), and the three marked with one save id: see SaveIds.
+    SaveIds.writeWhole(target.resolve(METADATA), SavedFunctionMetadata.write(f, params, defaults, slots, placed.tables(),
+        saved, saveId).getBytes(StandardCharsets.UTF_8));
     // Last: a directory with saved_model.pb is complete.
-    Files.write(target.resolve("saved_model.pb"), model.toByteArray());
+    SaveIds.writeWhole(target.resolve("saved_model.pb"), model.toByteArray());
     time.end("files");
   }
 
@@ -358,14 +361,14 @@ public final class SavedModelWriter {
    * eager SaveV2, and Python's object graph ({@code objectGraph}, if not null) under its key.
    */
   private static void writeCheckpoint(Path prefix, Capture[] captures, List<String> keys, SavedTableWriter tables,
-      byte[] objectGraph) {
+      byte[] objectGraph, String saveId) {
     synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
-      writeCheckpointLocked(prefix, captures, keys, tables, objectGraph);
+      writeCheckpointLocked(prefix, captures, keys, tables, objectGraph, saveId);
     }
   }
 
   private static void writeCheckpointLocked(Path prefix, Capture[] captures, List<String> keys, SavedTableWriter tables,
-      byte[] objectGraph) {
+      byte[] objectGraph, String saveId) {
     Ops tf = Ops.create(EagerSession.getDefault());
     List<Operand<?>> values = new ArrayList<>();
     for (Capture c : captures) {
@@ -378,16 +381,19 @@ public final class SavedModelWriter {
     if (objectGraph != null) {
       allKeys.add(PythonObjectGraph.CHECKPOINT_KEY);
     }
+    allKeys.add(SaveIds.CHECKPOINT_KEY);
     String[] names = allKeys.toArray(new String[0]);
     String[] slices = new String[names.length];
     java.util.Arrays.fill(slices, "");
     // Strings fed as tensors, not eager constants: see TensorFlowInternals.eagerInput.
     try (TString path = TString.scalarOf(prefix.toString()); TString keyNames = TString.vectorOf(names);
          TString noSlices = TString.vectorOf(slices);
-         TString graph = objectGraph == null ? null : TString.tensorOfBytes(NdArrays.scalarOfObject(objectGraph))) {
+         TString graph = objectGraph == null ? null : TString.tensorOfBytes(NdArrays.scalarOfObject(objectGraph));
+         TString id = TString.scalarOf(saveId)) {
       if (graph != null) {
         values.add(TensorFlowInternals.eagerInput(graph));
       }
+      values.add(TensorFlowInternals.eagerInput(id));
       tf.train.save(TensorFlowInternals.eagerInput(path), TensorFlowInternals.eagerInput(keyNames),
           TensorFlowInternals.eagerInput(noSlices), values);
     }

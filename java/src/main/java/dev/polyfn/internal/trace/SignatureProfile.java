@@ -1,15 +1,14 @@
 package dev.polyfn.internal.trace;
 
 import dev.polyfn.TensorSpec;
+import dev.polyfn.internal.WholeFiles;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,18 +75,8 @@ public final class SignatureProfile {
     // name of its own, as the profile's may be near the file system's length limit.
     Path temp = file.resolveSibling(".polyfn-profile-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
     try {
-      Files.writeString(temp, json, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      try {
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
+      WholeFiles.write(file, temp, json.getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      try {
-        Files.deleteIfExists(temp);
-      } catch (IOException ignored) {
-        // the write's failure is the one to report
-      }
       throw new UncheckedIOException("cannot write the signature profile " + file, e);
     }
   }

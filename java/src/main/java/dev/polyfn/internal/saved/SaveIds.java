@@ -1,0 +1,66 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.internal.EagerLock;
+import dev.polyfn.internal.WholeFiles;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.UUID;
+import org.tensorflow.Operand;
+import org.tensorflow.types.TString;
+
+/**
+ * Whether the files a load read come from one save. A SavedModel is several files (the
+ * checkpoint, {@code polyfn.json}, {@code saved_model.pb}, written in that order): a load while
+ * another process saves into the same directory, or after two processes saved into it at once,
+ * read one save's graph with another's variables, and served a function with another function's
+ * values, a wrong answer with no error. Each save draws a random id and writes it into all three
+ * (the MetaGraph's {@code meta_info_def.meta_graph_version}, {@code "save_id"}, a checkpoint tensor);
+ * a load refuses files whose ids differ. A SavedModel written before ids has none, and is not checked.
+ */
+public final class SaveIds {
+  private SaveIds() {}
+
+  /** The checkpoint key of the save id (a string scalar); loaders that restore by object graph or saver ignore it. */
+  public static final String CHECKPOINT_KEY = "_POLYFN_SAVE_ID";
+  /** What {@code meta_graph_version} holds: this prefix, then the id. */
+  static final String VERSION_PREFIX = "polyfn-save-";
+
+  /** A new save's id. */
+  static String next() {
+    return UUID.randomUUID().toString();
+  }
+
+  /** The save id in a {@code saved_model.pb}, null when it has none. */
+  static String of(SavedModelParts model) {
+    return model.version().startsWith(VERSION_PREFIX) ? model.version().substring(VERSION_PREFIX.length()) : null;
+  }
+
+  /** The save id a checkpoint held, restored as an eager string scalar. */
+  static String of(Operand<?> restored) {
+    synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe
+      return ((TString) restored.asTensor()).getObject();
+    }
+  }
+
+  /**
+   * Refuses a load whose {@code what} holds save id {@code found} where {@code polyfn.json} says
+   * {@code expected}; nothing to check when {@code expected} is null (a SavedModel written before ids).
+   */
+  static void check(Path root, String expected, String found, String what) {
+    if (expected != null && !expected.equals(found)) {
+      throw new IllegalArgumentException(root + ": " + what + " and " + SavedModelWriter.METADATA + " were written by"
+          + " different saves (save ids " + found + " and " + expected + "): another process saved into this directory"
+          + " while it was loaded, or two saved into it at once. Load it again once the save is done; to replace a model"
+          + " while others load it, save each version into a directory of its own (SaveOptions.withServingVersion)");
+    }
+  }
+
+  /**
+   * Writes {@code bytes} to a temporary file beside {@code target} and renames it into place, so a
+   * reader sees the old file or the new one, never part of one (as Python's
+   * {@code tf.saved_model.save} writes {@code saved_model.pb}).
+   */
+  static void writeWhole(Path target, byte[] bytes) throws IOException {
+    WholeFiles.write(target, target.resolveSibling("." + target.getFileName() + "-" + UUID.randomUUID() + ".tmp"), bytes);
+  }
+}
