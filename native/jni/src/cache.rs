@@ -15,8 +15,9 @@ use polyfn_tf::naming::unused_function_name;
 use polyfn_tf::EagerFunction;
 use serde_json::Value;
 
-/// `Native.exportConcreteTypes`: `[traced type JSON, declared type JSON]` of concrete function
-/// `concrete_id`. Fails (IllegalStateException) when the function is gone or its types hold a
+/// `Native.exportConcreteTypes`: `[traced type JSON, declared type JSON, output shapes JSON]` of
+/// concrete function `concrete_id`; the shapes are an array of each output's dims (-1 unknown,
+/// `null` an unknown rank), or `null` for a restored definition, which recorded none. Fails (IllegalStateException) when the function is gone or its types hold a
 /// literal: a literal's id is this JVM's interning id, meaningless in another process.
 pub fn export_concrete_types<'l>(
     env: &mut Env<'l>,
@@ -37,7 +38,8 @@ pub fn export_concrete_types<'l>(
             return Err(NativeError::IllegalState(format!("its type holds a Java value{at}, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)")));
         }
     }
-    convert::new_strings(env, &[traced, declared])
+    let shapes = serde_json::to_string(&concrete.inner.output_shapes).map_err(|e| NativeError::IllegalState(e.to_string()))?;
+    convert::new_strings(env, &[traced, declared, shapes])
 }
 
 /// `Native.sha256`: the SHA-256 digest of `data` (the cache's keys and entry checksums; Java's
@@ -115,7 +117,7 @@ pub fn restore_concrete<'l>(
     let options = f.call_options();
     let concrete = f.restore(declared, traced, names, |_ty, _id| {
         let function = EagerFunction::from_function_def_with(rt, ctx, &def, &library, &tf_name, options)?;
-        Ok(Traced { function, outputs_key })
+        Ok(Traced { function, outputs_key, output_shapes: None })
     })?;
     Ok(concrete.id as jint)
 }

@@ -256,9 +256,11 @@ public final class Native {
   public static native void releaseVariable(long resource, int dtype);
 
   /**
-   * {@code [traced, declared]}: the serialized FunctionTypes (JSON) of concrete function
-   * {@code concreteId} and of the function's declaration, for the trace cache. Throws
-   * IllegalStateException when the types hold a literal (its id is this process's own).
+   * {@code [traced, declared, output shapes]}: the serialized FunctionTypes (JSON) of concrete
+   * function {@code concreteId} and of the function's declaration, for the trace cache and saves,
+   * and (JSON) each output's static shape as traced (dims, -1 unknown; null an unknown rank), or
+   * {@code null} for a restored definition. Throws IllegalStateException when the types hold a
+   * literal (its id is this process's own).
    */
   public static native String[] exportConcreteTypes(long function, int concreteId);
 
