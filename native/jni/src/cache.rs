@@ -85,7 +85,9 @@ pub fn export_library<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, 
 
 /// `Native.restoreConcrete`: adds a concrete function read from a trace cache, registered under a
 /// fresh TensorFlow name, without tracing, with the functions it refers to (`library`, a
-/// serialized `FunctionDefLibrary` whose functions the caller named freshly). Returns its id.
+/// serialized `FunctionDefLibrary` whose functions the caller named freshly), and, when not
+/// null, its outputs' static shapes as a SavedModel recorded them (see [`read_output_shapes`]),
+/// which a save of it writes again. Returns its id.
 /// Any malformed part is an IllegalArgumentException naming it; nothing is registered then.
 #[allow(clippy::too_many_arguments)]
 pub fn restore_concrete<'l>(
@@ -98,6 +100,7 @@ pub fn restore_concrete<'l>(
     library: JByteArray<'l>,
     output_names: JObjectArray<'l, JString<'l>>,
     outputs_key: jint,
+    output_shapes: JString<'l>,
 ) -> Result<jint> {
     let f = handles::function(env, handle)?;
     let (rt, ctx) = runtime()?;
@@ -113,13 +116,36 @@ pub fn restore_concrete<'l>(
     let def = env.convert_byte_array(&def)?;
     let library = if library.is_null() { Vec::new() } else { env.convert_byte_array(&library)? };
     let names = convert::strings(env, &output_names, "output names")?;
+    let output_shapes = if output_shapes.is_null() {
+        None
+    } else {
+        Some(read_output_shapes(&convert::string(env, &output_shapes, "output shapes")?, names.len())?)
+    };
     let tf_name = unused_function_name(rt, ctx, f.name());
     let options = f.call_options();
     let concrete = f.restore(declared, traced, names, |_ty, _id| {
         let function = EagerFunction::from_function_def_with(rt, ctx, &def, &library, &tf_name, options)?;
-        Ok(Traced { function, outputs_key, output_shapes: None })
+        Ok(Traced { function, outputs_key, output_shapes })
     })?;
     Ok(concrete.id as jint)
+}
+
+/// The outputs' static shapes a SavedModel recorded (`[[2, -1], null, []]`: one per output, dims
+/// of -1 or more, `null` an unknown rank), read back to be saved again; anything else is refused.
+fn read_output_shapes(text: &str, outputs: usize) -> Result<Vec<Option<Vec<i64>>>> {
+    let bad = |why: String| NativeError::IllegalArgument(format!("output shapes: {why}"));
+    let shapes: Vec<Option<Vec<i64>>> = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    if shapes.len() != outputs {
+        return Err(bad(format!("{} shapes for {outputs} outputs", shapes.len())));
+    }
+    for (i, dims) in shapes.iter().enumerate() {
+        if let Some(dims) = dims {
+            if dims.len() > 254 || dims.iter().any(|&d| d < -1) {
+                return Err(bad(format!("output {i}: expected at most 254 dims, each -1 or more, got {dims:?}")));
+            }
+        }
+    }
+    Ok(shapes)
 }
 
 fn concrete(f: &handles::Function, id: jint) -> Result<std::sync::Arc<handles::ConcreteFn>> {

@@ -146,7 +146,8 @@ class PythonObjectGraphTest {
    * Each output keeps, for Python, the dtype and static shape its trace inferred, as a saved
    * Python tf.function's do: {@code m.signatures[...].structured_outputs} and the restored
    * function's concrete functions give {@code [None, 3]} for {@code x * 2} traced for {@code [-1,
-   * 3]}, a scalar for a sum, {@code [2]} for a variable's value (all were of unknown rank).
+   * 3]}, a scalar for a sum, {@code [2]} for a variable's value (all were of unknown rank). So
+   * does the save of its {@code Function.load} (the shapes are kept in polyfn.json).
    */
   @Test
   void outputsKeepTheirStaticShapesForPython(@TempDir Path dir) throws Exception {
@@ -165,10 +166,15 @@ class PythonObjectGraphTest {
         }
       }
       f.save(dir.resolve("shaped"));
+      try (PolymorphicFunction loaded = Function.load(dir.resolve("shaped"))) {
+        loaded.save(dir.resolve("again"));
+      }
       try {
-        check(dir.resolve("shaped"), "shaped", "shaped__float32_N_3", Map.of("x", x), outs, ", \"output_specs\": {"
-            + "\"y\": {\"dtype\": \"float32\", \"shape\": [null, 3]}, \"total\": {\"dtype\": \"float32\", \"shape\": []},"
-            + " \"w\": {\"dtype\": \"float32\", \"shape\": [2]}}");
+        for (String saved : List.of("shaped", "again")) {
+          check(dir.resolve(saved), "shaped", "shaped__float32_N_3", Map.of("x", x), outs, ", \"output_specs\": {"
+              + "\"y\": {\"dtype\": \"float32\", \"shape\": [null, 3]}, \"total\": {\"dtype\": \"float32\", \"shape\": []},"
+              + " \"w\": {\"dtype\": \"float32\", \"shape\": [2]}}");
+        }
       } finally {
         outs.values().forEach(TFloat32::close);
       }

@@ -46,7 +46,7 @@ import org.tensorflow.types.family.TType;
  */
 class SavedModelRoundTripFuzzTest {
   /** Seeds 1..SEEDS: a fixed range, so a failure reproduces; the whole run stays under a minute. */
-  static final int SEEDS = Integer.getInteger("polyfn.roundtrip.seeds", 40);
+  static final int SEEDS = Integer.getInteger("polyfn.roundtrip.seeds", 30);
 
   private final Map<String, Integer> tally = new TreeMap<>();
   private final List<String> failures = new ArrayList<>();
@@ -62,15 +62,12 @@ class SavedModelRoundTripFuzzTest {
 
   @Test
   void savedModelsRoundTripThroughPythonAndFunctionLoad(@TempDir Path temp) throws Exception {
-    // POLYFN_ROUNDTRIP_KEEP=<dir> keeps the SavedModels and cases.json there, to rerun the Python side.
-    Path dir = System.getenv("POLYFN_ROUNDTRIP_KEEP") == null ? temp : Path.of(System.getenv("POLYFN_ROUNDTRIP_KEEP"));
+    // -Dpolyfn.roundtrip.dir=<dir> keeps the SavedModels and cases.json there, to rerun the Python side.
+    Path dir = System.getProperty("polyfn.roundtrip.dir") == null ? temp : Path.of(System.getProperty("polyfn.roundtrip.dir"));
     long first = Long.getLong("polyfn.roundtrip.first", 1);
     List<String> entries = new ArrayList<>();
     for (long seed = first; seed < first + SEEDS; seed++) {
-      String entry = runCase(RoundTripCase.generate(seed), dir.resolve("s" + seed));
-      if (entry != null) {
-        entries.add(entry);
-      }
+      entries.addAll(runCase(RoundTripCase.generate(seed), dir.resolve("s" + seed)));
     }
     Path cases = dir.resolve("cases.json");
     Files.writeString(cases, "[" + String.join(",\n", entries) + "]", StandardCharsets.UTF_8);
@@ -88,8 +85,11 @@ class SavedModelRoundTripFuzzTest {
     assertEquals(entries.size(), tally.getOrDefault("python seeds checked", 0), out);
   }
 
-  /** Runs one case in Java; the JSON the Python checker reads, or null when the save was refused. */
-  private String runCase(RoundTripCase c, Path saved) {
+  /**
+   * Runs one case in Java; the JSON cases the Python checker reads (the save, and the save of its
+   * {@code Function.load}), none when the save was refused.
+   */
+  private List<String> runCase(RoundTripCase c, Path saved) {
     List<Tensor> owned = new ArrayList<>();
     List<Variable<?>> vars = new ArrayList<>();
     try {
@@ -112,7 +112,7 @@ class SavedModelRoundTripFuzzTest {
     }
   }
 
-  private String trace(RoundTripCase c, MapFunction f, Path saved, List<Tensor> owned) {
+  private List<String> trace(RoundTripCase c, MapFunction f, Path saved, List<Tensor> owned) {
     List<Map<String, Object>> args = new ArrayList<>();
     List<ConcreteFunctionInfo> traced = new ArrayList<>();
     for (Signature s : c.signatures()) {
@@ -123,7 +123,7 @@ class SavedModelRoundTripFuzzTest {
         traced.add(f.getConcreteFunction(s.bySpecs() ? specs : a));
       } catch (RuntimeException e) {
         fail(c.seed(), "trace of " + a.keySet() + " failed: " + e);
-        return null;
+        return List.of();
       }
     }
     List<ConcreteFunctionInfo> concrete = f.concreteFunctions();
@@ -137,12 +137,12 @@ class SavedModelRoundTripFuzzTest {
     } catch (IllegalStateException | IllegalArgumentException e) {
       String why = e.getMessage().replaceAll("'f\\d+'", "'f'").replaceAll("parameter '\\w+'", "parameter").replaceAll("\\(.*", "");
       count("refused at save: " + why.substring(Math.max(0, why.indexOf(": ") + 2)).strip());
-      return null;
+      return List.of();
     }
     Map<String, Object> nomatch = arguments(c, c.unmatched(), owned, false);
-    checkLoad(c, saved, args, outputs, nomatch, concrete.size());
-    StringBuilder b = new StringBuilder("{\"seed\": ").append(c.seed()).append(", \"dir\": ");
-    RoundTripValues.string(saved.toString(), b);
+    Path resaved = saved.resolveSibling(saved.getFileName() + "-resaved");
+    checkLoad(c, saved, args, outputs, nomatch, concrete.size(), resaved);
+    StringBuilder b = new StringBuilder();
     b.append(", \"name\": \"f").append(c.seed()).append("\", \"count\": ").append(concrete.size()).append(", \"python\": ");
     RoundTripValues.string(RoundTripBody.python(c), b);
     b.append(", \"variables\": ");
@@ -169,8 +169,14 @@ class SavedModelRoundTripFuzzTest {
       }
       b.append("}}");
     }
-    b.append("], \"nomatch\": ").append(tree(c, c.unmatched(), true, false));
-    return b.append('}').toString();
+    b.append("], \"nomatch\": ").append(tree(c, c.unmatched(), true, false)).append('}');
+    List<String> entries = new ArrayList<>();
+    for (Path p : Files.isDirectory(resaved) ? List.of(saved, resaved) : List.of(saved)) {
+      StringBuilder head = new StringBuilder("{\"seed\": \"").append(c.seed()).append(p == saved ? "" : " resaved").append("\", \"dir\": ");
+      RoundTripValues.string(p.toString(), head);
+      entries.add(head.append(b).toString());
+    }
+    return entries;
   }
 
   /** Signature {@code s}'s Java arguments (or specs), without the default where the call omits it. */
@@ -226,7 +232,7 @@ class SavedModelRoundTripFuzzTest {
   }
 
   private void checkLoad(RoundTripCase c, Path saved, List<Map<String, Object>> args, List<Map<String, Leaf>> want,
-      Map<String, Object> nomatch, int count) {
+      Map<String, Object> nomatch, int count, Path resaved) {
     try (MapFunction loaded = (MapFunction) Function.load(saved)) {
       if (loaded.concreteFunctions().size() != count) {
         fail(c.seed(), "Function.load has " + loaded.concreteFunctions().size() + " concrete functions, saved " + count);
@@ -247,6 +253,9 @@ class SavedModelRoundTripFuzzTest {
       } catch (IllegalArgumentException e) {
         count("load refused the unmatched input");
       }
+      // A loaded function saves again (to be loaded by Python in turn, as the first save).
+      loaded.save(resaved);
+      count("load saved again");
     } catch (RuntimeException e) {
       fail(c.seed(), "Function.load: " + e);
     }
