@@ -26,6 +26,8 @@ import traceback
 import numpy as np
 import tensorflow as tf
 
+from check_saved import namedtuple_classes
+
 
 def _sum(t):
     if t.dtype == tf.string:
@@ -95,21 +97,7 @@ def flat(name, v, out):
 
 def loaded_record(function):
     """The namedtuple class Python's load made for the Feat record, else Feat itself."""
-    found = {}
-
-    def walk(s):
-        if isinstance(s, tuple) and hasattr(s, "_fields"):
-            found[type(s).__name__] = type(s)
-        if isinstance(s, (list, tuple)):
-            for x in s:
-                walk(x)
-        elif isinstance(s, dict):
-            for x in s.values():
-                walk(x)
-
-    for c in function.concrete_functions:
-        walk(c.structured_input_signature)
-    return found.get("Feat", Feat)
+    return namedtuple_classes(function).get("Feat", Feat)
 
 
 def differs(got, want):

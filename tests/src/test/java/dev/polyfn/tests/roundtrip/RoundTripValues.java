@@ -191,7 +191,19 @@ public final class RoundTripValues {
 
   /** JSON of a value tree (see the class comment); a Java value as a number. */
   public static void json(Object v, StringBuilder b) {
-    if (v instanceof Leaf l) {
+    json(v, b, false);
+  }
+
+  /** JSON of the spec of a value tree: leaves as {@code __s__} with their traced dims. */
+  public static void specJson(Object v, StringBuilder b) {
+    json(v, b, true);
+  }
+
+  private static void json(Object v, StringBuilder b, boolean spec) {
+    if (v instanceof Leaf l && spec) {
+      b.append("{\"__s__\": \"").append(l.dtype()).append("\", \"shape\": ").append(l.specDims() == null ? "null" : dims(l.specDims()))
+          .append('}');
+    } else if (v instanceof Leaf l) {
       b.append("{\"__t__\": \"").append(l.dtype()).append("\", \"shape\": ").append(dims(l.dims())).append(", \"values\": [");
       for (int i = 0; i < l.values().length; i++) {
         b.append(i > 0 ? ", " : "");
@@ -202,7 +214,7 @@ public final class RoundTripValues {
       b.append('[');
       for (int i = 0; i < list.size(); i++) {
         b.append(i > 0 ? ", " : "");
-        json(list.get(i), b);
+        json(list.get(i), b, spec);
       }
       b.append(']');
     } else if (v instanceof Map<?, ?> m) {
@@ -212,34 +224,7 @@ public final class RoundTripValues {
         b.append(i++ > 0 ? ", " : "");
         string((String) e.getKey(), b);
         b.append(": ");
-        json(e.getValue(), b);
-      }
-      b.append("}}");
-    } else {
-      b.append(v);
-    }
-  }
-
-  /** JSON of the spec of a value tree: leaves as {@code __s__} with their traced dims. */
-  public static void specJson(Object v, StringBuilder b) {
-    if (v instanceof Leaf l) {
-      b.append("{\"__s__\": \"").append(l.dtype()).append("\", \"shape\": ").append(l.specDims() == null ? "null" : dims(l.specDims()))
-          .append('}');
-    } else if (v instanceof List<?> list) {
-      b.append('[');
-      for (int i = 0; i < list.size(); i++) {
-        b.append(i > 0 ? ", " : "");
-        specJson(list.get(i), b);
-      }
-      b.append(']');
-    } else if (v instanceof Map<?, ?> m) {
-      b.append(isRecord(m) ? "{\"__r__\": {" : "{\"__m__\": {");
-      int i = 0;
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        b.append(i++ > 0 ? ", " : "");
-        string((String) e.getKey(), b);
-        b.append(": ");
-        specJson(e.getValue(), b);
+        json(e.getValue(), b, spec);
       }
       b.append("}}");
     } else {
