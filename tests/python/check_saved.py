@@ -5,6 +5,9 @@ Usage: python check_saved.py SAVED_DIR CASES_JSON
 CASES_JSON: {"signatures": [names...], "cases": [{"signature": name,
   "inputs": {key: {"dtype": "float32", "shape": [...], "values": [flat...]}},
   "outputs": {name: {"shape": [...], "values": [flat...]}}}]}
+With "output_specs": {name: {"dtype": "float32", "shape": [dims, null unknown]}} in a case, the
+static shape and dtype of each output of its signature (structured_outputs) must be those, and
+of each concrete function of the restored function (with "function").
 With "function": name in CASES_JSON, each case's "args" (a tensor as above, lists and dicts of
 them, a record as the namedtuple the load made) are also passed to the loaded object's function of that name, as Python calls a restored
 tf.function (`model.<name>(**args)`), which must return Polyfn's numbers too, and the function
@@ -79,6 +82,15 @@ def main(saved_dir, cases_file):
                 for k, v in case["inputs"].items()}
         if not compare(case["signature"], fn(**args), case["outputs"]):
             return 1
+        if "output_specs" in case:
+            listed = [fn] + (list(getattr(model, spec["function"]).concrete_functions) if "function" in spec else [])
+            for where in listed:
+                for name, want in case["output_specs"].items():
+                    got = where.structured_outputs[name]
+                    shape = got.shape.as_list() if got.shape.rank is not None else None
+                    if got.dtype.name != want["dtype"] or shape != want["shape"]:
+                        print(f"{case['signature']}: output {name} is {got.dtype.name} {shape}, expected {want}")
+                        return 1
         if "function" in spec and case["args"] is not None:
             restored = getattr(model, spec["function"])
             call = {k: structure(v, namedtuple_classes(restored)) for k, v in case["args"].items()}

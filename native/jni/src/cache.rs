@@ -15,8 +15,9 @@ use polyfn_tf::naming::unused_function_name;
 use polyfn_tf::EagerFunction;
 use serde_json::Value;
 
-/// `Native.exportConcreteTypes`: `[traced type JSON, declared type JSON]` of concrete function
-/// `concrete_id`. Fails (IllegalStateException) when the function is gone or its types hold a
+/// `Native.exportConcreteTypes`: `[traced type JSON, declared type JSON, output shapes JSON]` of
+/// concrete function `concrete_id`; the shapes are an array of each output's dims (-1 unknown,
+/// `null` an unknown rank), or `null` for a restored definition, which recorded none. Fails (IllegalStateException) when the function is gone or its types hold a
 /// literal: a literal's id is this JVM's interning id, meaningless in another process.
 pub fn export_concrete_types<'l>(
     env: &mut Env<'l>,
@@ -37,7 +38,8 @@ pub fn export_concrete_types<'l>(
             return Err(NativeError::IllegalState(format!("its type holds a Java value{at}, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)")));
         }
     }
-    convert::new_strings(env, &[traced, declared])
+    let shapes = serde_json::to_string(&concrete.inner.output_shapes).map_err(|e| NativeError::IllegalState(e.to_string()))?;
+    convert::new_strings(env, &[traced, declared, shapes])
 }
 
 /// `Native.sha256`: the SHA-256 digest of `data` (the cache's keys and entry checksums; Java's
@@ -83,7 +85,9 @@ pub fn export_library<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, 
 
 /// `Native.restoreConcrete`: adds a concrete function read from a trace cache, registered under a
 /// fresh TensorFlow name, without tracing, with the functions it refers to (`library`, a
-/// serialized `FunctionDefLibrary` whose functions the caller named freshly). Returns its id.
+/// serialized `FunctionDefLibrary` whose functions the caller named freshly), and, when not
+/// null, its outputs' static shapes as a SavedModel recorded them (see [`read_output_shapes`]),
+/// which a save of it writes again. Returns its id.
 /// Any malformed part is an IllegalArgumentException naming it; nothing is registered then.
 #[allow(clippy::too_many_arguments)]
 pub fn restore_concrete<'l>(
@@ -96,6 +100,7 @@ pub fn restore_concrete<'l>(
     library: JByteArray<'l>,
     output_names: JObjectArray<'l, JString<'l>>,
     outputs_key: jint,
+    output_shapes: JString<'l>,
 ) -> Result<jint> {
     let f = handles::function(env, handle)?;
     let (rt, ctx) = runtime()?;
@@ -111,13 +116,36 @@ pub fn restore_concrete<'l>(
     let def = env.convert_byte_array(&def)?;
     let library = if library.is_null() { Vec::new() } else { env.convert_byte_array(&library)? };
     let names = convert::strings(env, &output_names, "output names")?;
+    let output_shapes = if output_shapes.is_null() {
+        None
+    } else {
+        Some(read_output_shapes(&convert::string(env, &output_shapes, "output shapes")?, names.len())?)
+    };
     let tf_name = unused_function_name(rt, ctx, f.name());
     let options = f.call_options();
     let concrete = f.restore(declared, traced, names, |_ty, _id| {
         let function = EagerFunction::from_function_def_with(rt, ctx, &def, &library, &tf_name, options)?;
-        Ok(Traced { function, outputs_key })
+        Ok(Traced { function, outputs_key, output_shapes })
     })?;
     Ok(concrete.id as jint)
+}
+
+/// The outputs' static shapes a SavedModel recorded (`[[2, -1], null, []]`: one per output, dims
+/// of -1 or more, `null` an unknown rank), read back to be saved again; anything else is refused.
+fn read_output_shapes(text: &str, outputs: usize) -> Result<Vec<Option<Vec<i64>>>> {
+    let bad = |why: String| NativeError::IllegalArgument(format!("output shapes: {why}"));
+    let shapes: Vec<Option<Vec<i64>>> = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    if shapes.len() != outputs {
+        return Err(bad(format!("{} shapes for {outputs} outputs", shapes.len())));
+    }
+    for (i, dims) in shapes.iter().enumerate() {
+        if let Some(dims) = dims {
+            if dims.len() > 254 || dims.iter().any(|&d| d < -1) {
+                return Err(bad(format!("output {i}: expected at most 254 dims, each -1 or more, got {dims:?}")));
+            }
+        }
+    }
+    Ok(shapes)
 }
 
 fn concrete(f: &handles::Function, id: jint) -> Result<std::sync::Arc<handles::ConcreteFn>> {

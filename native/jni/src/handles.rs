@@ -23,6 +23,10 @@ use std::sync::Arc;
 pub struct Traced {
     pub function: EagerFunction,
     pub outputs_key: i32,
+    /// Each output's static shape as the trace inferred it (`None` in it: an unknown rank, -1 an
+    /// unknown dim), which a SavedModel's output signature carries; `None` for a restored
+    /// definition, whose outputs' shapes were not recorded.
+    pub output_shapes: Option<Vec<Option<Vec<i64>>>>,
 }
 
 /// A polymorphic function whose concrete functions are TensorFlow eager functions, and how

@@ -54,7 +54,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn sha256(data: jbyte[]) -> jbyte[], fn = cache::sha256, error_policy = ThrowJava },
     native_method! { static fn export_function_def(handle: jlong, concrete_id: jint, for_cache: jboolean) -> jbyte[], fn = cache::export_function_def, error_policy = ThrowJava },
     native_method! { static fn export_library(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_library, error_policy = ThrowJava },
-    native_method! { static fn restore_concrete(handle: jlong, declared: JString, traced: JString, def: jbyte[], library: jbyte[], output_names: java.lang.String[], outputs_key: jint) -> jint, fn = cache::restore_concrete, error_policy = ThrowJava },
+    native_method! { static fn restore_concrete(handle: jlong, declared: JString, traced: JString, def: jbyte[], library: jbyte[], output_names: java.lang.String[], outputs_key: jint, output_shapes: JString) -> jint, fn = cache::restore_concrete, error_policy = ThrowJava },
     native_method! { static fn use_saved_order(handle: jlong), fn = saved::use_saved_order, error_policy = ThrowJava },
     native_method! { static fn explain_miss(handle: jlong, facts: jlong[], fact_count: jint) -> JString, fn = saved::explain_miss, error_policy = ThrowJava },
     native_method! { static fn signature_profile(handle: jlong) -> JString, fn = infer::signature_profile, error_policy = ThrowJava },

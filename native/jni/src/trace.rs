@@ -156,6 +156,11 @@ pub fn finish_trace<'l>(
     if outputs.len() != names.len() {
         return Err(NativeError::IllegalArgument("output names and operations differ in length".into()));
     }
+    // SAFETY: the live trace graph Java holds open for this call; the outputs were found in it.
+    let output_shapes = outputs
+        .iter()
+        .map(|&o| unsafe { polyfn_tf::graph_ops::static_shape(rt, graph, o) })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
     let control = named_operations(env, rt, graph, &control_ops, "control operations")?;
     let absorbed = named_operations(env, rt, graph, &absorbed_ops, "absorbed operations")?;
     // TensorFlow argument names must match [a-z][a-z0-9_]*; user names stay on the Java side.
@@ -170,7 +175,7 @@ pub fn finish_trace<'l>(
         for dependency in calls {
             function.keep_alive(dependency);
         }
-        Ok(Traced { function, outputs_key })
+        Ok(Traced { function, outputs_key, output_shapes: Some(output_shapes) })
     }))?;
     let p = concrete.preparation;
     // After the function's lock is released (the logger is user code), before the first run.

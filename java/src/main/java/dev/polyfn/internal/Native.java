@@ -256,9 +256,11 @@ public final class Native {
   public static native void releaseVariable(long resource, int dtype);
 
   /**
-   * {@code [traced, declared]}: the serialized FunctionTypes (JSON) of concrete function
-   * {@code concreteId} and of the function's declaration, for the trace cache. Throws
-   * IllegalStateException when the types hold a literal (its id is this process's own).
+   * {@code [traced, declared, output shapes]}: the serialized FunctionTypes (JSON) of concrete
+   * function {@code concreteId} and of the function's declaration, for the trace cache and saves,
+   * and (JSON) each output's static shape as traced (dims, -1 unknown; null an unknown rank), or
+   * {@code null} for a restored definition. Throws IllegalStateException when the types hold a
+   * literal (its id is this process's own).
    */
   public static native String[] exportConcreteTypes(long function, int concreteId);
 
@@ -284,11 +286,12 @@ public final class Native {
   /**
    * Adds a concrete function read from the trace cache, without tracing; returns its id. {@code
    * library} (a serialized {@code FunctionDefLibrary}, possibly empty) holds the functions {@code
-   * def} refers to, under names unused in this process. Malformed input is an
-   * IllegalArgumentException naming the part; nothing is registered then.
+   * def} refers to, under names unused in this process; {@code outputShapes} (null: unknown) the
+   * outputs' static shapes as JSON, as {@link #exportConcreteTypes} gives them, for a later save.
+   * Malformed input is an IllegalArgumentException naming the part; nothing is registered then.
    */
   public static native int restoreConcrete(long function, String declared, String traced, byte[] def,
-      byte[] library, String[] outputNames, int outputsKey);
+      byte[] library, String[] outputNames, int outputsKey, String outputShapes);
 
   /**
    * From now on, a call is served by the first concrete function, in the order they are restored,

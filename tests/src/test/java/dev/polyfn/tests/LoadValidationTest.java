@@ -104,6 +104,23 @@ class LoadValidationTest {
     }
   }
 
+  /** The output shapes polyfn.json keeps for a later save are checked at load: one per output, dims of -1 or more. */
+  @Test
+  void polyfnJsonWithMalformedOutputShapesIsRefusedAtLoad(@TempDir Path dir) throws Exception {
+    Path saved = FileFixtures.save(dir.resolve("m"), "plus");
+    String json = Files.readString(metadata(saved));
+    assertTrue(json.contains("\"output_shapes\":[[-1]]"), json);
+    for (String bad : List.of("[[-2]]", "[[-1],[3]]", "[\"x\"]", "{}")) {
+      Files.writeString(metadata(saved), json.replace("\"output_shapes\":[[-1]]", "\"output_shapes\":" + bad));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved));
+      assertTrue(e.getMessage().startsWith(metadata(saved) + ": ") && e.getMessage().contains("output shapes"), bad + ": " + e.getMessage());
+    }
+    Files.writeString(metadata(saved), json.replace(",\"output_shapes\":[[-1]]", "")); // not recorded (older saves): loads
+    try (MapFunction f = (MapFunction) Function.load(saved)) {
+      assertEquals(FileFixtures.ANSWER, FileFixtures.answer(f));
+    }
+  }
+
   @Test
   void aCheckpointKeyPolyfnJsonGetsWrongIsRefusedNamingPolyfnJson(@TempDir Path dir) throws Exception {
     Path saved = dir.resolve("m");

@@ -11,6 +11,8 @@ import dev.polyfn.MapFunction;
 import dev.polyfn.Outputs;
 import dev.polyfn.PolymorphicFunction;
 import dev.polyfn.SingleFunction;
+import dev.polyfn.TensorSpec;
+import dev.polyfn.Variable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,12 +50,18 @@ class PythonObjectGraphTest {
   /** Runs check_saved.py on {@code saved}: its one signature and the function {@code name} on {@code x}. */
   private static void check(Path saved, String name, String signature, Map<String, TFloat32> args, Map<String, TFloat32> outputs)
       throws Exception {
+    check(saved, name, signature, args, outputs, "");
+  }
+
+  /** As above; {@code outputSpecs}: the case's {@code "output_specs"} JSON entry with a leading comma, or "". */
+  private static void check(Path saved, String name, String signature, Map<String, TFloat32> args, Map<String, TFloat32> outputs,
+      String outputSpecs) throws Exception {
     String in = args.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue())).collect(Collectors.joining(", "));
     String out = outputs.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + tensor(e.getValue()))
         .collect(Collectors.joining(", "));
     Path spec = saved.resolveSibling(saved.getFileName() + "-cases.json");
     Files.writeString(spec, "{\"function\": \"" + name + "\", \"signatures\": [\"" + signature + "\"], \"cases\": [{\"signature\": \""
-        + signature + "\", \"inputs\": {" + in + "}, \"args\": {" + in + "}, \"outputs\": {" + out + "}}]}");
+        + signature + "\", \"inputs\": {" + in + "}, \"args\": {" + in + "}, \"outputs\": {" + out + "}" + outputSpecs + "}]}");
     Process p = new ProcessBuilder(System.getProperty("polyfn.python", "python3"), Path.of("python", "check_saved.py").toString(),
         saved.toString(), spec.toString()).redirectErrorStream(true).start();
     String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -131,6 +139,45 @@ class PythonObjectGraphTest {
       f.save(dir.resolve("wide"));
       check(dir.resolve("wide"), "wide", "wide__float32_2", Map.of("x", x),
           Map.of("\uFA0E", (TFloat32) o.get("\uFA0E"), "\uD840\uDC00", (TFloat32) o.get("\uD840\uDC00")));
+    }
+  }
+
+  /**
+   * Each output keeps, for Python, the dtype and static shape its trace inferred, as a saved
+   * Python tf.function's do: {@code m.signatures[...].structured_outputs} and the restored
+   * function's concrete functions give {@code [None, 3]} for {@code x * 2} traced for {@code [-1,
+   * 3]}, a scalar for a sum, {@code [2]} for a variable's value (all were of unknown rank). So
+   * does the save of its {@code Function.load} (the shapes are kept in polyfn.json).
+   */
+  @Test
+  void outputsKeepTheirStaticShapesForPython(@TempDir Path dir) throws Exception {
+    try (TFloat32 init = TFloat32.vectorOf(1f, 2f);
+         Variable<TFloat32> w = Variable.create(init);
+         TFloat32 x = TFloat32.tensorOf(org.tensorflow.ndarray.Shape.of(2, 3), d -> d.scalars().forEach(s -> s.setFloat(1.5f)));
+         MapFunction f = Function.define((tf, in) -> {
+           Operand<TFloat32> v = in.input("x", TFloat32.class);
+           return Map.of("y", tf.math.mul(v, tf.constant(2f)), "total", tf.sum(v, tf.constant(new int[] {0, 1})), "w", w.read(tf));
+         }, FunctionOptions.defaults().withName("shaped"))) {
+      f.getConcreteFunction(Map.of("x", TensorSpec.of(TFloat32.class, org.tensorflow.ndarray.Shape.of(-1, 3))));
+      Map<String, TFloat32> outs = new LinkedHashMap<>();
+      try (Outputs o = f.call(Map.of("x", x))) {
+        for (String n : o.names()) {
+          outs.put(n, TFloat32.tensorOf(o.get(n, TFloat32.class).shape(), d -> o.get(n, TFloat32.class).copyTo(d)));
+        }
+      }
+      f.save(dir.resolve("shaped"));
+      try (PolymorphicFunction loaded = Function.load(dir.resolve("shaped"))) {
+        loaded.save(dir.resolve("again"));
+      }
+      try {
+        for (String saved : List.of("shaped", "again")) {
+          check(dir.resolve(saved), "shaped", "shaped__float32_N_3", Map.of("x", x), outs, ", \"output_specs\": {"
+              + "\"y\": {\"dtype\": \"float32\", \"shape\": [null, 3]}, \"total\": {\"dtype\": \"float32\", \"shape\": []},"
+              + " \"w\": {\"dtype\": \"float32\", \"shape\": [2]}}");
+        }
+      } finally {
+        outs.values().forEach(TFloat32::close);
+      }
     }
   }
 }

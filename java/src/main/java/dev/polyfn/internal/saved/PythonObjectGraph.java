@@ -137,7 +137,10 @@ final class PythonObjectGraph {
     int[] order = sorted.stream().mapToInt(names::indexOf).toArray();
     DictValue.Builder outputs = DictValue.newBuilder();
     for (int i = 0; i < order.length; i++) {
-      outputs.putFields(sorted.get(i), spec(sorted.get(i), callee.getOutputArg(order[i]).getType(), null));
+      // The static shape the trace inferred, as Python's save writes its concrete functions'
+      // structured outputs (unknown for a restored definition, which recorded none).
+      long[] dims = s.outputShapes() == null ? null : s.outputShapes().get(order[i]);
+      outputs.putFields(sorted.get(i), spec(sorted.get(i), callee.getOutputArg(order[i]).getType(), dims));
     }
     StructuredValue outputSignature = StructuredValue.newBuilder().setDictValue(outputs).build();
     List<FunctionDef> defs = new ArrayList<>(List.of(def));

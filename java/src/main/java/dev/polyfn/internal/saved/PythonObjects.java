@@ -232,7 +232,7 @@ final class PythonObjects {
     try {
       once.restoreConcrete(new Param[0], new Capture[0], doc, doc,
           FunctionLibrary.forRestore(def, called),
-          outputs);
+          outputs, null);
       Operation done;
       synchronized (EagerLock.LOCK) { // TensorFlow Java's eager session is not thread-safe (making a builder too)
         var op = Ops.create(EagerSession.getDefault()).scope().opBuilder(once.concreteFunctions().get(0).name(), "restore");

@@ -163,7 +163,7 @@ public final class PythonSavedModel {
       f.useSavedOrder(); // the first that accepts a call serves it, as in Python (not the most specific)
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
-            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs());
+            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs(), null);
       }
       f.markBodyless();
       f.countSavedTraces(converted.size());

@@ -26,7 +26,9 @@ import org.tensorflow.types.family.TType;
  *  "resources": [{"capture": 1, "object": 7}],  // optional: captured tables, by capture index and
  *                                              // object graph node (restored as Python's are)
  *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
- *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>}]}
+ *                          "outputs": ["y"], "declared": <function type>, "traced": <function type>,
+ *                          "output_shapes": [[-1, 3]]}]}   // optional: each output's static shape
+ *                                                          // as traced (null: an unknown rank)
  * }</pre>
  *
  * {@code declared} and {@code traced} are the serialized FunctionTypes ({@code
@@ -49,7 +51,9 @@ public final class SavedFunctionMetadata {
     return "variables/" + i;
   }
 
-  public record Concrete(String signature, String function, String[] outputs, String declared, String traced) {}
+  /** One concrete function; {@code outputShapes}: its outputs' static shapes as JSON, null if not recorded. */
+  public record Concrete(String signature, String function, String[] outputs, String declared, String traced,
+      String outputShapes) {}
 
   /** A captured resource (a lookup table): its index among the captures and its node in Python's object graph. */
   public record Resource(int capture, int object) {}
@@ -139,6 +143,8 @@ public final class SavedFunctionMetadata {
       m.put("outputs", s.info().outputNames());
       m.put("declared", Json.parse(s.declared()));
       m.put("traced", Json.parse(s.traced()));
+      m.put("output_shapes", s.outputShapes() == null ? null : s.outputShapes().stream()
+          .map(d -> d == null ? null : java.util.Arrays.stream(d).boxed().toList()).toList());
       cs.add(m);
     }
     doc.put("concrete_functions", cs);
@@ -240,7 +246,8 @@ public final class SavedFunctionMetadata {
         names[j] = r.string(at + ".outputs[" + j + "]", outs.get(j));
       }
       concrete.add(new Concrete(r.string(at + ".signature", c.get("signature")), r.string(at + ".function", c.get("function")),
-          names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced")))));
+          names, Json.write(r.object(at + ".declared", c.get("declared"))), Json.write(r.object(at + ".traced", c.get("traced"))),
+          c.get("output_shapes") == null ? null : Json.write(c.get("output_shapes")))); // checked by restoreConcrete
     }
     String saveId = doc.get("save_id") == null ? null : r.string("save_id", doc.get("save_id"));
     return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, resources, concrete, saveId);

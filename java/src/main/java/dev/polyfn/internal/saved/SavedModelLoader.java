@@ -149,7 +149,7 @@ public final class SavedModelLoader {
       for (int i = 0; i < defs.size(); i++) {
         SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
         try {
-          f.restoreConcrete(params, captures, c.declared(), c.traced(), defs.get(i), c.outputs());
+          f.restoreConcrete(params, captures, c.declared(), c.traced(), defs.get(i), c.outputs(), c.outputShapes());
         } catch (RuntimeException e) {
           if (!(e instanceof TensorFlowException) && (e.getMessage() == null || !e.getMessage().startsWith("not a usable "))) {
             throw e; // the types or parameters: polyfn.json's

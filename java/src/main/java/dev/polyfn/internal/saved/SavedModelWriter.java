@@ -71,10 +71,11 @@ public final class SavedModelWriter {
 
   /**
    * One concrete function as saved: its signature, types, FunctionDef, the library functions that
-   * one refers to, and its flat inputs.
+   * one refers to, its flat inputs, and its outputs' static shapes as traced (null: not recorded,
+   * for a restored definition; an element null: an unknown rank).
    */
   public record Saved(String signature, ConcreteFunctionInfo info, String declared, String traced, FunctionDef def,
-      List<FunctionDef> library, List<SavedSignatures.Input> inputs) {}
+      List<FunctionDef> library, List<SavedSignatures.Input> inputs, List<long[]> outputShapes) {}
 
   public static void save(FunctionCore f, Path dir, SaveOptions options) {
     SlowWork.Phases time = SlowWork.start();
@@ -160,7 +161,7 @@ public final class SavedModelWriter {
         renamed.add(name);
       }
       SavedSignatures.checkNames(f.name(), chosen, inputs);
-      out.add(new Saved(chosen, c, types[1], types[0], def, library, inputs));
+      out.add(new Saved(chosen, c, types[1], types[0], def, library, inputs, outputShapes(types[2])));
     }
     for (String asked : options.signatureNames().keySet()) {
       if (!renamed.contains(asked) && !taken.contains(asked)) {
@@ -175,6 +176,19 @@ public final class SavedModelWriter {
       }
     }
     return out;
+  }
+
+  /** The output shapes JSON {@code Native.exportConcreteTypes} gives: null, or each output's dims or null. */
+  @SuppressWarnings("unchecked")
+  private static List<long[]> outputShapes(String json) {
+    if (!(Json.parse(json) instanceof List<?> outputs)) {
+      return null;
+    }
+    List<long[]> shapes = new ArrayList<>();
+    for (Object o : outputs) {
+      shapes.add(o == null ? null : ((List<Long>) o).stream().mapToLong(Long::longValue).toArray());
+    }
+    return shapes;
   }
 
   private static void write(FunctionCore f, Path target, Param[] params, List<TensorProto> defaults, Capture[] captures,

@@ -277,15 +277,15 @@ public final class FunctionCore {
     }
   }
 
-  /** Adds a concrete function traced elsewhere (trace cache, SavedModel), with its captures. */
+  /** Adds a concrete function traced elsewhere (trace cache, SavedModel): captures, output shapes (JSON, or null). */
   public void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, FunctionLibrary.Restorable def,
-      String[] names) {
+      String[] names, String outputShapes) {
     synchronized (traceLock) {
       if (params != null && !Arrays.equals(params, ps)) {
         throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
       }
       int key = outputNames.record(names);
-      Native.restoreConcrete(handle.address(), declared, traced, def.main(), def.library(), names, key);
+      Native.restoreConcrete(handle.address(), declared, traced, def.main(), def.library(), names, key, outputShapes);
       if (params == null) {
         captures = cs;
         params = ps;

@@ -179,7 +179,7 @@ public final class TraceCache {
         if (nests != null) {
           throw new IllegalArgumentException(nests + " (the trace cache never writes such an entry)");
         }
-        f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames());
+        f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames(), null);
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
           used.add(file);
         }
