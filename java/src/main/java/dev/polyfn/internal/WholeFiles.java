@@ -25,7 +25,7 @@ public final class WholeFiles {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException | Error e) {
       try {
         Files.deleteIfExists(temp);
       } catch (IOException ignored) {

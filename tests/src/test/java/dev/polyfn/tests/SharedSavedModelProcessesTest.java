@@ -152,6 +152,29 @@ class SharedSavedModelProcessesTest {
   }
 
   @Test
+  void filesWithAndWithoutASaveIdAreRefusedToo(@TempDir Path dir) throws Exception {
+    try (Variable<TFloat32> va = Variable.create(TFloat32.scalarOf(10f));
+         MapFunction a = model(va, 1f)) {
+      a.save(dir.resolve("a"));
+    }
+    Path json = dir.resolve("a/assets.extra/polyfn.json");
+    Path pb = dir.resolve("a/saved_model.pb");
+    // polyfn.json as an older Polyfn wrote it (no save id) beside this save's saved_model.pb: a
+    // save over a directory the older version wrote, caught between its files.
+    Files.writeString(json, Files.readString(json).replaceFirst("\"save_id\":\\s*\"[^\"]*\",?", ""));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("a")));
+    assertTrue(e.getMessage().contains("saved_model.pb and assets.extra/polyfn.json were written by different saves")
+        && e.getMessage().contains(" and none)"), e.getMessage());
+    // And saved_model.pb without one too: only the checkpoint (the newer save's) has an id.
+    org.tensorflow.proto.SavedModel.Builder model = org.tensorflow.proto.SavedModel.parseFrom(Files.readAllBytes(pb)).toBuilder();
+    model.getMetaGraphsBuilder(0).getMetaInfoDefBuilder().setMetaGraphVersion("");
+    Files.write(pb, model.build().toByteArray());
+    e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("a")));
+    assertTrue(e.getMessage().contains("the checkpoint and assets.extra/polyfn.json were written by different saves"),
+        e.getMessage());
+  }
+
+  @Test
   void loadsWhileOneJvmSavesTwoModelsInTurnGetAWholeModelOrAClearError(@TempDir Path dir, @TempDir Path logs)
       throws Exception {
     Path model = dir.resolve("model");

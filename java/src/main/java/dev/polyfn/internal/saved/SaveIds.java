@@ -4,6 +4,7 @@ import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.WholeFiles;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.UUID;
 import org.tensorflow.Operand;
 import org.tensorflow.types.TString;
@@ -15,7 +16,8 @@ import org.tensorflow.types.TString;
  * read one save's graph with another's variables, and served a function with another function's
  * values, a wrong answer with no error. Each save draws a random id and writes it into all three
  * (the MetaGraph's {@code meta_info_def.meta_graph_version}, {@code "save_id"}, a checkpoint tensor);
- * a load refuses files whose ids differ. A SavedModel written before ids has none, and is not checked.
+ * a load refuses files whose ids differ, or of which some have one and others none (a save over
+ * a directory an older Polyfn wrote). A SavedModel written before ids has none in any file.
  */
 public final class SaveIds {
   private SaveIds() {}
@@ -32,7 +34,12 @@ public final class SaveIds {
 
   /** The save id in a {@code saved_model.pb}, null when it has none. */
   static String of(SavedModelParts model) {
-    return model.version().startsWith(VERSION_PREFIX) ? model.version().substring(VERSION_PREFIX.length()) : null;
+    return ofVersion(model.version());
+  }
+
+  /** The save id in a MetaGraph's {@code meta_graph_version}, null when it holds none. */
+  static String ofVersion(String metaGraphVersion) {
+    return metaGraphVersion.startsWith(VERSION_PREFIX) ? metaGraphVersion.substring(VERSION_PREFIX.length()) : null;
   }
 
   /** The save id a checkpoint held, restored as an eager string scalar. */
@@ -44,14 +51,17 @@ public final class SaveIds {
 
   /**
    * Refuses a load whose {@code what} holds save id {@code found} where {@code polyfn.json} says
-   * {@code expected}; nothing to check when {@code expected} is null (a SavedModel written before ids).
+   * {@code expected} (null: no id). The ids must be all absent (a SavedModel written before ids)
+   * or all equal: a save over a directory an older Polyfn wrote mixes files with and without one.
    */
   static void check(Path root, String expected, String found, String what) {
-    if (expected != null && !expected.equals(found)) {
+    if (!Objects.equals(expected, found)) {
       throw new IllegalArgumentException(root + ": " + what + " and " + SavedModelWriter.METADATA + " were written by"
-          + " different saves (save ids " + found + " and " + expected + "): another process saved into this directory"
-          + " while it was loaded, or two saved into it at once. Load it again once the save is done; to replace a model"
-          + " while others load it, save each version into a directory of its own (SaveOptions.withServingVersion)");
+          + " different saves (save ids " + (found == null ? "none" : found) + " and "
+          + (expected == null ? "none" : expected) + "): another process saved into this directory while it was"
+          + " loaded, two saved into it at once, or a save into it stopped part-way. Load it again once the save is"
+          + " done, or save it again; to replace a model while others load it, save each version into a directory of"
+          + " its own (SaveOptions.withServingVersion)");
     }
   }
 

@@ -243,6 +243,8 @@ public final class SavedModelLoader {
     if (!meta.resources.isEmpty()) {
       Path pb = root.resolve("saved_model.pb");
       var model = readModel(pb, SavedModel::parseFrom, SavedModel::getMetaGraphsCount).getMetaGraphs(0);
+      // Read again for the tables: still the save the first read checked?
+      SaveIds.check(root, meta.saveId, SaveIds.ofVersion(model.getMetaInfoDef().getMetaGraphVersion()), "saved_model.pb");
       Map<String, FunctionDef> library = new HashMap<>();
       model.getGraphDef().getLibrary().getFunctionList().forEach(d -> library.put(d.getSignature().getName(), d));
       PythonCaptures inliner = new PythonCaptures(root, model);
@@ -385,7 +387,8 @@ public final class SavedModelLoader {
     }
     List<String> keys = new ArrayList<>(meta.variableKeys);
     List<DataType> restored = new ArrayList<>(types);
-    if (meta.saveId != null) {
+    boolean checked = meta.saveId != null || index.keys().contains(SaveIds.CHECKPOINT_KEY);
+    if (checked) {
       // Read by the same op as the variables, so from the same checkpoint, whatever happens to it meanwhile.
       if (!index.keys().contains(SaveIds.CHECKPOINT_KEY)) {
         SaveIds.check(root, meta.saveId, null, "the checkpoint"); // holds no id: another save's
@@ -401,7 +404,7 @@ public final class SavedModelLoader {
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
     }
-    if (meta.saveId != null) {
+    if (checked) {
       SaveIds.check(root, meta.saveId, SaveIds.of(values.remove(values.size() - 1)), "the checkpoint");
     }
     return CheckpointVariables.variablesOf(values, types, shapes, out);
