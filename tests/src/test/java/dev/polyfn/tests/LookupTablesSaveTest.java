@@ -14,6 +14,7 @@ import dev.polyfn.PolymorphicFunction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -173,6 +174,30 @@ class LookupTablesSaveTest {
     }
     python(resaved, m).forEach((k, v) -> assertArrayEquals(lengths, v, "Python's " + k));
     assertArrayEquals(lengths, bundled(resaved, m), "SavedModelBundle");
+  }
+
+  /**
+   * A table's contents come from its save's checkpoint: one another save of the same function
+   * wrote (as a save into the directory while it is loaded leaves it) is refused, not restored
+   * beside the first save's graph. The function has no variables, so only the tables' restore
+   * reads the checkpoint.
+   */
+  @Test
+  void aTableRestoredFromAnotherSavesCheckpointIsRefused() throws Exception {
+    Model m = model("counter");
+    Path first = dir.resolve("counter-first");
+    Path second = dir.resolve("counter-second");
+    try (MapFunction f = Function.load(dir.resolve("counter"), "add")) {
+      f.save(first);
+      call(f, m);
+      f.save(second);
+    }
+    for (String file : List.of("variables.index", "variables.data-00000-of-00001")) {
+      Files.copy(second.resolve("variables/" + file), first.resolve("variables/" + file), StandardCopyOption.REPLACE_EXISTING);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(first));
+    assertTrue(e.getMessage().contains("the checkpoint and assets.extra/polyfn.json were written by different saves"),
+        e.getMessage());
   }
 
   /**

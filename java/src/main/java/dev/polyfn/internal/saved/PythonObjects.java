@@ -68,6 +68,10 @@ final class PythonObjects {
   private CheckpointIndex index;
   /** The asset files the functions run so far read, in order. */
   private final List<Path> assetsRead = new ArrayList<>();
+  /** Whether each restore also reads and checks the save id ({@link SaveIds}): a Polyfn save's tables. */
+  private boolean checkSaveId;
+  /** The save id every restore must find ({@code polyfn.json}'s; null: none), when {@link #checkSaveId}. */
+  private String saveId;
 
   /** {@code owner} takes each resource as soon as it exists (it closes them). */
   PythonObjects(Path root, MetaGraphDef meta, Map<String, FunctionDef> library, PythonCaptures captures,
@@ -78,6 +82,17 @@ final class PythonObjects {
     this.library = library;
     this.captures = captures;
     this.owner = owner;
+  }
+
+  /**
+   * From now on each restore reads the checkpoint's save id with the tensors it restores, and
+   * refuses one that is not {@code expected} (null: none), as Polyfn's own loader checks its
+   * variables: a Polyfn save's tables, read while another save replaces the checkpoint.
+   */
+  PythonObjects checkingSaveId(String expected) {
+    checkSaveId = true;
+    saveId = expected;
+    return this;
   }
 
   /** The captures of a restored function, for the objects {@code bound} (variables and resources). */
@@ -382,11 +397,30 @@ final class PythonObjects {
       index.check(keys[i], dtypes.get(i), declared == null ? null : declared.get(i),
           names == null ? "'" + keys[i] + "'" : names.get(i));
     }
+    boolean withId = checkSaveId && index.keys().contains(SaveIds.CHECKPOINT_KEY);
+    if (checkSaveId && !withId) {
+      SaveIds.check(root, saveId, null, "the checkpoint"); // holds no id: another save's, if polyfn.json has one
+    }
+    String[] all = keys;
+    List<DataType> allTypes = dtypes;
+    if (withId) {
+      // Read by the same op as the tensors, so from the same checkpoint, whatever happens to it meanwhile.
+      index.check(SaveIds.CHECKPOINT_KEY, DataType.DT_STRING, TensorShapeProto.getDefaultInstance(), "the save id");
+      all = java.util.Arrays.copyOf(keys, keys.length + 1);
+      all[keys.length] = SaveIds.CHECKPOINT_KEY;
+      allTypes = new ArrayList<>(dtypes);
+      allTypes.add(DataType.DT_STRING);
+    }
+    List<Operand<?>> values;
     try {
-      return CheckpointVariables.restoreV2(prefix, keys, dtypes);
+      values = new ArrayList<>(CheckpointVariables.restoreV2(prefix, all, allTypes));
     } catch (TensorFlowException e) {
       throw new IllegalArgumentException(prefix + ".index: " + String.join(", ", keys) + " cannot be read: "
           + e.getMessage(), e);
     }
+    if (withId) {
+      SaveIds.check(root, saveId, SaveIds.of(values.remove(values.size() - 1)), "the checkpoint");
+    }
+    return values;
   }
 }

@@ -248,7 +248,7 @@ public final class SavedModelLoader {
       Map<String, FunctionDef> library = new HashMap<>();
       model.getGraphDef().getLibrary().getFunctionList().forEach(d -> library.put(d.getSignature().getName(), d));
       PythonCaptures inliner = new PythonCaptures(root, model);
-      PythonObjects objects = new PythonObjects(root, model, library, inliner, f::adopt);
+      PythonObjects objects = new PythonObjects(root, model, library, inliner, f::adopt).checkingSaveId(meta.saveId);
       for (SavedFunctionMetadata.Resource r : meta.resources) {
         if (r.object() >= model.getObjectGraphDef().getNodesCount()) {
           throw new IllegalArgumentException(root.resolve(SavedModelWriter.METADATA) + ": resource object " + r.object()
