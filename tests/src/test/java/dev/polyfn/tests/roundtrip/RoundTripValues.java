@@ -1,6 +1,7 @@
 package dev.polyfn.tests.roundtrip;
 
 import dev.polyfn.TensorSpec;
+import dev.polyfn.internal.saved.Json;
 import dev.polyfn.tests.roundtrip.RoundTripCase.Leaf;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -251,19 +252,8 @@ public final class RoundTripValues {
     }
   }
 
-  /** A JSON string: quotes, backslashes, control and non-ASCII characters escaped. */
+  /** A JSON string, as Polyfn's own JSON writes one (the file is UTF-8). */
   public static void string(String s, StringBuilder b) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20 || c > 0x7e) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    b.append('"');
+    b.append(Json.write(s));
   }
 }
