@@ -56,6 +56,8 @@ def structure(v, records):
         return cls(**fields) if cls else tuple(fields.values())
     if isinstance(v, dict):
         return {k: structure(x, records) for k, x in v.items()}
+    if isinstance(v, (bool, int, float, str)):
+        return v  # a Java value's literal, passed as Python passes a literal argument
     return [structure(x, records) for x in v]
 
 

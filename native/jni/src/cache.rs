@@ -17,13 +17,17 @@ use serde_json::Value;
 
 /// `Native.exportConcreteTypes`: `[traced type JSON, declared type JSON, output shapes JSON]` of
 /// concrete function `concrete_id`; the shapes are an array of each output's dims (-1 unknown,
-/// `null` an unknown rank), or `null` for a restored definition, which recorded none. Fails (IllegalStateException) when the function is gone or its types hold a
-/// literal: a literal's id is this JVM's interning id, meaningless in another process.
+/// `null` an unknown rank), or `null` for a restored definition, which recorded none. Fails
+/// (IllegalStateException) when the function is gone, or, unless `with_literals`, when its types
+/// hold a literal: a literal's id is this JVM's interning id, meaningless in another process (a
+/// trace cache refuses them; a save writes each literal's value in its place, in Java, which knows
+/// the value an id stands for).
 pub fn export_concrete_types<'l>(
     env: &mut Env<'l>,
     _class: JClass<'l>,
     handle: jlong,
     concrete_id: jint,
+    with_literals: jboolean,
 ) -> Result<JObjectArray<'l, JString<'l>>> {
     let f = handles::function(env, handle)?;
     let concrete = concrete(f, concrete_id)?;
@@ -31,7 +35,7 @@ pub fn export_concrete_types<'l>(
     let serial = |e: polyfn_core::serial::SerialError| NativeError::IllegalState(e.to_string());
     let traced = function_type_to_json(&concrete.function_type).map_err(serial)?;
     let declared = function_type_to_json(&declared).map_err(serial)?;
-    for text in [&traced, &declared] {
+    for text in [&traced, &declared].into_iter().filter(|_| !with_literals) {
         let value: Value = polyfn_core::serial::parse_json(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
         if holds_literal(&value) {
             let at = literal_place(&value).map(|p| format!(" ({p})")).unwrap_or_default();

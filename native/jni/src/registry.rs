@@ -50,7 +50,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static fn trace_examples(trace: jlong), fn = trace::trace_examples, error_policy = ThrowJava },
     native_method! { static fn inference_notes(handle: jlong) -> java.lang.String[], fn = infer::inference_notes, error_policy = ThrowJava },
     native_method! { static fn suggested_signature(handle: jlong) -> dev.polyfn.SignatureSuggestion, fn = infer::suggested_signature, error_policy = ThrowJava },
-    native_method! { static fn export_concrete_types(handle: jlong, concrete_id: jint) -> java.lang.String[], fn = cache::export_concrete_types, error_policy = ThrowJava },
+    native_method! { static fn export_concrete_types(handle: jlong, concrete_id: jint, with_literals: jboolean) -> java.lang.String[], fn = cache::export_concrete_types, error_policy = ThrowJava },
     native_method! { static fn sha256(data: jbyte[]) -> jbyte[], fn = cache::sha256, error_policy = ThrowJava },
     native_method! { static fn export_function_def(handle: jlong, concrete_id: jint, for_cache: jboolean) -> jbyte[], fn = cache::export_function_def, error_policy = ThrowJava },
     native_method! { static fn export_library(handle: jlong, concrete_id: jint) -> jbyte[], fn = cache::export_library, error_policy = ThrowJava },

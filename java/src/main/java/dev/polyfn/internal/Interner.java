@@ -4,7 +4,6 @@ import java.lang.reflect.Array;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -16,9 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Interner {
   private static final int MAX_REPR = 80;
-  /** The classes a signature profile restores, all final: {@code toString()} is theirs. */
-  private static final Set<Class<?>> RESTORABLE = Set.of(Integer.class, Long.class, Short.class, Byte.class,
-      Double.class, Float.class, Boolean.class, String.class);
 
   private final FunctionHandle function;
   private final Map<String, Integer> strings = new ConcurrentHashMap<>();
@@ -93,22 +89,32 @@ public final class Interner {
     return s.substring(0, cut) + "...";
   }
 
-  /**
-   * The whole text of a Java value as a signature profile records it, uncut, for the classes
-   * {@code SignatureProfile} reads back, declared as such or as their primitive type: {@code
-   * toString()} of a boxed number or boolean, a string quoted. Null for any other value, which a
-   * profile cannot restore, and for a string that is not well-formed UTF-16 (an unpaired
-   * surrogate): it cannot cross to the native side, whose strings are UTF-8, and come back the same.
-   */
+  /** The whole text of a Java value a signature profile records (see {@link JavaValues#text}). */
   static String profileValue(Class<?> declared, Object value) {
-    // A primitive parameter (int.class) holds its box, the class a profile restores.
-    if (value == null || !RESTORABLE.contains(value.getClass()) || (declared != value.getClass() && !declared.isPrimitive())) {
-      return null;
+    return JavaValues.text(declared, value);
+  }
+
+  /**
+   * The Java value interned as {@code id} (a copy for an array), or null for none: a save writes
+   * the values its traced types name by id.
+   */
+  public Object value(int id) {
+    for (Map.Entry<LiteralKey, Integer> e : literals.entrySet()) {
+      if (e.getValue() == id) {
+        return e.getKey().value;
+      }
     }
-    if (value instanceof String s) {
-      return wellFormed(s) ? "\"" + s + "\"" : null;
+    return null;
+  }
+
+  /** The declared class of the Java value interned as {@code id}, or null for none. */
+  public Class<?> declaredClass(int id) {
+    for (Map.Entry<LiteralKey, Integer> e : literals.entrySet()) {
+      if (e.getValue() == id) {
+        return e.getKey().declared;
+      }
     }
-    return value.toString();
+    return null;
   }
 
   /**
@@ -121,7 +127,7 @@ public final class Interner {
         + "surrogate); expected a string of whole characters";
   }
 
-  private static boolean wellFormed(String s) {
+  static boolean wellFormed(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {

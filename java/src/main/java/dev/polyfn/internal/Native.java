@@ -259,10 +259,11 @@ public final class Native {
    * {@code [traced, declared, output shapes]}: the serialized FunctionTypes (JSON) of concrete
    * function {@code concreteId} and of the function's declaration, for the trace cache and saves,
    * and (JSON) each output's static shape as traced (dims, -1 unknown; null an unknown rank), or
-   * {@code null} for a restored definition. Throws IllegalStateException when the types hold a
-   * literal (its id is this process's own).
+   * {@code null} for a restored definition. Unless {@code withLiterals}, throws
+   * IllegalStateException when the types hold a literal (its id is this process's own; a save
+   * writes the value in its place).
    */
-  public static native String[] exportConcreteTypes(long function, int concreteId);
+  public static native String[] exportConcreteTypes(long function, int concreteId, boolean withLiterals);
 
   /**
    * The SHA-256 digest of {@code data}, the same bytes as {@code MessageDigest}'s, whose first use

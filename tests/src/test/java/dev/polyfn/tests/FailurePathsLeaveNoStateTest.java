@@ -187,8 +187,12 @@ class FailurePathsLeaveNoStateTest {
           goodSave(s.plus());
         }
         case SAVE_JAVA_VALUE_PARAMETER -> {
-          assertModeCall(s.modes(), mode); // the parameter list is fixed, with the Java value
-          expect(IllegalStateException.class, "parameter 'mode'", () -> s.modes().save(dir.resolve("never")));
+          // A value with no text another JVM reads back (an unpaired surrogate): the save is refused.
+          try (MapFunction m = modeFunction(FunctionOptions.defaults())) {
+            assertModeCall(m, "x\uD800");
+            expect(IllegalStateException.class, "parameter 'mode' was traced with", () -> m.save(dir.resolve("never")));
+            assertModeCall(m, mode);
+          }
           assertModeCall(s.modes(), mode);
         }
         case LOAD_MISSING -> {

@@ -68,7 +68,8 @@ final class PythonCases {
   /**
    * A call's arguments as JSON: tensors as {@link #tensor}, lists and maps of them; a record as
    * {@code {"__record__": simple class name, "fields": {...}}} (check_saved.py builds it with the
-   * namedtuple class Python's load made).
+   * namedtuple class Python's load made); a Java number, boolean or string (no quote or backslash
+   * in it) as Python's literal.
    */
   private static String json(Object v) {
     if (v instanceof SparseTensor<?> s) { // first: a SparseTensor is also a tensor of its values' type
@@ -95,6 +96,12 @@ final class PythonCases {
     if (v instanceof Map<?, ?> m) {
       return m.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + json(e.getValue()))
           .collect(Collectors.joining(", ", "{", "}"));
+    }
+    if (v instanceof Boolean || v instanceof Number) { // a Java value: Python's literal
+      return v.toString();
+    }
+    if (v instanceof String s) {
+      return "\"" + s + "\"";
     }
     return ((List<?>) v).stream().map(PythonCases::json).collect(Collectors.joining(", ", "[", "]"));
   }

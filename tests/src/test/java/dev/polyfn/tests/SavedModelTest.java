@@ -167,14 +167,15 @@ class SavedModelTest {
       IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.save(dir));
       assertTrue(e.getMessage().contains("captures 'c' by reference"), e.getMessage());
     }
-    try (MapFunction f = Function.define((tf, in) -> {
-          int n = in.javaInput("n", Integer.class);
-          return Map.of("y", tf.math.mul(in.input("x", TInt32.class), tf.constant(n)));
-        });
-         TInt32 x = TInt32.scalarOf(1)) {
-      f.call(Map.of("x", x, "n", 3)).close();
+    // A Variable parameter (a Java-value one saves: SavedJavaValuesTest).
+    try (MapFunction f = Function.define((tf, in) -> Map.of("y", tf.math.mul(in.input("x", TInt32.class),
+            tf.readVariableOp(in.variableInput("n", TInt32.class), TInt32.class))));
+         TInt32 x = TInt32.scalarOf(1);
+         TInt32 three = TInt32.scalarOf(3);
+         Variable<TInt32> n = Variable.create(three)) {
+      f.call(Map.of("x", x, "n", n)).close();
       IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.save(dir));
-      assertTrue(e.getMessage().contains("parameter 'n'"), e.getMessage());
+      assertTrue(e.getMessage().contains("parameter 'n' takes a Variable"), e.getMessage());
     }
   }
 

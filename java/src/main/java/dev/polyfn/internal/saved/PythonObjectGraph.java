@@ -29,7 +29,6 @@ import org.tensorflow.proto.Struct.StructuredValue;
 import org.tensorflow.proto.Struct.TensorSpecProto;
 import org.tensorflow.proto.Struct.TupleValue;
 import org.tensorflow.proto.Struct.TypeSpecProto;
-import org.tensorflow.proto.TensorProto;
 import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph;
 import org.tensorflow.proto.TrackableObjectGraphOuterClass.TrackableObjectGraph.TrackableObject;
@@ -283,6 +282,9 @@ final class PythonObjectGraph {
       case "composite" -> {
         return PythonObjectGraph.composite(path, type);
       }
+      case "literal" -> {
+        return SavedLiterals.python(type);
+      }
       default -> {
         return null;
       }
@@ -341,7 +343,7 @@ final class PythonObjectGraph {
    * tables' nodes ({@code tables}, from node {@link #tablesBase} on). Every concrete function
    * captures the nodes {@code bound}, in capture order.
    */
-  static SavedObjectGraph objectGraph(String name, List<String> paramNames, List<TensorProto> defaults,
+  static SavedObjectGraph objectGraph(String name, List<String> paramNames, StructuredValue defaults,
       List<DataType> dtypes, List<TensorShapeProto> shapes, List<Concrete> concrete, List<String> signatureNames,
       List<Integer> bound, SavedTableWriter.Placed tables) {
     VersionDef version = VersionDef.newBuilder().setProducer(1).setMinConsumer(1).build();
@@ -395,9 +397,9 @@ final class PythonObjectGraph {
 
   /**
    * Python's {@code FunctionSpec}: a {@code FullArgSpec} whose {@code args} are the parameters and
-   * whose {@code defaults} their default tensors (see {@link TensorDefaults#pythonDefaults}).
+   * whose {@code defaults} their default values (see {@link SavedLiterals#pythonDefaults}).
    */
-  private static FunctionSpec spec(List<String> paramNames, List<TensorProto> defaults) {
+  private static FunctionSpec spec(List<String> paramNames, StructuredValue defaults) {
     StructuredValue none = StructuredValue.newBuilder().setNoneValue(NoneValue.getDefaultInstance()).build();
     ListValue.Builder args = ListValue.newBuilder();
     for (String p : paramNames) {
@@ -406,7 +408,7 @@ final class PythonObjectGraph {
     NamedTupleValue.Builder full = NamedTupleValue.newBuilder().setName("FullArgSpec")
         .addValues(pair("args", StructuredValue.newBuilder().setListValue(args).build()))
         .addValues(pair("varargs", none)).addValues(pair("varkw", none))
-        .addValues(pair("defaults", TensorDefaults.pythonDefaults(defaults)))
+        .addValues(pair("defaults", defaults))
         .addValues(pair("kwonlyargs", StructuredValue.newBuilder().setListValue(ListValue.getDefaultInstance()).build()))
         .addValues(pair("kwonlydefaults", none))
         .addValues(pair("annotations", StructuredValue.newBuilder().setDictValue(DictValue.getDefaultInstance()).build()));

@@ -1,5 +1,6 @@
 package dev.polyfn.internal.saved;
 
+import dev.polyfn.internal.JavaValues;
 import dev.polyfn.internal.trace.FunctionCore;
 import dev.polyfn.internal.trace.Param;
 import java.util.ArrayList;
@@ -115,6 +116,10 @@ public final class SavedFunctionMetadata {
       m.put("shape", SavedModelWriter.shapeJson(p.shape()));
       m.put("optional", p.optional());
       m.put("default", defaults.get(i) == null ? null : TensorDefaults.text(defaults.get(i)));
+      if (p.kind() == Param.Kind.JAVA) { // a Java value's class and default, by text (SavedLiterals)
+        m.put("java_class", p.javaClass().getName());
+        m.put("java_default", p.optional() ? JavaValues.text(p.javaClass(), p.defaultValue()) : null);
+      }
       ps.add(m);
     }
     doc.put("parameters", ps);
@@ -181,10 +186,10 @@ public final class SavedFunctionMetadata {
       try {
         pk = Param.Kind.valueOf(r.string(at + ".kind", p.get("kind")));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP or NEST, got " + p.get("kind"));
+        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP, NEST or JAVA, got " + p.get("kind"));
       }
-      if (pk != Param.Kind.TENSOR && pk != Param.Kind.LIST && pk != Param.Kind.MAP && pk != Param.Kind.NEST) {
-        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP or NEST, got " + pk);
+      if (pk == Param.Kind.VARIABLE) {
+        throw new IllegalArgumentException(at + ".kind: expected TENSOR, LIST, MAP, NEST or JAVA, got " + pk);
       }
       Class<?> record = pk == Param.Kind.NEST && p.get("record_class") != null
           ? recordClass(at + ".record_class", p.get("record_class")) : null;
@@ -200,9 +205,16 @@ public final class SavedFunctionMetadata {
             : "only an optional tensor parameter has a default"));
       }
       defaults.add(def == null ? null : TensorDefaults.fromText(at + ".default", def));
-      params[i] = new Param(r.string(at + ".name", p.get("name")), pk,
-          tt == null ? null : tensorClass(at + ".tensor_type", tt), record, shape(at + ".shape", p.get("shape")),
-          (Boolean) optional, null);
+      String pname = r.string(at + ".name", p.get("name"));
+      Class<?> javaClass = pk == Param.Kind.JAVA ? javaClass(at + ".java_class", p.get("java_class")) : record;
+      Object javaDefault = p.get("java_default");
+      if (pk == Param.Kind.JAVA && (javaDefault != null) != (Boolean) optional) {
+        throw new IllegalArgumentException(at + ".java_default: " + (javaDefault == null ? "missing for an optional"
+            + " Java-value parameter" : "only an optional Java-value parameter has a default"));
+      }
+      params[i] = new Param(pname, pk, tt == null ? null : tensorClass(at + ".tensor_type", tt), javaClass,
+          shape(at + ".shape", p.get("shape")), (Boolean) optional, javaDefault == null || pk != Param.Kind.JAVA ? null
+          : SavedLiterals.value(pname, javaClass.getName(), r.string(at + ".java_default", javaDefault)));
     }
     List<String> vars = new ArrayList<>();
     List<Object> vs = r.list("variables", doc.get("variables"));
@@ -270,6 +282,16 @@ public final class SavedFunctionMetadata {
     }
     if (!c.isRecord()) {
       throw new IllegalArgumentException(at + ": " + name + " is not a record class");
+    }
+    return c;
+  }
+
+  /** The declared class of a saved Java-value parameter: one whose values have a text form. */
+  private static Class<?> javaClass(String at, Object v) {
+    Class<?> c = v instanceof String name ? JavaValues.declaredClass(name) : null;
+    if (c == null) {
+      throw new IllegalArgumentException(at + ": expected a number, boolean or string class (java.lang.Integer, int...),"
+          + " got " + v);
     }
     return c;
   }

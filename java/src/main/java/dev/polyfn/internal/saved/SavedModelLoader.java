@@ -149,7 +149,8 @@ public final class SavedModelLoader {
       for (int i = 0; i < defs.size(); i++) {
         SavedFunctionMetadata.Concrete c = meta.concrete.get(i);
         try {
-          f.restoreConcrete(params, captures, c.declared(), c.traced(), defs.get(i), c.outputs(), c.outputShapes());
+          String traced = SavedLiterals.forLoad(c.traced(), params, f.interner());
+          f.restoreConcrete(params, captures, c.declared(), traced, defs.get(i), c.outputs(), c.outputShapes());
         } catch (RuntimeException e) {
           if (!(e instanceof TensorFlowException) && (e.getMessage() == null || !e.getMessage().startsWith("not a usable "))) {
             throw e; // the types or parameters: polyfn.json's

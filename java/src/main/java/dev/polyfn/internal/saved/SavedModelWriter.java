@@ -95,10 +95,10 @@ public final class SavedModelWriter {
             + " call it or use getConcreteFunction for each signature to save");
       }
       check(f, params, captures);
-      saved = export(f, concrete, options);
+      saved = export(f, params, concrete, options);
       // Kept as Python keeps a tf.function's default values; the signatures still take every input.
       for (Param p : params) {
-        defaults.add(p.optional() ? TensorDefaults.proto(f.name(), p) : null);
+        defaults.add(p.optional() && p.kind() != Param.Kind.JAVA ? TensorDefaults.proto(f.name(), p) : null);
       }
     }
     time.end("export");
@@ -113,9 +113,12 @@ public final class SavedModelWriter {
   private static void check(FunctionCore f, Param[] params, Capture[] captures) {
     PythonNames.checkParameters(f.name(), java.util.Arrays.stream(params).map(Param::name).toList());
     for (Param p : params) {
-      if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
+      if (p.kind() == Param.Kind.VARIABLE) {
         throw new IllegalStateException("cannot save '" + f.name() + "': parameter '" + p.name() + "' takes "
             + p.kindName() + "; a SavedModel signature takes tensors (and lists, maps, records and nests of them) only");
+      }
+      if (p.kind() == Param.Kind.JAVA) {
+        SavedLiterals.checkParameter(f.name(), p);
       }
     }
     for (Capture c : captures) {
@@ -135,7 +138,7 @@ public final class SavedModelWriter {
     }
   }
 
-  private static List<Saved> export(FunctionCore f, List<ConcreteFunctionInfo> concrete, SaveOptions options) {
+  private static List<Saved> export(FunctionCore f, Param[] params, List<ConcreteFunctionInfo> concrete, SaveOptions options) {
     List<Saved> out = new ArrayList<>();
     Set<String> taken = new HashSet<>();
     Set<String> renamed = new HashSet<>();
@@ -144,7 +147,8 @@ public final class SavedModelWriter {
       FunctionDef def;
       List<FunctionDef> library;
       try {
-        types = Native.exportConcreteTypes(f.address(), c.id());
+        types = Native.exportConcreteTypes(f.address(), c.id(), true);
+        types[0] = SavedLiterals.forSave(types[0], params, f.interner());
         def = FunctionDef.parseFrom(Native.exportFunctionDef(f.address(), c.id(), false));
         library = FunctionLibrary.exported(f.address(), c.id(), def);
       } catch (TensorFlowException | InvalidProtocolBufferException e) {
@@ -272,7 +276,8 @@ public final class SavedModelWriter {
     SavedTableWriter.Placed placed = tables.place(PythonObjectGraph.tablesBase(varNodes.size(), python));
     List<Integer> bound = slots.stream().map(j -> j >= 0 ? 1 + j : placed.tables().get(-1 - j)).toList();
     SavedObjectGraph objects = PythonObjectGraph.objectGraph(f.name(),
-        java.util.Arrays.stream(params).map(Param::name).toList(), defaults, varTypes, shapes, python,
+        java.util.Arrays.stream(params).map(Param::name).toList(), SavedLiterals.pythonDefaults(params, defaults),
+        varTypes, shapes, python,
         saved.stream().map(Saved::signature).toList(), bound, placed);
     meta.setObjectGraphDef(objects);
     String saveId = SaveIds.next();

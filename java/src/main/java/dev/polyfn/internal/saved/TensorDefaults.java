@@ -18,7 +18,6 @@ import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.SavedObjectGraphOuterClass.SavedObject;
 import org.tensorflow.proto.Struct.StructuredValue;
-import org.tensorflow.proto.Struct.TupleValue;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.TensorProto;
 import org.tensorflow.proto.TensorShapeProto;
@@ -212,26 +211,6 @@ public final class TensorDefaults {
       }
     }
     return true;
-  }
-
-  /**
-   * The {@code defaults} of a full argspec over parameters {@code params}: the trailing run of
-   * parameters with a default, as Python allows (a defaulted parameter followed by one without
-   * stays required in Python), as a tuple of tensor values; None without any.
-   */
-  static StructuredValue pythonDefaults(List<TensorProto> defaults) {
-    int first = defaults.size();
-    while (first > 0 && defaults.get(first - 1) != null) {
-      first--;
-    }
-    if (first == defaults.size()) {
-      return StructuredValue.newBuilder().setNoneValue(org.tensorflow.proto.Struct.NoneValue.getDefaultInstance()).build();
-    }
-    TupleValue.Builder tuple = TupleValue.newBuilder();
-    for (TensorProto p : defaults.subList(first, defaults.size())) {
-      tuple.addValues(StructuredValue.newBuilder().setTensorValue(p));
-    }
-    return StructuredValue.newBuilder().setTupleValue(tuple).build();
   }
 
   /**

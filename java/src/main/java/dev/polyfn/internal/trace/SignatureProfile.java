@@ -1,6 +1,7 @@
 package dev.polyfn.internal.trace;
 
 import dev.polyfn.TensorSpec;
+import dev.polyfn.internal.JavaValues;
 import dev.polyfn.internal.WholeFiles;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.Json;
@@ -224,27 +225,11 @@ public final class SignatureProfile {
   }
 
   private static Object parsed(String name, String cls, String repr) {
-    switch (cls) {
-      case "java.lang.Integer", "int": return Integer.valueOf(repr);
-      case "java.lang.Long", "long": return Long.valueOf(repr);
-      case "java.lang.Short", "short": return Short.valueOf(repr);
-      case "java.lang.Byte", "byte": return Byte.valueOf(repr);
-      case "java.lang.Double", "double": return Double.valueOf(repr);
-      case "java.lang.Float", "float": return Float.valueOf(repr);
-      case "java.lang.Boolean", "boolean":
-        if (repr.equals("true") || repr.equals("false")) {
-          return Boolean.valueOf(repr);
-        }
-        throw new NumberFormatException(repr); // Boolean.valueOf would read any other text as false
-      case "java.lang.String":
-        if (repr.length() >= 2 && repr.startsWith("\"") && repr.endsWith("\"")) {
-          return repr.substring(1, repr.length() - 1);
-        }
-        break;
-      default:
-        break;
+    Object v = JavaValues.parse(cls, repr);
+    if (v == null) {
+      throw new IllegalArgumentException("parameter '" + name + "': a " + cls + " value (" + repr
+          + ") cannot be restored from a profile (only numbers, booleans and strings)");
     }
-    throw new IllegalArgumentException("parameter '" + name + "': a " + cls + " value (" + repr
-        + ") cannot be restored from a profile (only numbers, booleans and strings)");
+    return v;
   }
 }

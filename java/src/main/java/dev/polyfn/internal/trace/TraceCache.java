@@ -216,7 +216,7 @@ public final class TraceCache {
     for (ConcreteFunctionInfo c : held) {
       if (c.firstRunTime().isPresent()) {
         try {
-          String traced = Native.exportConcreteTypes(f.address(), c.id())[0];
+          String traced = Native.exportConcreteTypes(f.address(), c.id(), false)[0];
           if (TraceCacheNests.whyNot(f.params(), traced) == null) {
             used.add(dir.resolve(fileName(traced)));
           } // else a nest the cache does not keep: never written
@@ -252,7 +252,7 @@ public final class TraceCache {
     String[] types;
     byte[] bytes;
     try {
-      types = Native.exportConcreteTypes(f.address(), id);
+      types = Native.exportConcreteTypes(f.address(), id, false);
       // Checked before the definition is exported: a nest that is not kept costs no export.
       String nests = TraceCacheNests.whyNot(f.params(), types[0]);
       if (nests != null) {

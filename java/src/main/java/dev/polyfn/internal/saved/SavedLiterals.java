@@ -1,0 +1,196 @@
+package dev.polyfn.internal.saved;
+
+import dev.polyfn.internal.Interner;
+import dev.polyfn.internal.JavaValues;
+import dev.polyfn.internal.trace.Param;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorflow.proto.Struct.NoneValue;
+import org.tensorflow.proto.Struct.StructuredValue;
+import org.tensorflow.proto.Struct.TupleValue;
+import org.tensorflow.proto.TensorProto;
+
+/**
+ * Java-value parameters ({@code in.javaInput}) in a saved function. A traced type names a Java
+ * value by the interning id of the JVM that traced it, which means nothing to another JVM; so
+ * {@code polyfn.json} holds the value's text instead ({@link JavaValues}: a number, boolean or
+ * string), {@code {"kind": "literal", "class": "java.lang.Boolean", "repr": "true", "value":
+ * "true"}}, and a load interns the value again in its own function. Python's object graph holds
+ * it as the literal Python traces with ({@code True}, {@code 3}, {@code 2.5}, {@code "relu"}), so
+ * {@code m.<name>(x, training=True)} picks that concrete function, as for a Python-saved
+ * {@code tf.function} traced with a literal. A Java value inside a list, map or record is not saved.
+ */
+final class SavedLiterals {
+  private static final String TAKES = "a saved Java-value parameter takes numbers, booleans or strings, declared as"
+      + " their class or primitive type (Integer.class, int.class, Boolean.class, String.class...)";
+
+  private SavedLiterals() {}
+
+  /**
+   * Refuses (IllegalStateException) to save Java-value parameter {@code p} of function {@code
+   * function} when its declared class or its default has no text form another JVM reads back.
+   */
+  static void checkParameter(String function, Param p) {
+    if (JavaValues.declaredClass(p.javaClass().getName()) == null) {
+      throw new IllegalStateException("cannot save '" + function + "': parameter '" + p.name() + "' takes "
+          + p.kindName() + "; " + TAKES);
+    }
+    if (p.optional() && JavaValues.text(p.javaClass(), p.defaultValue()) == null) {
+      throw new IllegalStateException("cannot save '" + function + "': the default of parameter '" + p.name() + "', "
+          + Interner.repr(p.defaultValue()) + ", has no text another JVM reads back as an equal value");
+    }
+  }
+
+  /**
+   * The {@code defaults} of Python's full argspec over {@code params}: the trailing run of
+   * parameters with a default, as Python allows (a defaulted parameter followed by one without
+   * stays required in Python), as a tuple of values (a tensor's from {@code tensors}, a Java
+   * value's as its Python literal); None without any.
+   */
+  static StructuredValue pythonDefaults(Param[] params, List<TensorProto> tensors) {
+    List<StructuredValue> values = new ArrayList<>();
+    for (int i = params.length - 1; i >= 0 && params[i].optional(); i--) {
+      values.add(0, tensors.get(i) != null ? StructuredValue.newBuilder().setTensorValue(tensors.get(i)).build()
+          : python(params[i].defaultValue()));
+    }
+    if (values.isEmpty()) {
+      return StructuredValue.newBuilder().setNoneValue(NoneValue.getDefaultInstance()).build();
+    }
+    return StructuredValue.newBuilder().setTupleValue(TupleValue.newBuilder().addAllValues(values)).build();
+  }
+
+  /**
+   * Traced type document {@code traced} as {@code polyfn.json} holds it: each Java-value
+   * parameter's value written as text. An IllegalStateException names the parameter whose value
+   * has no text form, or that holds a Java value inside a nest.
+   */
+  @SuppressWarnings("unchecked")
+  static String forSave(String traced, Param[] params, Interner interner) {
+    Map<String, Object> doc = (Map<String, Object>) Json.parse(traced);
+    List<Object> ps = parameters(doc);
+    for (int i = 0; i < ps.size() && i < params.length; i++) {
+      Map<String, Object> p = (Map<String, Object>) ps.get(i);
+      Map<String, Object> type = (Map<String, Object>) p.get("type");
+      if (params[i].kind() != Param.Kind.JAVA) {
+        if (holdsLiteral(type, 0)) {
+          throw new IllegalStateException("parameter '" + params[i].name() + "' holds a"
+              + " Java value inside it, which a SavedModel cannot hold (it holds tensors, and lists, maps and records of"
+              + " them); pass the value as a parameter of its own (in.javaInput) or as a tensor");
+        }
+        continue;
+      }
+      if (type == null || !"literal".equals(type.get("kind"))) {
+        continue;
+      }
+      Long id = Json.integer(type.get("id"));
+      Object value = id == null ? null : interner.value(id.intValue());
+      String text = JavaValues.text(params[i].javaClass(), value);
+      if (text == null) {
+        throw new IllegalStateException("parameter '" + params[i].name() + "' was traced with " + type.get("repr") + (value == null ? "" : ", a " + value.getClass().getName())
+            + ", which another JVM cannot rebuild from a SavedModel; " + TAKES);
+      }
+      type.remove("id");
+      type.put("value", text);
+    }
+    return Json.write(doc);
+  }
+
+  /**
+   * Traced type document {@code traced} as read from {@code polyfn.json}, with each Java-value
+   * parameter's value interned by {@code interner} as a call's argument would be (so that call
+   * dispatches here). An IllegalArgumentException says what is malformed.
+   */
+  @SuppressWarnings("unchecked")
+  static String forLoad(String traced, Param[] params, Interner interner) {
+    Map<String, Object> doc = (Map<String, Object>) Json.parse(traced);
+    List<Object> ps = parameters(doc);
+    for (int i = 0; i < ps.size() && i < params.length; i++) {
+      Object t = ((Map<String, Object>) ps.get(i)).get("type");
+      Map<String, Object> type = t instanceof Map<?, ?> ? (Map<String, Object>) t : null;
+      if (params[i].kind() != Param.Kind.JAVA) {
+        if (holdsLiteral(type, 0)) {
+          throw new IllegalArgumentException("parameter '" + params[i].name() + "' holds a Java value inside it, which"
+              + " a saved function never does");
+        }
+        continue;
+      }
+      if (type == null || !"literal".equals(type.get("kind"))) {
+        continue; // a constraint, or what Polymorphic.restore refuses with its reason
+      }
+      String cls = params[i].javaClass().getName();
+      if (!cls.equals(type.get("class")) || !(type.get("value") instanceof String text) || type.containsKey("id")) {
+        throw new IllegalArgumentException("parameter '" + params[i].name() + "': expected a literal of class " + cls
+            + " with its value's text and no id, got " + Json.write(type));
+      }
+      Object value = value(params[i].name(), cls, text);
+      Map<String, Object> restored = new LinkedHashMap<>();
+      restored.put("kind", "literal");
+      restored.put("id", (long) interner.literal(params[i].javaClass(), value));
+      restored.put("repr", Interner.repr(value));
+      restored.put("class", cls);
+      ((Map<String, Object>) ps.get(i)).put("type", restored);
+    }
+    return Json.write(doc);
+  }
+
+  /** The value of parameter {@code name}, declared as {@code cls}, that {@code text} stands for. */
+  static Object value(String name, String cls, String text) {
+    Object value;
+    try {
+      value = JavaValues.parse(cls, text);
+    } catch (NumberFormatException e) {
+      value = null;
+    }
+    if (value == null) {
+      throw new IllegalArgumentException("parameter '" + name + "': " + text + " is no " + cls + " value");
+    }
+    return value;
+  }
+
+  /** The Python literal of Java value {@code v} (a number, boolean or string with a text form). */
+  static StructuredValue python(Object v) {
+    StructuredValue.Builder b = StructuredValue.newBuilder();
+    if (v instanceof Boolean z) {
+      return b.setBoolValue(z).build();
+    }
+    if (v instanceof Double || v instanceof Float) {
+      return b.setFloat64Value(((Number) v).doubleValue()).build();
+    }
+    if (v instanceof Number n) {
+      return b.setInt64Value(n.longValue()).build();
+    }
+    return b.setStringValue((String) v).build();
+  }
+
+  /** The Python literal of a saved literal type ({@link #forSave}'s form). */
+  static StructuredValue python(Map<String, Object> literal) {
+    String cls = (String) literal.get("class");
+    return python(value("?", cls, (String) literal.get("value")));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Object> parameters(Map<String, Object> doc) {
+    Object ft = doc.get("function_type");
+    Object ps = ft instanceof Map<?, ?> m ? m.get("parameters") : null;
+    if (!(ps instanceof List<?>)) {
+      throw new IllegalArgumentException("the traced type is not a function type document");
+    }
+    return (List<Object>) ps;
+  }
+
+  /** Whether serialized type {@code t} holds a literal anywhere. */
+  private static boolean holdsLiteral(Object t, int depth) {
+    if (depth > Json.MAX_DEPTH) {
+      return false; // Json.parse bounds depth: never reached
+    }
+    if (t instanceof Map<?, ?> m) {
+      if (m.get("kind") instanceof String k && k.startsWith("literal")) {
+        return true;
+      }
+      return m.values().stream().anyMatch(v -> holdsLiteral(v, depth + 1));
+    }
+    return t instanceof List<?> l && l.stream().anyMatch(v -> holdsLiteral(v, depth + 1));
+  }
+}
