@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * A trace cache entry file taken apart and put back together with a correct SHA-256, so tests
- * can edit its fields as a damaged or hostile writer would (the format of TraceCache, version 2).
+ * can edit its fields as a damaged or hostile writer would (the format of TraceCache, version 3).
  */
 final class CacheEntryFile {
   static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
@@ -35,6 +35,7 @@ final class CacheEntryFile {
   final List<String> outputs = new ArrayList<>();
   String declared;
   String traced;
+  String outputShapes;
   byte[] def;
   byte[] library;
 
@@ -66,6 +67,7 @@ final class CacheEntryFile {
     }
     e.declared = new String(p.readNBytes(p.readInt()), StandardCharsets.UTF_8);
     e.traced = new String(p.readNBytes(p.readInt()), StandardCharsets.UTF_8);
+    e.outputShapes = new String(p.readNBytes(p.readInt()), StandardCharsets.UTF_8);
     e.def = p.readNBytes(p.readInt());
     e.library = p.readNBytes(p.readInt());
     return e;
@@ -91,7 +93,8 @@ final class CacheEntryFile {
     for (String o : outputs) {
       out.writeUTF(o);
     }
-    for (byte[] b : new byte[][] {declared.getBytes(StandardCharsets.UTF_8), traced.getBytes(StandardCharsets.UTF_8), def, library}) {
+    for (byte[] b : new byte[][] {declared.getBytes(StandardCharsets.UTF_8), traced.getBytes(StandardCharsets.UTF_8),
+        outputShapes.getBytes(StandardCharsets.UTF_8), def, library}) {
       out.writeInt(b.length);
       out.write(b);
     }

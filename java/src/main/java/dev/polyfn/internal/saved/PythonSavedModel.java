@@ -56,7 +56,7 @@ public final class PythonSavedModel {
 
   /** One concrete function, converted: its parameters, types, FunctionDef and outputs. */
   private record Converted(List<Param> params, String declared, String traced, FunctionDef def,
-      List<FunctionDef> called, String[] outputs, List<Integer> bound) {}
+      List<FunctionDef> called, String[] outputs, String outputShapes, List<Integer> bound) {}
 
   /**
    * Loads function {@code name} (null: the only one) of Python's SavedModel at {@code root} as a
@@ -163,7 +163,7 @@ public final class PythonSavedModel {
       f.useSavedOrder(); // the first that accepts a call serves it, as in Python (not the most specific)
       for (Converted c : converted) {
         f.restoreConcrete(params, captures, c.declared(), c.traced(),
-            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs(), null);
+            FunctionLibrary.forRestore(c.def(), c.called()), c.outputs(), c.outputShapes());
       }
       f.markBodyless();
       f.countSavedTraces(converted.size());
@@ -263,11 +263,14 @@ public final class PythonSavedModel {
       spec.put("alias", (long) i);
       tracedCaptures.add(capture(i, spec));
     }
-    String[] outputs = nested ? paths(c.getOutputSignature(), def.getSignature().getOutputArgCount())
-        : outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount());
+    // Each output's static shape from the output signature, so that a save of the loaded function
+    // tells Python the shapes Python's own save did.
+    List<Object> shapes = new ArrayList<>();
+    String[] outputs = nested ? paths(c.getOutputSignature(), def.getSignature().getOutputArgCount(), shapes)
+        : outputs(c.getOutputSignature(), def.getSignature().getOutputArgCount(), shapes);
     RestoreChecks.outputTypes(def, outputs); // refused here, not at every call
     return new Converted(params, document(declared, declaredCaptures), document(traced, tracedCaptures), def, called,
-        outputs, bound);
+        outputs, Json.write(shapes), bound);
   }
 
   /** Adds argument {@code p}, a tensor spec (with its default, or null) or a structure of them, as a parameter. */
@@ -374,9 +377,9 @@ public final class PythonSavedModel {
   }
 
   /** A nested function's output names: the paths of the output structure's tensors, in Python's flattening order. */
-  private static String[] paths(StructuredValue out, int count) {
+  private static String[] paths(StructuredValue out, int count, List<Object> shapes) {
     List<String> paths = new ArrayList<>();
-    PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, false, paths);
+    PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, false, paths, shapes);
     if (paths.size() != count) {
       throw new IllegalArgumentException("its output structure holds " + paths.size() + " tensors, its FunctionDef has "
           + count + " outputs");
@@ -390,16 +393,17 @@ public final class PythonSavedModel {
    * in Python's FunctionDef): a returned dict's tensor by its key ({@code logits}), a deeper one by
    * its path below that key ({@code extras[0]}, {@code extras['a']}); another structure's tensors
    * {@code output_0}, {@code output_1}... in that order. A structure naming two tensors alike, or
-   * holding what is no tensor, is refused: a name must not go to another output's value.
+   * holding what is no tensor, is refused: a name must not go to another output's value. Each
+   * output's static shape is added to {@code shapes}, in the same order.
    */
-  static String[] outputs(StructuredValue out, int count) {
+  static String[] outputs(StructuredValue out, int count, List<Object> shapes) {
     List<String> names = new ArrayList<>();
     if (out.hasDictValue()) {
       // A tensor at key k is named k, a deeper one by its path below k.
       Nests.inCodePointOrder(out.getDictValue().getFieldsMap()).forEach((k, v) ->
-          PythonTypeSpecs.outputPaths(v, k, true, names));
+          PythonTypeSpecs.outputPaths(v, k, true, names, shapes));
     } else {
-      PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, true, names);
+      PythonTypeSpecs.outputPaths(out, OutputStructure.ROOT, true, names, shapes);
       for (int i = 0; i < names.size(); i++) {
         names.set(i, "output_" + i);
       }

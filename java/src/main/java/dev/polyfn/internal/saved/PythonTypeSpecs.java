@@ -156,18 +156,35 @@ final class PythonTypeSpecs {
    * None is refused (a nested function's outputs hold no None).
    */
   static void outputPaths(StructuredValue v, String path, boolean named, List<String> out) {
+    outputPaths(v, path, named, out, null);
+  }
+
+  /**
+   * As {@link #outputPaths(StructuredValue, String, boolean, List)}, adding each output's static
+   * shape to {@code shapes} (unless null) in the same order: a TensorSpec's dims (-1 unknown; null
+   * an unknown rank), null for a component of a composite or extension type.
+   */
+  static void outputPaths(StructuredValue v, String path, boolean named, List<String> out, List<Object> shapes) {
     List<StructuredValue> items = PythonStructures.sequence(v);
+    int before = out.size();
     if (named && v.hasNoneValue()) {
       return;
     } else if (v.hasTensorSpecValue()) {
       out.add(path);
+      Object dims = shape(v.getTensorSpecValue().getShape());
+      if (shapes != null) {
+        shapes.add(dims instanceof List<?> ? dims : null);
+      }
+      return;
     } else if (v.hasDictValue()) {
       Nests.inCodePointOrder(v.getDictValue().getFieldsMap()).forEach((k, e) ->
-          outputPaths(e, path + "['" + OutputStructure.escape(k) + "']", named, out));
+          outputPaths(e, path + "['" + OutputStructure.escape(k) + "']", named, out, shapes));
+      return;
     } else if (items != null) {
       for (int i = 0; i < items.size(); i++) {
-        outputPaths(items.get(i), path + "[" + i + "]", named, out);
+        outputPaths(items.get(i), path + "[" + i + "]", named, out, shapes);
       }
+      return;
     } else if (!named && PythonStructures.isExtension(v)) {
       PythonStructures.outputFields(v, path, out);
     } else if (!named && v.hasTypeSpecValue()) {
@@ -178,6 +195,9 @@ final class PythonTypeSpecs {
     } else {
       throw new IllegalArgumentException("output " + path + " is a " + v.getKindCase() + ", which "
           + (named ? "a named tensor output cannot hold" : "Polyfn cannot return"));
+    }
+    for (int i = before; shapes != null && i < out.size(); i++) {
+      shapes.add(null); // a composite's components: shapes not recorded
     }
   }
 

@@ -179,7 +179,8 @@ public final class TraceCache {
         if (nests != null) {
           throw new IllegalArgumentException(nests + " (the trace cache never writes such an entry)");
         }
-        f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames(), null);
+        f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames(),
+            e.outputShapes());
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
           used.add(file);
         }
@@ -263,7 +264,8 @@ public final class TraceCache {
       FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
           .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
       // A name of 64 KiB or more does not fit the entry's format (a failure here would fail the call).
-      bytes = new TraceCacheEntry(f.params(), outputNames, types[1], types[0], def, lib.build().toByteArray()).bytes(key);
+      bytes = new TraceCacheEntry(f.params(), outputNames, types[1], types[0], types[2], def, lib.build().toByteArray())
+          .bytes(key);
     } catch (RuntimeException | InvalidProtocolBufferException e) {
       submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + e.getMessage()));
       return;

@@ -26,14 +26,19 @@ import org.tensorflow.types.family.TType;
 /**
  * One trace cache entry and its file format: a header ({@code polyfn-trace-cache}, the format,
  * the SHA-256 and length of the payload), then the payload: the key, the parameter list, the
- * output names, the declared and traced types (JSON), the FunctionDef and the library functions
- * it refers to. Written by {@link #bytes}, read and checked by {@link #read}.
+ * output names, the declared and traced types (JSON), the outputs' static shapes (JSON, as {@code
+ * Native.exportConcreteTypes} gives them; empty: not recorded), the FunctionDef and the library
+ * functions it refers to. Written by {@link #bytes}, read and checked by {@link #read}.
  */
-record TraceCacheEntry(Param[] params, String[] outputNames, String declared, String traced, byte[] def,
-    byte[] library) {
+record TraceCacheEntry(Param[] params, String[] outputNames, String declared, String traced, String outputShapes,
+    byte[] def, byte[] library) {
   private static final byte[] MAGIC = "polyfn-trace-cache\n".getBytes(StandardCharsets.US_ASCII);
-  /** 2: entries hold the function library (control-flow branches) after the FunctionDef. */
-  private static final int FORMAT = 2;
+  /**
+   * 2: entries hold the function library (control-flow branches) after the FunctionDef; 3: and
+   * the outputs' static shapes after the traced type, so a save of a warm-started function tells
+   * Python its outputs' shapes.
+   */
+  private static final int FORMAT = 3;
 
   /** The entry's file as {@link #read} reads it, for a function of {@code key}. */
   byte[] bytes(String key) {
@@ -77,6 +82,7 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
       }
       writeBytes(out, declared.getBytes(StandardCharsets.UTF_8));
       writeBytes(out, traced.getBytes(StandardCharsets.UTF_8));
+      writeBytes(out, (outputShapes == null ? "" : outputShapes).getBytes(StandardCharsets.UTF_8));
       writeBytes(out, def);
       writeBytes(out, library);
       return bytes.toByteArray();
@@ -167,8 +173,9 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
     }
     String declared = new String(readBytes(in), StandardCharsets.UTF_8);
     String traced = new String(readBytes(in), StandardCharsets.UTF_8);
+    String shapes = new String(readBytes(in), StandardCharsets.UTF_8); // checked by Native.restoreConcrete
     byte[] def = readBytes(in);
-    return new TraceCacheEntry(params, names, declared, traced, def, readBytes(in));
+    return new TraceCacheEntry(params, names, declared, traced, shapes.isEmpty() ? null : shapes, def, readBytes(in));
   }
 
   private static Class<? extends TType> tensorType(String name) throws IOException {
