@@ -29,8 +29,9 @@ import org.tensorflow.types.TFloat32;
  * tensors only (the value is a constant of its graph); {@code Function.load}, in any JVM,
  * dispatches by the value again (the file holds each value's text, not this JVM's interning id);
  * Python's {@code m.<name>(x, True, 2, ...)} picks the concrete function traced with those
- * literals. Values without a text form another JVM reads back (an enum, a record, a parameter
- * declared {@code Object}) and Java values inside nests are refused at save, naming the parameter.
+ * literals; Java values inside a nest likewise. Values without a text form another JVM reads
+ * back (an enum, a record, a parameter declared {@code Object}) are refused at save, naming the
+ * parameter.
  */
 class SavedJavaValuesTest {
   enum Mode { FAST, SLOW }
@@ -114,6 +115,43 @@ class SavedJavaValuesTest {
     }
   }
 
+  /** y = x * k, negated unless the first option is "relu", from a nest holding Java values. */
+  private static MapFunction nested() {
+    return Function.define((tf, in) -> {
+      dev.polyfn.Nest n = in.nest("n");
+      Operand<TFloat32> y = tf.math.mul(n.get("x").operand(TFloat32.class), tf.constant(n.get("k").value(Integer.class) * 1f));
+      return Map.of("y", n.get("opts").get(0).value(String.class).equals("relu") ? y : tf.math.neg(y));
+    }, FunctionOptions.defaults().withName("nested"));
+  }
+
+  @Test
+  void javaValuesInsideNestsSaveToo(@TempDir Path dir) throws Exception {
+    Path saved = dir.resolve("nested");
+    try (TFloat32 x = TFloat32.vectorOf(1f, -2f, 3f)) {
+      List<Map<String, Object>> calls = List.of(Map.of("n", Map.of("x", x, "k", 3, "opts", List.of("relu"))),
+          Map.of("n", Map.of("x", x, "k", 2, "opts", List.of("neg"))));
+      List<float[]> want = new ArrayList<>();
+      PythonCases cases = new PythonCases();
+      try (MapFunction f = nested()) {
+        for (int i = 0; i < calls.size(); i++) {
+          want.add(y(f, calls.get(i)));
+          cases.record(f, i == 0 ? "nested__float32_3" : "nested__float32_3_2", Map.of("n_x", x), calls.get(i));
+        }
+        f.save(saved);
+      }
+      try (MapFunction g = (MapFunction) Function.load(saved)) {
+        for (int i = 0; i < calls.size(); i++) {
+          assertArrayEquals(want.get(i), y(g, calls.get(i)), "call " + i);
+        }
+        assertThrows(IllegalArgumentException.class, () -> y(g, Map.of("n", Map.of("x", x, "k", 5, "opts", List.of("relu")))));
+        assertEquals(2, g.traceCount());
+      }
+      // Python: m.nested(n={"x": x, "k": 3, "opts": ["relu"]}) matches the literals inside the dict.
+      String out = cases.check(saved, List.of("nested__float32_3", "nested__float32_3_2"), "nested");
+      assertTrue(out.contains("OK 2"), out);
+    }
+  }
+
   @Test
   void valuesAnotherJvmCannotRebuildAreRefusedAtSave(@TempDir Path dir) throws Exception {
     try (TFloat32 x = TFloat32.vectorOf(1f)) {
@@ -138,11 +176,12 @@ class SavedJavaValuesTest {
       }
       try (MapFunction f = Function.define((tf, in) -> {
             dev.polyfn.Nest n = in.nest("n");
-            return Map.of("y", tf.math.mul(n.get("x").operand(TFloat32.class), tf.constant(n.get("k").value(Integer.class) * 1f)));
+            Object k = n.get("k").unwrap();
+            return Map.of("y", k == Mode.FAST ? n.get("x").operand(TFloat32.class) : tf.math.neg(n.get("x").operand(TFloat32.class)));
           })) {
-        f.call(Map.of("n", Map.of("x", x, "k", 3))).close();
+        f.call(Map.of("n", Map.of("x", x, "k", Mode.FAST))).close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.save(dir.resolve("nest")));
-        assertTrue(e.getMessage().contains("parameter 'n' holds a Java value inside it"), e.getMessage());
+        assertTrue(e.getMessage().contains("parameter 'n' was traced with FAST, a " + Mode.class.getName()), e.getMessage());
         assertFalse(Files.exists(dir.resolve("nest/saved_model.pb")));
       }
     }

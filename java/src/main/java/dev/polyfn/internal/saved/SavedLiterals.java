@@ -20,7 +20,8 @@ import org.tensorflow.proto.TensorProto;
  * "true"}}, and a load interns the value again in its own function. Python's object graph holds
  * it as the literal Python traces with ({@code True}, {@code 3}, {@code 2.5}, {@code "relu"}), so
  * {@code m.<name>(x, training=True)} picks that concrete function, as for a Python-saved
- * {@code tf.function} traced with a literal. A Java value inside a list, map or record is not saved.
+ * {@code tf.function} traced with a literal. A Java value inside a list, map or record (interned
+ * by its own class) is saved the same way.
  */
 final class SavedLiterals {
   private static final String TAKES = "a saved Java-value parameter takes numbers, booleans or strings, declared as"
@@ -62,77 +63,77 @@ final class SavedLiterals {
   }
 
   /**
-   * Traced type document {@code traced} as {@code polyfn.json} holds it: each Java-value
-   * parameter's value written as text. An IllegalStateException names the parameter whose value
-   * has no text form, or that holds a Java value inside a nest.
+   * Traced type document {@code traced} as {@code polyfn.json} holds it: each Java value (a
+   * Java-value parameter's, or one inside a list, map or record) written as text instead of its
+   * interning id. An IllegalStateException names the parameter whose value has no text form.
    */
   @SuppressWarnings("unchecked")
   static String forSave(String traced, Param[] params, Interner interner) {
     Map<String, Object> doc = (Map<String, Object>) Json.parse(traced);
     List<Object> ps = parameters(doc);
     for (int i = 0; i < ps.size() && i < params.length; i++) {
-      Map<String, Object> p = (Map<String, Object>) ps.get(i);
-      Map<String, Object> type = (Map<String, Object>) p.get("type");
-      if (params[i].kind() != Param.Kind.JAVA) {
-        if (holdsLiteral(type, 0)) {
-          throw new IllegalStateException("parameter '" + params[i].name() + "' holds a"
-              + " Java value inside it, which a SavedModel cannot hold (it holds tensors, and lists, maps and records of"
-              + " them); pass the value as a parameter of its own (in.javaInput) or as a tensor");
+      String name = params[i].name();
+      eachLiteral(((Map<String, Object>) ps.get(i)).get("type"), 0, literal -> {
+        Long id = Json.integer(literal.get("id"));
+        Object value = id == null ? null : interner.value(id.intValue());
+        Class<?> declared = id == null ? null : interner.declaredClass(id.intValue());
+        String text = declared == null ? null : JavaValues.text(declared, value);
+        if (text == null) {
+          throw new IllegalStateException("parameter '" + name + "' was traced with " + literal.get("repr")
+              + (value == null ? "" : ", a " + value.getClass().getName())
+              + ", which another JVM cannot rebuild from a SavedModel; " + TAKES);
         }
-        continue;
-      }
-      if (type == null || !"literal".equals(type.get("kind"))) {
-        continue;
-      }
-      Long id = Json.integer(type.get("id"));
-      Object value = id == null ? null : interner.value(id.intValue());
-      String text = JavaValues.text(params[i].javaClass(), value);
-      if (text == null) {
-        throw new IllegalStateException("parameter '" + params[i].name() + "' was traced with " + type.get("repr") + (value == null ? "" : ", a " + value.getClass().getName())
-            + ", which another JVM cannot rebuild from a SavedModel; " + TAKES);
-      }
-      type.remove("id");
-      type.put("value", text);
+        literal.remove("id");
+        literal.put("value", text);
+      });
     }
     return Json.write(doc);
   }
 
   /**
-   * Traced type document {@code traced} as read from {@code polyfn.json}, with each Java-value
-   * parameter's value interned by {@code interner} as a call's argument would be (so that call
-   * dispatches here). An IllegalArgumentException says what is malformed.
+   * Traced type document {@code traced} as read from {@code polyfn.json}, with each Java value
+   * interned by {@code interner} as a call's argument would be (so that call dispatches here): a
+   * Java-value parameter's by the parameter's class, which the literal must name, one inside a
+   * nest by its own class. An IllegalArgumentException says what is malformed.
    */
   @SuppressWarnings("unchecked")
   static String forLoad(String traced, Param[] params, Interner interner) {
     Map<String, Object> doc = (Map<String, Object>) Json.parse(traced);
     List<Object> ps = parameters(doc);
     for (int i = 0; i < ps.size() && i < params.length; i++) {
-      Object t = ((Map<String, Object>) ps.get(i)).get("type");
-      Map<String, Object> type = t instanceof Map<?, ?> ? (Map<String, Object>) t : null;
-      if (params[i].kind() != Param.Kind.JAVA) {
-        if (holdsLiteral(type, 0)) {
-          throw new IllegalArgumentException("parameter '" + params[i].name() + "' holds a Java value inside it, which"
-              + " a saved function never does");
+      Param p = params[i];
+      eachLiteral(((Map<String, Object>) ps.get(i)).get("type"), 0, literal -> {
+        Class<?> declared = literal.get("class") instanceof String c ? JavaValues.declaredClass(c) : null;
+        if (declared == null || (p.kind() == Param.Kind.JAVA && declared != p.javaClass())
+            || !(literal.get("value") instanceof String text) || literal.containsKey("id")) {
+          throw new IllegalArgumentException("parameter '" + p.name() + "': expected a literal of "
+              + (p.kind() == Param.Kind.JAVA ? "class " + p.javaClass().getName() : "a number, boolean or string class")
+              + " with its value's text and no id, got " + Json.write(literal));
         }
-        continue;
-      }
-      if (type == null || !"literal".equals(type.get("kind"))) {
-        continue; // a constraint, or what Polymorphic.restore refuses with its reason
-      }
-      String cls = params[i].javaClass().getName();
-      if (!cls.equals(type.get("class")) || !(type.get("value") instanceof String text) || type.containsKey("id")) {
-        throw new IllegalArgumentException("parameter '" + params[i].name() + "': expected a literal of class " + cls
-            + " with its value's text and no id, got " + Json.write(type));
-      }
-      Object value = value(params[i].name(), cls, text);
-      Map<String, Object> restored = new LinkedHashMap<>();
-      restored.put("kind", "literal");
-      restored.put("id", (long) interner.literal(params[i].javaClass(), value));
-      restored.put("repr", Interner.repr(value));
-      restored.put("class", cls);
-      ((Map<String, Object>) ps.get(i)).put("type", restored);
+        Object value = value(p.name(), declared.getName(), text);
+        literal.put("id", (long) interner.literal(declared, value));
+        literal.put("repr", Interner.repr(value));
+        literal.remove("value");
+      });
     }
     return Json.write(doc);
+  }
+
+  /** Calls {@code action} on each literal type in serialized type {@code t} (nests, records, composites' metadata). */
+  @SuppressWarnings("unchecked")
+  private static void eachLiteral(Object t, int depth, java.util.function.Consumer<Map<String, Object>> action) {
+    if (depth > Json.MAX_DEPTH) {
+      return; // Json.parse bounds depth: never reached
+    }
+    if (t instanceof Map<?, ?> m) {
+      if ("literal".equals(m.get("kind"))) {
+        action.accept((Map<String, Object>) m);
+        return;
+      }
+      m.values().forEach(v -> eachLiteral(v, depth + 1, action));
+    } else if (t instanceof List<?> l) {
+      l.forEach(v -> eachLiteral(v, depth + 1, action));
+    }
   }
 
   /** The value of parameter {@code name}, declared as {@code cls}, that {@code text} stands for. */
@@ -178,19 +179,5 @@ final class SavedLiterals {
       throw new IllegalArgumentException("the traced type is not a function type document");
     }
     return (List<Object>) ps;
-  }
-
-  /** Whether serialized type {@code t} holds a literal anywhere. */
-  private static boolean holdsLiteral(Object t, int depth) {
-    if (depth > Json.MAX_DEPTH) {
-      return false; // Json.parse bounds depth: never reached
-    }
-    if (t instanceof Map<?, ?> m) {
-      if (m.get("kind") instanceof String k && k.startsWith("literal")) {
-        return true;
-      }
-      return m.values().stream().anyMatch(v -> holdsLiteral(v, depth + 1));
-    }
-    return t instanceof List<?> l && l.stream().anyMatch(v -> holdsLiteral(v, depth + 1));
   }
 }
