@@ -397,29 +397,13 @@ final class PythonObjects {
       index.check(keys[i], dtypes.get(i), declared == null ? null : declared.get(i),
           names == null ? "'" + keys[i] + "'" : names.get(i));
     }
-    boolean withId = checkSaveId && index.keys().contains(SaveIds.CHECKPOINT_KEY);
-    if (checkSaveId && !withId) {
-      SaveIds.check(root, saveId, null, "the checkpoint"); // holds no id: another save's, if polyfn.json has one
-    }
-    String[] all = keys;
-    List<DataType> allTypes = dtypes;
-    if (withId) {
-      // Read by the same op as the tensors, so from the same checkpoint, whatever happens to it meanwhile.
-      index.check(SaveIds.CHECKPOINT_KEY, DataType.DT_STRING, TensorShapeProto.getDefaultInstance(), "the save id");
-      all = java.util.Arrays.copyOf(keys, keys.length + 1);
-      all[keys.length] = SaveIds.CHECKPOINT_KEY;
-      allTypes = new ArrayList<>(dtypes);
-      allTypes.add(DataType.DT_STRING);
-    }
     List<Operand<?>> values;
     try {
-      values = new ArrayList<>(CheckpointVariables.restoreV2(prefix, all, allTypes));
+      values = checkSaveId ? SaveIds.restoreChecked(root, prefix, index, saveId, keys, dtypes)
+          : new ArrayList<>(CheckpointVariables.restoreV2(prefix, keys, dtypes));
     } catch (TensorFlowException e) {
       throw new IllegalArgumentException(prefix + ".index: " + String.join(", ", keys) + " cannot be read: "
           + e.getMessage(), e);
-    }
-    if (withId) {
-      SaveIds.check(root, saveId, SaveIds.of(values.remove(values.size() - 1)), "the checkpoint");
     }
     return values;
   }

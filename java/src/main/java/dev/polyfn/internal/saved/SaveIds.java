@@ -4,9 +4,14 @@ import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.WholeFiles;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import org.tensorflow.Operand;
+import org.tensorflow.proto.DataType;
+import org.tensorflow.proto.TensorShapeProto;
 import org.tensorflow.types.TString;
 
 /**
@@ -63,6 +68,30 @@ public final class SaveIds {
           + " done, or save it again; to replace a model while others load it, save each version into a directory of"
           + " its own (SaveOptions.withServingVersion)");
     }
+  }
+
+  /**
+   * Restores {@code keys} (of {@code dtypes}) from the checkpoint at {@code prefix}, whose index
+   * is {@code index}, and checks its save id against {@code expected}: read by the same RestoreV2
+   * as the tensors, so from the same checkpoint whatever happens to it meanwhile. A checkpoint
+   * without an id is refused when {@code expected} is one (another save's), as is one with an id
+   * when none is expected. Every restore of a load goes through here (the variables, the tables'
+   * contents), so none reads another save's values.
+   */
+  static List<Operand<?>> restoreChecked(Path root, Path prefix, CheckpointIndex index, String expected, String[] keys,
+      List<DataType> dtypes) {
+    if (!index.keys().contains(CHECKPOINT_KEY)) {
+      check(root, expected, null, "the checkpoint");
+      return new ArrayList<>(CheckpointVariables.restoreV2(prefix, keys, dtypes));
+    }
+    index.check(CHECKPOINT_KEY, DataType.DT_STRING, TensorShapeProto.getDefaultInstance(), "the save id");
+    String[] all = Arrays.copyOf(keys, keys.length + 1);
+    all[keys.length] = CHECKPOINT_KEY;
+    List<DataType> allTypes = new ArrayList<>(dtypes);
+    allTypes.add(DataType.DT_STRING);
+    List<Operand<?>> values = new ArrayList<>(CheckpointVariables.restoreV2(prefix, all, allTypes));
+    check(root, expected, of(values.remove(values.size() - 1)), "the checkpoint");
+    return values;
   }
 
   /**

@@ -386,27 +386,12 @@ public final class SavedModelLoader {
       String key = meta.variableKeys.get(i);
       index.check(key, types.get(i), shapes.get(i), "'" + key + "'");
     }
-    List<String> keys = new ArrayList<>(meta.variableKeys);
-    List<DataType> restored = new ArrayList<>(types);
-    boolean checked = meta.saveId != null || index.keys().contains(SaveIds.CHECKPOINT_KEY);
-    if (checked) {
-      // Read by the same op as the variables, so from the same checkpoint, whatever happens to it meanwhile.
-      if (!index.keys().contains(SaveIds.CHECKPOINT_KEY)) {
-        SaveIds.check(root, meta.saveId, null, "the checkpoint"); // holds no id: another save's
-      }
-      index.check(SaveIds.CHECKPOINT_KEY, DataType.DT_STRING, TensorShapeProto.getDefaultInstance(), "the save id");
-      keys.add(SaveIds.CHECKPOINT_KEY);
-      restored.add(DataType.DT_STRING);
-    }
     List<Operand<?>> values;
     try {
-      values = CheckpointVariables.restoreV2(prefix, keys.toArray(new String[0]), restored);
-    } catch (TensorFlowException | IllegalArgumentException e) {
+      values = SaveIds.restoreChecked(root, prefix, index, meta.saveId, meta.variableKeys.toArray(new String[0]), types);
+    } catch (TensorFlowException e) {
       throw new IllegalArgumentException(prefix + ".index: the variables' checkpoint cannot be read: "
           + e.getMessage(), e);
-    }
-    if (checked) {
-      SaveIds.check(root, meta.saveId, SaveIds.of(values.remove(values.size() - 1)), "the checkpoint");
     }
     return CheckpointVariables.variablesOf(values, types, shapes, out);
   }
