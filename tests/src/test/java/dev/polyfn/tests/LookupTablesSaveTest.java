@@ -107,6 +107,58 @@ class LookupTablesSaveTest {
     }
   }
 
+  /** The asset file named {@code name} a save wrote: {@code assets/<digest of its contents>/<name>}. */
+  private static Path asset(Path saved, String name) throws Exception {
+    try (Stream<Path> all = Files.walk(saved.resolve("assets"))) {
+      List<Path> found = all.filter(p -> p.getFileName().toString().equals(name)).toList();
+      assertEquals(1, found.size(), "assets named " + name + ": " + found);
+      assertTrue(found.get(0).getParent().getFileName().toString().matches("[0-9a-f]{16}"), found.get(0).toString());
+      return found.get(0);
+    }
+  }
+
+  /**
+   * Two saves into one directory, of tables with vocabularies of one file name, and a load that
+   * read the first save's graph, metadata and checkpoint before the second's vocabulary file
+   * landed. The second save used to overwrite {@code assets/vocab.txt}, so that load built the
+   * first save's table from the second's vocabulary: other ids, no error (the save ids of the
+   * three files it checks agree). Each save now names an asset by its contents' digest.
+   */
+  @Test
+  void aLoadBetweenTwoSavesNeverReadsTheOtherSavesVocabulary(@TempDir Path tmp) throws Exception {
+    Path other = tmp.resolve("other");
+    try (Stream<Path> all = Files.walk(dir.resolve("vocab"))) {
+      for (Path p : all.toList()) {
+        Files.copy(p, other.resolve(dir.resolve("vocab").relativize(p).toString()));
+      }
+    }
+    Path vocab = other.resolve("assets").resolve("vocab.txt");
+    List<String> lines = new java.util.ArrayList<>(Files.readAllLines(vocab));
+    java.util.Collections.reverse(lines);
+    Files.write(vocab, lines);
+    Path target = tmp.resolve("shared");
+    Path kept = tmp.resolve("first-save");
+    List<String> files = List.of("saved_model.pb", "assets.extra/polyfn.json", "variables/variables.index",
+        "variables/variables.data-00000-of-00001");
+    float[] first;
+    try (MapFunction a = Function.load(dir.resolve("vocab"), "lookup"); MapFunction b = Function.load(other, "lookup")) {
+      first = call(a, model("vocab"));
+      assertFalse(java.util.Arrays.equals(first, call(b, model("vocab"))), "the two vocabularies give other ids");
+      a.save(target);
+      for (String f : files) {
+        Files.createDirectories(kept.resolve(f).getParent());
+        Files.copy(target.resolve(f), kept.resolve(f));
+      }
+      b.save(target);
+    }
+    for (String f : files) { // what a load read of the first save, before the second's vocabulary
+      Files.copy(kept.resolve(f), target.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    try (MapFunction g = (MapFunction) Function.load(target)) {
+      assertArrayEquals(first, call(g, model("vocab")));
+    }
+  }
+
   private static float[] floats(Tensor t) {
     {
       float[] out = new float[(int) t.shape().size()];
@@ -260,7 +312,7 @@ class LookupTablesSaveTest {
       assertFalse(Files.exists(copy));
       f.save(resaved);
     }
-    assertTrue(Files.isRegularFile(resaved.resolve("assets").resolve("vocab.txt")));
+    assertTrue(Files.isRegularFile(asset(resaved, "vocab.txt")));
     try (MapFunction g = (MapFunction) Function.load(resaved)) {
       assertArrayEquals(expected.get("vocab"), call(g, model("vocab")));
     }
@@ -277,7 +329,7 @@ class LookupTablesSaveTest {
     try (MapFunction f = Function.load(dir.resolve("vocab"), "lookup")) {
       f.save(relative);
     }
-    assertTrue(Files.isRegularFile(dir.resolve("relative").resolve("assets").resolve("vocab.txt")));
+    assertTrue(Files.isRegularFile(asset(dir.resolve("relative"), "vocab.txt")));
     try (MapFunction g = (MapFunction) Function.load(relative)) {
       assertArrayEquals(expected.get("vocab"), call(g, model("vocab")), "loaded back from the relative path");
     }

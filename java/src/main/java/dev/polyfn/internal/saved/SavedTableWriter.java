@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,16 +104,8 @@ final class SavedTableWriter {
       int[] index = new int[s.assets().size()];
       for (int k = 0; k < index.length; k++) {
         SavedTables.Asset a = s.assets().get(k);
-        String file = a.filename();
-        // Another table's file of that name: a name of its own, never one already taken (another
-        // table's asset may itself be called table_<t>/<file>).
-        for (int n = 0; ; n++) {
-          byte[] there = files.putIfAbsent(file, a.bytes());
-          if (there == null || Arrays.equals(there, a.bytes())) {
-            break;
-          }
-          file = name(t) + (n == 0 ? "" : "_" + n) + "/" + a.filename();
-        }
+        String file = assetName(a);
+        files.put(file, a.bytes());
         String node = scope + "/asset_" + k;
         g.graph().addNodeBuilder().setName(node).setOp("Const")
             .putAttr("dtype", AttrValue.newBuilder().setType(DataType.DT_STRING).build())
@@ -261,7 +252,25 @@ final class SavedTableWriter {
     }
   }
 
-  /** Writes the tables' asset files under {@code target/assets}. */
+  /**
+   * The name of asset {@code a} under {@code assets/}: {@code <digest>/<file name>}, the digest the
+   * first 16 hex digits of its contents' SHA-256. A name so stands for one content: a save into a
+   * directory another process loads from never changes a file the other save's graph names (a
+   * load between the two would otherwise build a table from the new save's vocabulary beside the
+   * old save's graph, a wrong answer with no error), and two tables' files of one name are kept
+   * apart. An asset named so by an earlier save keeps its file name without the old digest.
+   */
+  static String assetName(SavedTables.Asset a) {
+    String digest = java.util.HexFormat.of().formatHex(dev.polyfn.internal.Native.sha256(a.bytes())).substring(0, 16);
+    String file = a.filename();
+    int slash = file.indexOf('/');
+    if (slash == 16 && file.substring(0, 16).matches("[0-9a-f]{16}")) {
+      file = file.substring(17);
+    }
+    return digest + "/" + file;
+  }
+
+  /** Writes the tables' asset files under {@code target/assets}, each whole (see {@link #assetName}). */
   void writeAssets(Path target) throws IOException {
     // Both absolute and normalized: a target such as ./m or ../x/m keeps its "." or ".." in
     // assets, which the normalized file's path would not start with.
@@ -272,7 +281,7 @@ final class SavedTableWriter {
         throw new IOException("asset file name '" + f.getKey() + "' is not under " + assets);
       }
       Files.createDirectories(p.getParent());
-      Files.write(p, f.getValue());
+      SaveIds.writeWhole(p, f.getValue());
     }
   }
 }
