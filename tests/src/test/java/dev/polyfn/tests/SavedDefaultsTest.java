@@ -234,6 +234,21 @@ class SavedDefaultsTest {
             () -> tensor.call(Map.of("x", x, "factor", d)).close());
         assertTrue(e.getMessage().contains("matches no saved signature"), e.getMessage());
       }
+      // Saved again: the literal default and the literal 3.0 are Python's again (m.scale(x) and
+      // m.scale(x, factor=3.0)), and Function.load of that save takes them as before.
+      Path again = dir.resolve("literal-again");
+      literal.save(again);
+      PythonCases cases = new PythonCases();
+      List<String> signatures = List.of("scale__float32_N", "scale__float32_N_2");
+      int byDefault = literal.concreteFunctions().get(0).functionType().toString().contains("2.0") ? 0 : 1;
+      cases.record(literal, signatures.get(byDefault), Map.of("x", x), Map.of("x", x));
+      cases.record(literal, signatures.get(1 - byDefault), Map.of("x", x), Map.of("x", x, "factor", 3.0));
+      String out = cases.check(again, signatures, "scale");
+      assertTrue(out.contains("OK 2"), out);
+      try (MapFunction loaded = (MapFunction) Function.load(again)) {
+        assertArrayEquals(expected.get("literal_default"), SavedModelTest.call(loaded, Map.of("x", x), "y"));
+        assertArrayEquals(expected.get("literal_three"), SavedModelTest.call(loaded, Map.of("x", x, "factor", 3.0), "y"));
+      }
     }
   }
 }
