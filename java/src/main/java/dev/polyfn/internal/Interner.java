@@ -95,8 +95,8 @@ public final class Interner {
   }
 
   /**
-   * The Java value interned as {@code id} (a copy for an array), or null for none: a save writes
-   * the values its traced types name by id.
+   * The Java value interned as {@code id} (the copy kept for an array: not to be changed), or null
+   * for none: a save writes the values its traced types name by id (a scan: saves are rare).
    */
   public Object value(int id) {
     for (Map.Entry<LiteralKey, Integer> e : literals.entrySet()) {

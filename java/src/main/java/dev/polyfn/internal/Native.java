@@ -259,7 +259,7 @@ public final class Native {
    * {@code [traced, declared, output shapes]}: the serialized FunctionTypes (JSON) of concrete
    * function {@code concreteId} and of the function's declaration, for the trace cache and saves,
    * and (JSON) each output's static shape as traced (dims, -1 unknown; null an unknown rank), or
-   * {@code null} for a restored definition. Unless {@code withLiterals}, throws
+   * the JSON text {@code null} for a restored definition that recorded none. Unless {@code withLiterals}, throws
    * IllegalStateException when the types hold a literal (its id is this process's own; a save
    * writes the value in its place).
    */

@@ -126,12 +126,7 @@ class LookupTablesSaveTest {
    */
   @Test
   void aLoadBetweenTwoSavesNeverReadsTheOtherSavesVocabulary(@TempDir Path tmp) throws Exception {
-    Path other = tmp.resolve("other");
-    try (Stream<Path> all = Files.walk(dir.resolve("vocab"))) {
-      for (Path p : all.toList()) {
-        Files.copy(p, other.resolve(dir.resolve("vocab").relativize(p).toString()));
-      }
-    }
+    Path other = copyTree(dir.resolve("vocab"), tmp.resolve("other"));
     Path vocab = other.resolve("assets").resolve("vocab.txt");
     List<String> lines = new java.util.ArrayList<>(Files.readAllLines(vocab));
     java.util.Collections.reverse(lines);
@@ -157,6 +152,42 @@ class LookupTablesSaveTest {
     try (MapFunction g = (MapFunction) Function.load(target)) {
       assertArrayEquals(first, call(g, model("vocab")));
     }
+  }
+
+  private static Path copyTree(Path from, Path to) throws IOException {
+    try (Stream<Path> all = Files.walk(from)) {
+      for (Path p : all.toList()) {
+        Files.copy(p, to.resolve(from.relativize(p).toString()));
+      }
+    }
+    return to;
+  }
+
+  /**
+   * An asset named with {@code ..} (a foreign or hand-edited SavedModel's {@code
+   * ../assets/vocab.txt}, which a load resolves to {@code assets/vocab.txt}) is saved under its
+   * file name in its digest's directory: the name used to be kept whole below the digest, so the
+   * file landed in {@code assets/assets/vocab.txt}, out of the digest's directory, where every
+   * other save's asset of that name overwrote it.
+   */
+  @Test
+  void anAssetNamedWithDotDotSavesUnderItsFileName(@TempDir Path tmp) throws Exception {
+    Path odd = copyTree(dir.resolve("vocab"), tmp.resolve("odd"));
+    Path pb = odd.resolve("saved_model.pb");
+    org.tensorflow.proto.SavedModel.Builder model = org.tensorflow.proto.SavedModel.parseFrom(Files.readAllBytes(pb)).toBuilder();
+    for (var meta : model.getMetaGraphsBuilderList()) {
+      for (var asset : meta.getAssetFileDefBuilderList()) {
+        asset.setFilename("../assets/" + asset.getFilename());
+      }
+    }
+    Files.write(pb, model.build().toByteArray());
+    Path saved = tmp.resolve("saved");
+    try (MapFunction f = Function.load(odd, "lookup")) {
+      assertArrayEquals(expected.get("vocab"), call(f, model("vocab")));
+      f.save(saved);
+    }
+    asset(saved, "vocab.txt");
+    assertArrayEquals(expected.get("vocab"), bundled(saved, model("vocab")), "TensorFlow's own loader");
   }
 
   private static float[] floats(Tensor t) {

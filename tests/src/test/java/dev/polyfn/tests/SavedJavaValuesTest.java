@@ -50,6 +50,13 @@ class SavedJavaValuesTest {
     return Map.of("y", act.equals("relu") ? tf.nn.relu(y) : tf.math.neg(y));
   };
 
+  /** Child JVM: loads the SavedModel at args[0] and prints y for call 1 of the test (mode 2, "neg", the default). */
+  public static void main(String[] args) {
+    try (TFloat32 x = TFloat32.vectorOf(1f, -2f, 3f); MapFunction g = (MapFunction) Function.load(Path.of(args[0]))) {
+      System.out.println("y " + java.util.Arrays.toString(y(g, args(x, 2, 2.0, "neg", null))) + " traces " + g.traceCount());
+    }
+  }
+
   private static MapFunction define() {
     return Function.define(BODY, FunctionOptions.defaults().withName("lit"));
   }
@@ -98,12 +105,15 @@ class SavedJavaValuesTest {
           assertArrayEquals(want.get(i), y(g, calls.get(i)), "call " + i);
         }
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> y(g, args(x, 7, 0.5, "relu", true)));
-        assertTrue(e.getMessage().contains("mode"), e.getMessage());
+        assertTrue(e.getMessage().contains("mode") && e.getMessage().contains("traced: 1, 2, -3"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> y(g, args(x, 1L, 0.5, "relu", true)));
         assertArrayEquals(want.get(0), y(g, calls.get(0)), "a good call after the refused ones");
         assertEquals(3, g.traceCount());
         g.save(resaved);
       }
+      // Another JVM interns the values anew, in its own order: the same answer.
+      String child = ChildJvm.run(SavedJavaValuesTest.class, saved.toString());
+      assertTrue(child.contains("y " + java.util.Arrays.toString(want.get(1)) + " traces 3"), child);
       try (MapFunction h = (MapFunction) Function.load(resaved)) {
         for (int i = 0; i < calls.size(); i++) {
           assertArrayEquals(want.get(i), y(h, calls.get(i)), "call " + i + " after a second save");
@@ -115,11 +125,12 @@ class SavedJavaValuesTest {
     }
   }
 
-  /** y = x * k, negated unless the first option is "relu", from a nest holding Java values. */
+  /** y = x * k * rate, negated unless the first option is "relu", from a nest holding Java values. */
   private static MapFunction nested() {
     return Function.define((tf, in) -> {
       dev.polyfn.Nest n = in.nest("n");
-      Operand<TFloat32> y = tf.math.mul(n.get("x").operand(TFloat32.class), tf.constant(n.get("k").value(Integer.class) * 1f));
+      float factor = n.get("k").value(Integer.class) * n.get("rate").value(Float.class);
+      Operand<TFloat32> y = tf.math.mul(n.get("x").operand(TFloat32.class), tf.constant(factor));
       return Map.of("y", n.get("opts").get(0).value(String.class).equals("relu") ? y : tf.math.neg(y));
     }, FunctionOptions.defaults().withName("nested"));
   }
@@ -128,8 +139,9 @@ class SavedJavaValuesTest {
   void javaValuesInsideNestsSaveToo(@TempDir Path dir) throws Exception {
     Path saved = dir.resolve("nested");
     try (TFloat32 x = TFloat32.vectorOf(1f, -2f, 3f)) {
-      List<Map<String, Object>> calls = List.of(Map.of("n", Map.of("x", x, "k", 3, "opts", List.of("relu"))),
-          Map.of("n", Map.of("x", x, "k", 2, "opts", List.of("neg"))));
+      // A Float is Python's literal as Java writes it: 0.1f is 0.1 for Python, not 0.10000000149011612.
+      List<Map<String, Object>> calls = List.of(Map.of("n", Map.of("x", x, "k", 3, "rate", 0.1f, "opts", List.of("relu"))),
+          Map.of("n", Map.of("x", x, "k", 2, "rate", 1.5f, "opts", List.of("neg"))));
       List<float[]> want = new ArrayList<>();
       PythonCases cases = new PythonCases();
       try (MapFunction f = nested()) {
@@ -143,7 +155,8 @@ class SavedJavaValuesTest {
         for (int i = 0; i < calls.size(); i++) {
           assertArrayEquals(want.get(i), y(g, calls.get(i)), "call " + i);
         }
-        assertThrows(IllegalArgumentException.class, () -> y(g, Map.of("n", Map.of("x", x, "k", 5, "opts", List.of("relu")))));
+        assertThrows(IllegalArgumentException.class,
+            () -> y(g, Map.of("n", Map.of("x", x, "k", 5, "rate", 0.1f, "opts", List.of("relu")))));
         assertEquals(2, g.traceCount());
       }
       // Python: m.nested(n={"x": x, "k": 3, "opts": ["relu"]}) matches the literals inside the dict.
@@ -196,13 +209,15 @@ class SavedJavaValuesTest {
     }
     Path meta = saved.resolve("assets.extra/polyfn.json");
     String good = Files.readString(meta);
-    Map<String, String> edits = Map.of(
-        "\"value\":\"1\"", "\"value\":\"one\"",
-        "\"java_class\":\"java.lang.Integer\"", "\"java_class\":\"java.util.List\"",
-        "\"value\":\"true\"", "\"value\":\"true\",\"id\":0",
-        "\"java_default\":\"false\"", "\"java_default\":null");
+    List<Map.Entry<String, String>> edits = List.of(
+        Map.entry("\"value\":\"1\"", "\"value\":\"one\""),
+        Map.entry("\"value\":\"1\"", "\"value\":\"+1\""), // parses as 1, but no save writes it
+        Map.entry("\"java_class\":\"java.lang.Integer\"", "\"java_class\":\"java.util.List\""),
+        Map.entry("\"value\":\"true\"", "\"value\":\"true\",\"id\":0"),
+        Map.entry("\"java_default\":\"false\"", "\"java_default\":null"),
+        Map.entry("\"java_default\":\"false\"", "\"java_default\":\"False\""));
     List<String> messages = new ArrayList<>();
-    for (Map.Entry<String, String> edit : edits.entrySet()) {
+    for (Map.Entry<String, String> edit : edits) {
       assertTrue(good.contains(edit.getKey()), edit.getKey() + " not in " + good);
       Files.writeString(meta, good.replace(edit.getKey(), edit.getValue()));
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(saved), edit.getValue());
@@ -210,6 +225,10 @@ class SavedJavaValuesTest {
       messages.add(e.getMessage());
     }
     assertTrue(messages.stream().anyMatch(m -> m.contains("one is no java.lang.Integer value")), messages.toString());
+    assertTrue(messages.stream().anyMatch(m -> m.contains("+1 is no java.lang.Integer value as a save writes one")),
+        messages.toString());
+    assertTrue(messages.stream().anyMatch(m -> m.contains("java_default: parameter 'training': False is no")),
+        messages.toString());
     assertTrue(messages.stream().anyMatch(m -> m.contains("expected a number, boolean or string class")), messages.toString());
     assertTrue(messages.stream().anyMatch(m -> m.contains("missing for an optional Java-value parameter")), messages.toString());
     Files.writeString(meta, good);

@@ -212,9 +212,15 @@ public final class SavedFunctionMetadata {
         throw new IllegalArgumentException(at + ".java_default: " + (javaDefault == null ? "missing for an optional"
             + " Java-value parameter" : "only an optional Java-value parameter has a default"));
       }
+      Object javaValue = null;
+      try {
+        javaValue = javaDefault == null || pk != Param.Kind.JAVA ? null
+            : SavedLiterals.value(pname, javaClass.getName(), r.string(at + ".java_default", javaDefault));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(at + ".java_default: " + e.getMessage(), e);
+      }
       params[i] = new Param(pname, pk, tt == null ? null : tensorClass(at + ".tensor_type", tt), javaClass,
-          shape(at + ".shape", p.get("shape")), (Boolean) optional, javaDefault == null || pk != Param.Kind.JAVA ? null
-          : SavedLiterals.value(pname, javaClass.getName(), r.string(at + ".java_default", javaDefault)));
+          shape(at + ".shape", p.get("shape")), (Boolean) optional, javaValue);
     }
     List<String> vars = new ArrayList<>();
     List<Object> vs = r.list("variables", doc.get("variables"));

@@ -81,7 +81,8 @@ final class SavedLiterals {
         if (text == null) {
           throw new IllegalStateException("parameter '" + name + "' was traced with " + literal.get("repr")
               + (value == null ? "" : ", a " + value.getClass().getName())
-              + ", which another JVM cannot rebuild from a SavedModel; " + TAKES);
+              + ", which another JVM cannot rebuild from a SavedModel; saved Java values are numbers, booleans and"
+              + " strings (of well-formed UTF-16), a Java-value parameter declared as their class or primitive type");
         }
         literal.remove("id");
         literal.put("value", text);
@@ -136,7 +137,11 @@ final class SavedLiterals {
     }
   }
 
-  /** The value of parameter {@code name}, declared as {@code cls}, that {@code text} stands for. */
+  /**
+   * The value of parameter {@code name}, declared as {@code cls}, that {@code text} stands for:
+   * only the text a save writes for it ({@link JavaValues#text}), not another that parses alike
+   * ({@code +3}, {@code " 2.5"}), nor a string a save refuses (an unpaired surrogate).
+   */
   static Object value(String name, String cls, String text) {
     Object value;
     try {
@@ -144,8 +149,9 @@ final class SavedLiterals {
     } catch (NumberFormatException e) {
       value = null;
     }
-    if (value == null) {
-      throw new IllegalArgumentException("parameter '" + name + "': " + text + " is no " + cls + " value");
+    if (value == null || !text.equals(JavaValues.text(JavaValues.declaredClass(cls), value))) {
+      throw new IllegalArgumentException("parameter '" + name + "': " + text + " is no " + cls + " value as a save"
+          + " writes one");
     }
     return value;
   }
@@ -156,8 +162,11 @@ final class SavedLiterals {
     if (v instanceof Boolean z) {
       return b.setBoolValue(z).build();
     }
-    if (v instanceof Double || v instanceof Float) {
-      return b.setFloat64Value(((Number) v).doubleValue()).build();
+    if (v instanceof Float f) { // the decimal written in Java (0.1f is 0.1 for Python, not 0.10000000149...)
+      return b.setFloat64Value(Double.parseDouble(f.toString())).build();
+    }
+    if (v instanceof Double d) {
+      return b.setFloat64Value(d).build();
     }
     if (v instanceof Number n) {
       return b.setInt64Value(n.longValue()).build();

@@ -105,7 +105,11 @@ final class SavedTableWriter {
       for (int k = 0; k < index.length; k++) {
         SavedTables.Asset a = s.assets().get(k);
         String file = assetName(a);
-        files.put(file, a.bytes());
+        byte[] there = files.putIfAbsent(file, a.bytes());
+        if (there != null && !java.util.Arrays.equals(there, a.bytes())) {
+          // 64 bits of SHA-256 alike for other contents: never one file for both.
+          throw new IllegalStateException("two asset files of other contents would both be saved as " + file);
+        }
         String node = scope + "/asset_" + k;
         g.graph().addNodeBuilder().setName(node).setOp("Const")
             .putAttr("dtype", AttrValue.newBuilder().setType(DataType.DT_STRING).build())
@@ -258,16 +262,14 @@ final class SavedTableWriter {
    * directory another process loads from never changes a file the other save's graph names (a
    * load between the two would otherwise build a table from the new save's vocabulary beside the
    * old save's graph, a wrong answer with no error), and two tables' files of one name are kept
-   * apart. An asset named so by an earlier save keeps its file name without the old digest.
+   * apart. The file name is the last part of the name the asset had (an earlier save's digest
+   * and any other directory dropped, so a name holding {@code ..} cannot lead out of the digest's
+   * directory), {@code asset} when that part is empty, {@code .} or {@code ..}.
    */
   static String assetName(SavedTables.Asset a) {
     String digest = java.util.HexFormat.of().formatHex(dev.polyfn.internal.Native.sha256(a.bytes())).substring(0, 16);
-    String file = a.filename();
-    int slash = file.indexOf('/');
-    if (slash == 16 && file.substring(0, 16).matches("[0-9a-f]{16}")) {
-      file = file.substring(17);
-    }
-    return digest + "/" + file;
+    String file = a.filename().substring(a.filename().lastIndexOf('/') + 1);
+    return digest + "/" + (file.isEmpty() || file.equals(".") || file.equals("..") ? "asset" : file);
   }
 
   /** Writes the tables' asset files under {@code target/assets}, each whole (see {@link #assetName}). */

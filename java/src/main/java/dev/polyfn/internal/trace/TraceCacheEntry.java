@@ -82,7 +82,9 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
       }
       writeBytes(out, declared.getBytes(StandardCharsets.UTF_8));
       writeBytes(out, traced.getBytes(StandardCharsets.UTF_8));
-      writeBytes(out, (outputShapes == null ? "" : outputShapes).getBytes(StandardCharsets.UTF_8));
+      // Native.exportConcreteTypes gives "null" for a definition that recorded no shapes.
+      String shapes = outputShapes == null || outputShapes.equals("null") ? "" : outputShapes;
+      writeBytes(out, shapes.getBytes(StandardCharsets.UTF_8));
       writeBytes(out, def);
       writeBytes(out, library);
       return bytes.toByteArray();

@@ -59,7 +59,7 @@ public record RoundTripCase(long seed, List<Param> params, List<Term> terms, Lis
     List<Param> params = new ArrayList<>();
     int n = 1 + r.nextInt(4);
     boolean withDefault = r.nextInt(4) == 0;
-    boolean withJava = r.nextInt(10) == 0;
+    boolean withJava = r.nextInt(4) == 0; // saved as Python literals since 2026-11-28: checked often
     for (int i = 0; i < n; i++) {
       Kind k = Kind.values()[r.nextInt(5)];
       params.add(new Param(prefix(k) + i, k, template(k, r)));
