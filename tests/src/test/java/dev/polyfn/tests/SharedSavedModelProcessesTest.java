@@ -165,6 +165,8 @@ class SharedSavedModelProcessesTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Function.load(dir.resolve("a")));
     assertTrue(e.getMessage().contains("saved_model.pb and assets.extra/polyfn.json were written by different saves")
         && e.getMessage().contains(" and none)"), e.getMessage());
+    // Each file by its whole path (FileFuzzTest's rule: a flipped byte in polyfn.json's id named no file).
+    assertTrue(e.getMessage().contains(json.toString()) && e.getMessage().contains(pb.toString()), e.getMessage());
     // And saved_model.pb without one too: only the checkpoint (the newer save's) has an id.
     org.tensorflow.proto.SavedModel.Builder model = org.tensorflow.proto.SavedModel.parseFrom(Files.readAllBytes(pb)).toBuilder();
     model.getMetaGraphsBuilder(0).getMetaInfoDefBuilder().setMetaGraphVersion("");

@@ -187,9 +187,10 @@ class TraceCacheTest {
     try (MapFunction captures = Function.define(
             (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class), tf.constant(scale))),
             options.withName("captures"));
+        // A Java value of a class without a text form (a number, boolean or string is cached: TraceCacheJavaValuesTest).
         MapFunction javaValue = Function.define(
             (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),
-                tf.constant((float) in.javaInput("n", Integer.class).intValue()))),
+                tf.constant((float) ((Number) in.javaInput("n", Object.class)).intValue()))),
             options.withName("javaValue"));
         MapFunction variable = Function.define(
             (tf, in) -> Map.of("y", tf.math.mul(in.input("x", TFloat32.class),

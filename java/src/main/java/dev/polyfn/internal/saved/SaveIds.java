@@ -66,7 +66,8 @@ public final class SaveIds {
           + (expected == null ? "none" : expected) + "): another process saved into this directory while it was"
           + " loaded, two saved into it at once, or a save into it stopped part-way. Load it again once the save is"
           + " done, or save it again; to replace a model while others load it, save each version into a directory of"
-          + " its own (SaveOptions.withServingVersion)");
+          + " its own (SaveOptions.withServingVersion). The files: "
+          + root.resolve(what.equals("the checkpoint") ? "variables" : what) + ", " + root.resolve(SavedModelWriter.METADATA));
     }
   }
 

@@ -21,9 +21,10 @@ import org.tensorflow.proto.TensorProto;
  * it as the literal Python traces with ({@code True}, {@code 3}, {@code 2.5}, {@code "relu"}), so
  * {@code m.<name>(x, training=True)} picks that concrete function, as for a Python-saved
  * {@code tf.function} traced with a literal. A Java value inside a list, map or record (interned
- * by its own class) is saved the same way.
+ * by its own class) is saved the same way. A trace cache entry holds a Java-value parameter's
+ * value so too.
  */
-final class SavedLiterals {
+public final class SavedLiterals {
   private static final String TAKES = "a saved Java-value parameter takes numbers, booleans or strings, declared as"
       + " their class or primitive type (Integer.class, int.class, Boolean.class, String.class...)";
 
@@ -68,7 +69,7 @@ final class SavedLiterals {
    * interning id. An IllegalStateException names the parameter whose value has no text form.
    */
   @SuppressWarnings("unchecked")
-  static String forSave(String traced, Param[] params, Interner interner) {
+  public static String forSave(String traced, Param[] params, Interner interner) {
     Map<String, Object> doc = (Map<String, Object>) Json.parse(traced);
     List<Object> ps = parameters(doc);
     for (int i = 0; i < ps.size() && i < params.length; i++) {
@@ -98,7 +99,7 @@ final class SavedLiterals {
    * nest by its own class. An IllegalArgumentException says what is malformed.
    */
   @SuppressWarnings("unchecked")
-  static String forLoad(String traced, Param[] params, Interner interner) {
+  public static String forLoad(String traced, Param[] params, Interner interner) {
     Map<String, Object> doc = (Map<String, Object>) Json.parse(traced);
     List<Object> ps = parameters(doc);
     for (int i = 0; i < ps.size() && i < params.length; i++) {

@@ -3,11 +3,13 @@ package dev.polyfn.internal.trace;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.polyfn.ConcreteFunctionInfo;
 import dev.polyfn.FunctionOptions;
+import dev.polyfn.internal.JavaValues;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
 import dev.polyfn.internal.PrivateFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
 import dev.polyfn.internal.saved.RestoreChecks;
+import dev.polyfn.internal.saved.SavedLiterals;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -179,7 +181,8 @@ public final class TraceCache {
         if (nests != null) {
           throw new IllegalArgumentException(nests + " (the trace cache never writes such an entry)");
         }
-        f.restoreConcrete(e.params(), new Capture[0], e.declared(), e.traced(), e.restorable(), e.outputNames(),
+        String traced = SavedLiterals.forLoad(e.traced(), e.params(), f.interner()); // interned in this JVM
+        f.restoreConcrete(e.params(), new Capture[0], e.declared(), traced, e.restorable(), e.outputNames(),
             e.outputShapes());
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
           used.add(file);
@@ -217,12 +220,12 @@ public final class TraceCache {
     for (ConcreteFunctionInfo c : held) {
       if (c.firstRunTime().isPresent()) {
         try {
-          String traced = Native.exportConcreteTypes(f.address(), c.id(), false)[0];
-          if (TraceCacheNests.whyNot(f.params(), traced) == null) {
-            used.add(dir.resolve(fileName(traced)));
+          String[] types = exportTypes(f, c.id());
+          if (TraceCacheNests.whyNot(f.params(), types[0]) == null) {
+            used.add(dir.resolve(fileName(SavedLiterals.forSave(types[0], f.params(), f.interner()))));
           } // else a nest the cache does not keep: never written
         } catch (RuntimeException e) {
-          // not exportable (a literal's type), so never written; or closed meanwhile
+          // not exportable (a literal in a nest, a value without text), so never written; or closed meanwhile
         }
       }
     }
@@ -253,13 +256,14 @@ public final class TraceCache {
     String[] types;
     byte[] bytes;
     try {
-      types = Native.exportConcreteTypes(f.address(), id, false);
+      types = exportTypes(f, id);
       // Checked before the definition is exported: a nest that is not kept costs no export.
       String nests = TraceCacheNests.whyNot(f.params(), types[0]);
       if (nests != null) {
         submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + nests));
         return;
       }
+      types[0] = SavedLiterals.forSave(types[0], f.params(), f.interner()); // Java values as text
       byte[] def = Native.exportFunctionDef(f.address(), id, true);
       FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
           .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
@@ -272,6 +276,19 @@ public final class TraceCache {
     }
     String file = fileName(types[0]);
     submit(() -> write(dir.resolve(file), bytes));
+  }
+
+  /**
+   * The types of concrete function {@code id} ({@link Native#exportConcreteTypes}), with the
+   * literals of its Java-value parameters when it has any (a literal elsewhere, in a nest, is
+   * refused by TraceCacheNests).
+   */
+  private static String[] exportTypes(FunctionCore f, int id) {
+    boolean java = false;
+    for (Param p : f.params()) {
+      java |= p.kind() == Param.Kind.JAVA;
+    }
+    return Native.exportConcreteTypes(f.address(), id, java);
   }
 
   /** Why {@code f} cannot be cached (null when it can). */
@@ -289,9 +306,11 @@ public final class TraceCache {
         return "parameter '" + p.name() + "' is a record (" + p.javaClass().getName() + "); a trace cache keeps"
             + " tensors, and lists, maps, SparseTensors and RaggedTensors of them";
       }
-      if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.VARIABLE) {
+      // A Java value is kept as its text (SavedLiterals), for the classes that have one.
+      if (p.kind() == Param.Kind.VARIABLE
+          || (p.kind() == Param.Kind.JAVA && JavaValues.declaredClass(p.javaClass().getName()) == null)) {
         return "parameter '" + p.name() + "' is " + p.kindName() + "; a trace cache keeps tensors, and lists, maps,"
-            + " SparseTensors and RaggedTensors of them";
+            + " SparseTensors and RaggedTensors of them, and Java numbers, booleans and strings";
       }
       if (p.defaultValue() != null) {
         return "parameter '" + p.name() + "' has a default value";

@@ -1,6 +1,7 @@
 package dev.polyfn.internal.trace;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.polyfn.internal.JavaValues;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.saved.BoundedFiles;
 import dev.polyfn.internal.saved.FunctionLibrary;
@@ -66,7 +67,8 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
       for (Param p : params) {
         out.writeUTF(p.name());
         out.writeUTF(p.kind().name());
-        out.writeUTF(p.tensorType() == null ? "" : p.tensorType().getName());
+        // The tensor class; a Java-value parameter's declared class (one with a text form).
+        out.writeUTF(p.kind() == Param.Kind.JAVA ? p.javaClass().getName() : p.tensorType() == null ? "" : p.tensorType().getName());
         Shape s = p.shape();
         out.writeInt(s == null ? -2 : s.isUnknown() ? -1 : s.numDimensions());
         if (s != null && !s.isUnknown()) {
@@ -158,10 +160,20 @@ record TraceCacheEntry(Param[] params, String[] outputNames, String declared, St
       String name = in.readUTF();
       Param.Kind kind = Param.Kind.valueOf(in.readUTF());
       // NEST: lists, maps and built-in composites of tensors (TraceCacheNests checks the type).
-      if (kind != Param.Kind.TENSOR && kind != Param.Kind.LIST && kind != Param.Kind.MAP && kind != Param.Kind.NEST) {
+      if (kind == Param.Kind.VARIABLE) {
         throw new IOException("parameter kind " + kind + " is never cached");
       }
       String type = in.readUTF();
+      if (kind == Param.Kind.JAVA) {
+        Class<?> cls = JavaValues.declaredClass(type);
+        // No shape, no default (a parameter with a default is never cached).
+        if (cls == null || in.readInt() != -2 || in.readBoolean()) {
+          throw new IOException("Java-value parameter '" + name + "' has class " + type + ", a shape or a default,"
+              + " which is never cached");
+        }
+        params[i] = new Param(name, kind, null, cls, null, false, null);
+        continue;
+      }
       int rank = in.readInt();
       Shape shape = rank == -2 ? null : rank == -1 ? Shape.unknown() : Shape.of(longs(in, rank));
       if (kind == Param.Kind.NEST && (!type.isEmpty() || shape != null)) {
