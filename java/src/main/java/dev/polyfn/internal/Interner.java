@@ -19,6 +19,8 @@ public final class Interner {
   private final FunctionHandle function;
   private final Map<String, Integer> strings = new ConcurrentHashMap<>();
   private final Map<LiteralKey, Integer> literals = new ConcurrentHashMap<>();
+  /** The literals by id, for a save or trace cache entry that writes the values its types name by id. */
+  private final Map<Integer, LiteralKey> literalsById = new ConcurrentHashMap<>();
   private int next;
 
   public Interner(FunctionHandle function) {
@@ -54,7 +56,9 @@ public final class Interner {
       }
       int fresh = next++;
       Native.registerLiteral(function.address(), fresh, repr(value), declared.getName(), profileValue(declared, value));
-      literals.put(key.kept(), fresh); // an array is copied here, once, not on every call's lookup
+      LiteralKey kept = key.kept(); // an array is copied here, once, not on every call's lookup
+      literalsById.put(fresh, kept);
+      literals.put(kept, fresh);
       return fresh;
     }
   }
@@ -96,25 +100,17 @@ public final class Interner {
 
   /**
    * The Java value interned as {@code id} (the copy kept for an array: not to be changed), or null
-   * for none: a save writes the values its traced types name by id (a scan: saves are rare).
+   * for none: a save writes the values its traced types name by id.
    */
   public Object value(int id) {
-    for (Map.Entry<LiteralKey, Integer> e : literals.entrySet()) {
-      if (e.getValue() == id) {
-        return e.getKey().value;
-      }
-    }
-    return null;
+    LiteralKey k = literalsById.get(id);
+    return k == null ? null : k.value;
   }
 
   /** The declared class of the Java value interned as {@code id}, or null for none. */
   public Class<?> declaredClass(int id) {
-    for (Map.Entry<LiteralKey, Integer> e : literals.entrySet()) {
-      if (e.getValue() == id) {
-        return e.getKey().declared;
-      }
-    }
-    return null;
+    LiteralKey k = literalsById.get(id);
+    return k == null ? null : k.declared;
   }
 
   /**

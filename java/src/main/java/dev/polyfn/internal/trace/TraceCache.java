@@ -181,8 +181,9 @@ public final class TraceCache {
         if (nests != null) {
           throw new IllegalArgumentException(nests + " (the trace cache never writes such an entry)");
         }
-        String traced = SavedLiterals.forLoad(e.traced(), e.params(), f.interner()); // interned in this JVM
-        f.restoreConcrete(e.params(), new Capture[0], e.declared(), traced, e.restorable(), e.outputNames(),
+        FunctionLibrary.Restorable def = e.restorable(); // checked before any value is interned
+        String traced = hasJava(e.params()) ? SavedLiterals.forLoad(e.traced(), e.params(), f.interner()) : e.traced();
+        f.restoreConcrete(e.params(), new Capture[0], e.declared(), traced, def, e.outputNames(),
             e.outputShapes());
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
           used.add(file);
@@ -222,7 +223,7 @@ public final class TraceCache {
         try {
           String[] types = exportTypes(f, c.id());
           if (TraceCacheNests.whyNot(f.params(), types[0]) == null) {
-            used.add(dir.resolve(fileName(SavedLiterals.forSave(types[0], f.params(), f.interner()))));
+            used.add(dir.resolve(fileName(cachedType(f, types[0]))));
           } // else a nest the cache does not keep: never written
         } catch (RuntimeException e) {
           // not exportable (a literal in a nest, a value without text), so never written; or closed meanwhile
@@ -263,7 +264,7 @@ public final class TraceCache {
         submit(() -> debug("a trace of '" + f.name() + "' is not cached: " + nests));
         return;
       }
-      types[0] = SavedLiterals.forSave(types[0], f.params(), f.interner()); // Java values as text
+      types[0] = cachedType(f, types[0]); // Java values as text
       byte[] def = Native.exportFunctionDef(f.address(), id, true);
       FunctionDefLibrary.Builder lib = FunctionDefLibrary.newBuilder()
           .addAllFunction(FunctionLibrary.exported(f.address(), id, FunctionDef.parseFrom(def)));
@@ -284,11 +285,25 @@ public final class TraceCache {
    * refused by TraceCacheNests).
    */
   private static String[] exportTypes(FunctionCore f, int id) {
-    boolean java = false;
-    for (Param p : f.params()) {
-      java |= p.kind() == Param.Kind.JAVA;
+    return Native.exportConcreteTypes(f.address(), id, hasJava(f.params()));
+  }
+
+  /**
+   * Traced type {@code traced} as the entry holds it (and its file is named by): each Java
+   * value's text in place of its id; the native text itself for a function without Java values
+   * (parsed and rewritten only where it must be, a warm start's cost).
+   */
+  private static String cachedType(FunctionCore f, String traced) {
+    return hasJava(f.params()) ? SavedLiterals.forSave(traced, f.params(), f.interner()) : traced;
+  }
+
+  private static boolean hasJava(Param[] params) {
+    for (Param p : params) {
+      if (p.kind() == Param.Kind.JAVA) {
+        return true;
+      }
     }
-    return Native.exportConcreteTypes(f.address(), id, java);
+    return false;
   }
 
   /** Why {@code f} cannot be cached (null when it can). */
