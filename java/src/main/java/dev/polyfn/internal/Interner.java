@@ -55,7 +55,7 @@ public final class Interner {
         return raced;
       }
       int fresh = next++;
-      Native.registerLiteral(function.address(), fresh, repr(value), declared.getName(), profileValue(declared, value));
+      Native.registerLiteral(function.address(), fresh, repr(value), declared.getName(), JavaValues.text(declared, value));
       LiteralKey kept = key.kept(); // an array is copied here, once, not on every call's lookup
       literalsById.put(fresh, kept);
       literals.put(kept, fresh);
@@ -93,11 +93,6 @@ public final class Interner {
     return s.substring(0, cut) + "...";
   }
 
-  /** The whole text of a Java value a signature profile records (see {@link JavaValues#text}). */
-  static String profileValue(Class<?> declared, Object value) {
-    return JavaValues.text(declared, value);
-  }
-
   /**
    * The Java value interned as {@code id} (the copy kept for an array: not to be changed), or null
    * for none: a save writes the values its traced types name by id.
@@ -119,20 +114,8 @@ public final class Interner {
    * could become one and their order (which pairs values with placeholders) would differ.
    */
   public static String malformedKey(String key) {
-    return wellFormed(key) ? null : "map key " + repr(key) + " is not well-formed UTF-16 (it holds an unpaired "
+    return JavaValues.wellFormed(key) ? null : "map key " + repr(key) + " is not well-formed UTF-16 (it holds an unpaired "
         + "surrogate); expected a string of whole characters";
-  }
-
-  static boolean wellFormed(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

@@ -37,7 +37,7 @@ public final class JavaValues {
       return null;
     }
     if (value instanceof String s) {
-      return Interner.wellFormed(s) ? "\"" + s + "\"" : null;
+      return wellFormed(s) ? "\"" + s + "\"" : null;
     }
     return value.toString();
   }
@@ -78,5 +78,18 @@ public final class JavaValues {
       return primitive;
     }
     return RESTORABLE.stream().filter(c -> c.getName().equals(name)).findFirst().orElse(null);
+  }
+
+  /** Whether {@code s} is well-formed UTF-16 (no unpaired surrogate), so it crosses to UTF-8 and back unchanged. */
+  static boolean wellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 }
