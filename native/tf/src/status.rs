@@ -141,8 +141,8 @@ thread_local! {
 }
 
 /// Runs `f` with this thread's call status, reset to OK (a new one if it is in use, by a call
-/// made from inside a call, or if the thread is exiting).
-pub(crate) fn with_call_status<R>(api: &Api, f: impl FnOnce(&Status<'_>) -> R) -> R {
+/// made from inside a call, or if the thread is exiting). Public for the tests of the slot.
+pub fn with_call_status<R>(api: &Api, f: impl FnOnce(&Status<'_>) -> R) -> R {
     let raw = CALL_STATUS.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
     if raw.is_null() {
         let status = Status::new(api);
@@ -157,13 +157,28 @@ pub(crate) fn with_call_status<R>(api: &Api, f: impl FnOnce(&Status<'_>) -> R) -
     }
     // SAFETY: a live status owned by this thread's slot; resetting it to OK allocates nothing.
     unsafe { (api.TF_SetStatus)(raw, Code::Ok.raw(), c"".as_ptr()) };
-    let r = f(&Status { api, raw, owned: false });
-    let returned = CALL_STATUS.try_with(|s| s.0.get().is_null() && { s.0.set(raw); true }).unwrap_or(false);
-    if !returned {
-        // SAFETY: taken from the slot above and not put back: deleted once, here.
-        unsafe { (api.TF_DeleteStatus)(raw) };
+    // Given back by a guard, so that a panic inside `f` (caught at the JNI boundary) neither
+    // leaks the status nor leaves the slot empty for the thread's later calls.
+    let lent = Lent { api, raw };
+    f(&Status { api, raw: lent.raw, owned: false })
+}
+
+/// The slot's status while a call uses it: put back in the slot when the call ends, normally or
+/// by a panic, or deleted when the slot was refilled meanwhile or the thread is exiting.
+struct Lent<'a> {
+    api: &'a Api,
+    raw: *mut TF_Status,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        let raw = self.raw;
+        let returned = CALL_STATUS.try_with(|s| s.0.get().is_null() && { s.0.set(raw); true }).unwrap_or(false);
+        if !returned {
+            // SAFETY: taken from the slot and not put back: deleted once, here.
+            unsafe { (self.api.TF_DeleteStatus)(raw) };
+        }
     }
-    r
 }
 
 impl<'a> Status<'a> {

@@ -51,3 +51,23 @@ fn output_names_must_match_outputs() {
     assert!(err.message.contains("0 output names for 2 outputs"), "{err}");
     unsafe { ctx.delete(rt) };
 }
+
+#[test]
+fn a_panic_inside_a_call_gives_the_threads_status_back() {
+    use polyfn_tf::status::with_call_status;
+    let rt = support::runtime();
+    let api = rt.api();
+    std::thread::spawn(move || {
+        let first = with_call_status(api, |s| s.raw() as usize); // made, then kept in the slot
+        assert_eq!(with_call_status(api, |s| s.raw() as usize), first, "the slot's status is reused");
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_call_status(api, |_| panic!("a defect inside a call"));
+        }));
+        assert!(caught.is_err());
+        // Before the fix the panic lost (leaked) the slot's status and every later call made a new one.
+        assert_eq!(with_call_status(api, |s| s.raw() as usize), first, "the status came back to the slot");
+        assert!(with_call_status(api, |s| s.check("after the panic")).is_ok(), "and was reset to OK");
+    })
+    .join()
+    .unwrap();
+}
