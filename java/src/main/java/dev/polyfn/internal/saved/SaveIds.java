@@ -3,12 +3,15 @@ package dev.polyfn.internal.saved;
 import dev.polyfn.internal.EagerLock;
 import dev.polyfn.internal.WholeFiles;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.tensorflow.Operand;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.proto.TensorShapeProto;
@@ -102,5 +105,25 @@ public final class SaveIds {
    */
   static void writeWhole(Path target, byte[] bytes) throws IOException {
     WholeFiles.write(target, target.resolveSibling("." + target.getFileName() + "-" + UUID.randomUUID() + ".tmp"), bytes);
+  }
+
+  /** The names {@link #writeWhole} gives its temporary files. */
+  private static final Pattern TEMP = Pattern.compile("\\..+-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\\.tmp");
+
+  /**
+   * After a save into {@code target}: deletes the temporary files of {@link #writeWhole} that an
+   * earlier save, killed before its renames, left in the SavedModel's directories (an hour old at
+   * least, so never a save in progress: see {@link WholeFiles#deleteStale}).
+   */
+  static void deleteStaleTemps(Path target) {
+    WholeFiles.deleteStale(target, TEMP);
+    WholeFiles.deleteStale(target.resolve("assets.extra"), TEMP);
+    try (DirectoryStream<Path> assets = Files.newDirectoryStream(target.resolve("assets"), Files::isDirectory)) {
+      for (Path dir : assets) {
+        WholeFiles.deleteStale(dir, TEMP);
+      }
+    } catch (IOException | RuntimeException e) {
+      // no assets, or not listable: nothing to clean
+    }
   }
 }

@@ -299,6 +299,7 @@ public final class SavedModelWriter {
         saved, saveId).getBytes(StandardCharsets.UTF_8));
     // Last: a directory with saved_model.pb is complete.
     SaveIds.writeWhole(target.resolve("saved_model.pb"), model.toByteArray());
+    SaveIds.deleteStaleTemps(target);
     time.end("files");
   }
 

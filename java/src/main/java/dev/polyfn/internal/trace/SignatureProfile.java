@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.TBfloat16;
 import org.tensorflow.types.TBool;
@@ -80,7 +81,11 @@ public final class SignatureProfile {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the signature profile " + file, e);
     }
+    WholeFiles.deleteStale(temp.toAbsolutePath().getParent(), TEMP);
   }
+
+  /** The names {@link #write} gives its temporary files: what a killed writer left is deleted by the next. */
+  private static final Pattern TEMP = Pattern.compile("\\.polyfn-profile-[0-9a-f]{1,16}\\.tmp");
 
   /** Reads {@code file}; a missing or malformed file is an IllegalArgumentException naming it. */
   public static SignatureProfile read(Path file) {
