@@ -34,15 +34,19 @@ import org.tensorflow.types.TInt64;
 
 /**
  * Warm start of nest parameters ({@link FunctionOptions#withTraceCache}): a nest that held tensors
- * only (lists and maps of tensors, SparseTensors, RaggedTensors) restores in the next JVM and
- * serves the structures traced before without tracing; a nest that held a Java value or a record,
- * and a record parameter, are not cached (their types are this JVM's), and say why at DEBUG. Each
+ * (lists and maps of tensors, SparseTensors, RaggedTensors) and numbers restores in the next JVM
+ * and serves the structures and values traced before without tracing (another value traces); a
+ * nest that held an enum or a record, and a record parameter, are not cached (their types are
+ * this JVM's), and say why at DEBUG. Each
  * run is a fresh child JVM, as a restarted application is; each function caches into a directory
  * of its own, so the test sees which wrote entries.
  */
 class TraceCacheNestTest {
   /** A record of tensors only: still not cached (an entry does not keep its class). */
   record Pair(TFloat32 a, TFloat32 b) {}
+
+  /** A Java value without a text form another JVM reads back: a nest holding one is not cached. */
+  enum Mode { UP, DOWN }
 
   /** Every leaf of a nest summed: tensors, SparseTensor values, RaggedTensor flat values, integer Java values. */
   @SuppressWarnings("unchecked")
@@ -51,7 +55,8 @@ class TraceCacheNestTest {
       return all(tf, n.operand(TFloat32.class));
     }
     if (n.isValue()) {
-      return tf.constant((float) n.value(Integer.class));
+      Object v = n.value(Object.class);
+      return tf.constant(v instanceof Mode m ? 100f + m.ordinal() : (float) (Integer) v);
     }
     if (n.isComposite()) {
       Object view = n.unwrap();
@@ -109,7 +114,7 @@ class TraceCacheNestTest {
   }
 
   /** The functions of the child, each caching in a directory of its own (its name). */
-  static final List<String> NAMES = List.of("javaValue", "nestedRecord", "record", "nest", "sparse", "ragged",
+  static final List<String> NAMES = List.of("javaValue", "enumValue", "nestedRecord", "record", "nest", "sparse", "ragged",
       "composites");
 
   /**
@@ -155,10 +160,11 @@ class TraceCacheNestTest {
         TInt64 splits = TInt64.vectorOf(0, 2, 2, 3)) {
       // The refused ones first: the writer thread logs their reasons before it writes the entries
       // main waits for.
-      print("javaValue", fs.get("javaValue"), "xs", Map.of("x", a, "n", 3));
+      print("enumValue", fs.get("enumValue"), "xs", Map.of("x", a, "m", Mode.DOWN));
       print("nestedRecord", fs.get("nestedRecord"), "xs", List.of(a, new Pair(b, c)));
       print("record", fs.get("record"), "r", new Pair(a, c));
       MapFunction nest = fs.get("nest");
+      print("javaValue", fs.get("javaValue"), "xs", Map.of("x", a, "n", 3));
       print("nest", nest, "xs", Map.of("a", List.of(a, b), "b", List.of(c)));
       print("nest", nest, "xs", List.of(Map.of("k", a), Map.of("k", b, "j", c)));
       print("nest", nest, "xs", Map.of("a", List.of(d, b), "b", List.of(c))); // the first signature, other values
@@ -182,6 +188,8 @@ class TraceCacheNestTest {
       if (fresh) {
         print("nest", nest, "xs", Map.of("a", List.of(a), "c", b));
         print("sparse", sparse, "s", SparseTensor.of(one, nine, tall));
+        // Another value: its own trace, never the restored one of 3.
+        print("javaValue", fs.get("javaValue"), "xs", Map.of("x", a, "n", 4));
       }
       for (String name : NAMES) {
         System.out.println(name + " traces " + fs.get(name).traceCount());
@@ -228,32 +236,35 @@ class TraceCacheNestTest {
   @Test
   void nestsOfTensorsRestoreInTheNextJvmAndOtherNestsTrace(@TempDir Path dir) throws Exception {
     String first = run(dir, "first");
-    for (String traced : List.of("javaValue traces 1", "nestedRecord traces 1", "record traces 1", "nest traces 2",
-        "sparse traces 2", "ragged traces 1", "nestOut traces 1", "composites traces 1")) {
+    for (String traced : List.of("javaValue traces 1", "enumValue traces 1", "nestedRecord traces 1", "record traces 1",
+        "nest traces 2", "sparse traces 2", "ragged traces 1", "nestOut traces 1", "composites traces 1")) {
       assertTrue(first.contains(traced), first);
     }
+    assertTrue(results(first).contains("result javaValue [6.0]") && results(first).contains("result enumValue [104.0]"),
+        first);
     assertTrue(results(first).contains("result nest [25.0]") && results(first).contains("result nest [33.0]") && results(first).contains("result sparse [3.0, 0.0, 4.0]")
         && results(first).contains("result composites [29.0]") && results(first).contains("result ragged [12.0]")
         && results(first).contains("result nestOut [10.0, 20.0, 40.0] 3 [1.0, 2.0]"), first);
-    // One entry per signature of the nests of tensors; none for a Java value or a record, anywhere.
+    // One entry per signature of the nests of tensors and numbers; none for an enum or a record, anywhere.
     assertEquals(2, entries(dir.resolve("nest")).size(), first);
+    assertEquals(1, entries(dir.resolve("javaValue")).size(), first);
     assertEquals(2, entries(dir.resolve("sparse")).size(), first);
     assertEquals(1, entries(dir.resolve("composites")).size(), first);
     assertEquals(1, entries(dir.resolve("ragged")).size(), first);
-    for (String refused : List.of("javaValue", "nestedRecord", "record")) {
+    for (String refused : List.of("enumValue", "nestedRecord", "record")) {
       assertEquals(List.of(), entries(dir.resolve(refused)), refused + " must not be cached\n" + first);
     }
     // Each refusal names the parameter and where in it.
-    assertTrue(first.contains("a trace of 'javaValue' is not cached: its type holds a Java value (parameter 'xs', at"
-        + " xs['n'])"), first);
+    assertTrue(first.contains("a trace of 'enumValue' is not cached: parameter 'xs' holds a Java value ("
+        + Mode.class.getName() + ") at xs['m'] of a class without a text form"), first);
     assertTrue(first.contains("a trace of 'nestedRecord' is not cached: parameter 'xs' holds a record ("
         + Pair.class.getName() + ") at xs[1]"), first);
     assertTrue(first.contains("'record' is not trace-cached: parameter 'r' is a record (" + Pair.class.getName() + ")"),
         first);
 
     String second = run(dir, "first");
-    for (String traced : List.of("javaValue traces 1", "nestedRecord traces 1", "record traces 1", "nest traces 0",
-        "sparse traces 0", "ragged traces 0", "nestOut traces 0", "composites traces 0")) {
+    for (String traced : List.of("javaValue traces 0", "enumValue traces 1", "nestedRecord traces 1", "record traces 1",
+        "nest traces 0", "sparse traces 0", "ragged traces 0", "nestOut traces 0", "composites traces 0")) {
       assertTrue(second.contains(traced), second);
     }
     assertEquals(results(first), results(second));
@@ -261,8 +272,9 @@ class TraceCacheNestTest {
     // A structure not seen before traces (once each), the others still restore.
     String third = run(dir, "new");
     assertTrue(third.contains("nest traces 1") && third.contains("sparse traces 1")
-        && third.contains("composites traces 0"), third);
+        && third.contains("composites traces 0") && third.contains("javaValue traces 1"), third);
     assertTrue(results(third).startsWith(results(first) + "\nresult nest [13.0]\nresult sparse"), third);
+    assertTrue(results(third).endsWith("\nresult javaValue [7.0]"), "4 traced, not served 3's trace: " + third);
     assertEquals(3, entries(dir.resolve("nest")).size(), third);
   }
 
@@ -294,7 +306,12 @@ class TraceCacheNestTest {
         entries(t).put("n", new java.util.LinkedHashMap<>(Map.of("kind", "literal", "id", 1L, "repr", "3",
             "class", "java.lang.Integer")));
         return t;
-      }, "parameter 'xs' holds a Java value (java.lang.Integer) at xs['n']");
+      }, "parameter 'xs': expected a literal of a number, boolean or string class with its value's text and no id");
+      edited(dir.resolve("enum"), "nest", "xs", xs, xs, "[25.0]", t -> {
+        entries(t).put("n", new java.util.LinkedHashMap<>(Map.of("kind", "literal", "value", "UP", "repr", "UP",
+            "class", Mode.class.getName())));
+        return t;
+      }, "parameter 'xs' holds a Java value (" + Mode.class.getName() + ") at xs['n'] of a class without a text form");
       edited(dir.resolve("sparse"), "sparse", "s", SparseTensor.of(idx, vals, dense), SparseTensor.of(idx, vals, dense),
           "[1.0, 0.0, 4.0]", t -> {
             ((Map<String, Object>) t).put("name", "MySparse");

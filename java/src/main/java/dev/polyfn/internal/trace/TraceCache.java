@@ -182,7 +182,7 @@ public final class TraceCache {
           throw new IllegalArgumentException(nests + " (the trace cache never writes such an entry)");
         }
         FunctionLibrary.Restorable def = e.restorable(); // checked before any value is interned
-        String traced = hasJava(e.params()) ? SavedLiterals.forLoad(e.traced(), e.params(), f.interner()) : e.traced();
+        String traced = mayHoldJava(e.params()) ? SavedLiterals.forLoad(e.traced(), e.params(), f.interner()) : e.traced();
         f.restoreConcrete(e.params(), new Capture[0], e.declared(), traced, def, e.outputNames(),
             e.outputShapes());
         if (TraceCacheRetention.needsRefresh(entry.modified(), now)) {
@@ -281,25 +281,26 @@ public final class TraceCache {
 
   /**
    * The types of concrete function {@code id} ({@link Native#exportConcreteTypes}), with the
-   * literals of its Java-value parameters when it has any (a literal elsewhere, in a nest, is
-   * refused by TraceCacheNests).
+   * literals of its Java values when it may have any (TraceCacheNests refuses those of classes
+   * without a text form, in nests; whyNot, as parameters).
    */
   private static String[] exportTypes(FunctionCore f, int id) {
-    return Native.exportConcreteTypes(f.address(), id, hasJava(f.params()));
+    return Native.exportConcreteTypes(f.address(), id, mayHoldJava(f.params()));
   }
 
   /**
    * Traced type {@code traced} as the entry holds it (and its file is named by): each Java
-   * value's text in place of its id; the native text itself for a function without Java values
-   * (parsed and rewritten only where it must be, a warm start's cost).
+   * value's text in place of its id; the native text itself for a function whose types cannot
+   * hold a Java value (parsed and rewritten only where it must be, a warm start's cost).
    */
   private static String cachedType(FunctionCore f, String traced) {
-    return hasJava(f.params()) ? SavedLiterals.forSave(traced, f.params(), f.interner()) : traced;
+    return mayHoldJava(f.params()) ? SavedLiterals.forSave(traced, f.params(), f.interner()) : traced;
   }
 
-  private static boolean hasJava(Param[] params) {
+  /** Whether a traced type over {@code params} may hold a Java value: a Java-value or nest parameter's. */
+  private static boolean mayHoldJava(Param[] params) {
     for (Param p : params) {
-      if (p.kind() == Param.Kind.JAVA) {
+      if (p.kind() == Param.Kind.JAVA || p.kind() == Param.Kind.NEST) {
         return true;
       }
     }

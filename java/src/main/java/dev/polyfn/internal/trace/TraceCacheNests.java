@@ -1,5 +1,6 @@
 package dev.polyfn.internal.trace;
 
+import dev.polyfn.internal.JavaValues;
 import dev.polyfn.internal.saved.Json;
 import dev.polyfn.internal.structure.Nests;
 import java.util.List;
@@ -8,18 +9,20 @@ import java.util.Set;
 
 /**
  * Which nest parameters ({@code in.nest}, {@code in.sparse}, {@code in.ragged}) the trace cache
- * keeps: those whose traced type holds tensors only, in lists, maps and Polyfn's built-in
- * composites ({@code SparseTensor}, {@code RaggedTensor}), to any depth. Such a type is made of
- * dtypes, shapes, list lengths, map keys and the composites' names, which mean the same in any
- * JVM, so a restored entry dispatches exactly as the trace did.
+ * keeps: those whose traced type holds tensors, and numbers, booleans and strings, in lists, maps
+ * and Polyfn's built-in composites ({@code SparseTensor}, {@code RaggedTensor}), to any depth.
+ * Such a type is made of dtypes, shapes, list lengths, map keys, the composites' names and the
+ * Java values' texts (the entry holds each value's text, not the tracing JVM's interning id, and
+ * the next JVM interns it again: {@link dev.polyfn.internal.saved.SavedLiterals}), which mean the
+ * same in any JVM, so a restored entry dispatches exactly as the trace did.
  *
  * <p>Judged by the traced type (the document the entry holds), not by the declaration: a nest
- * parameter accepts Java values and records, yet a call that passed tensors only is as safe to
- * cache as a list parameter's, and is cached; a call that passed anything else is not. Refused,
- * wherever they are in the nest:
+ * parameter accepts records, yet a call that passed none is as safe to cache as a list
+ * parameter's, and is cached; a call that passed one is not. Refused, wherever they are in the
+ * nest:
  * <ul>
- *   <li>a Java value: its type is an id of the tracing JVM's interner, so another JVM's value
- *       could be served the trace of this one (size 4 the graph of size 3);
+ *   <li>a Java value of a class without a text form another JVM reads back (an enum, any other
+ *       object): its type is an id of the tracing JVM's interner only;
  *   <li>a record: binding a record argument needs its class, which an entry does not hold, and
  *       the record class's code is not in the cache key;
  *   <li>a composite of a type the application registered: its code (spec, view, components)
@@ -118,8 +121,10 @@ final class TraceCacheNests {
       return null;
     }
     if ("literal".equals(kind)) {
-      return "holds a Java value (" + m.get("class") + ")" + at + ", typed by an id only the JVM that traced it"
-          + " knows: pass the value as a tensor";
+      // Its text is checked when the entry is written (forSave) and interned again when read (forLoad).
+      return m.get("class") instanceof String c && JavaValues.declaredClass(c) != null ? null
+          : "holds a Java value (" + m.get("class") + ")" + at + " of a class without a text form another JVM"
+          + " reads back (the cache keeps numbers, booleans and strings): pass the value as a tensor";
     }
     if ("record".equals(kind)) {
       return "holds a record (" + m.get("class") + ")" + at + ", whose class an entry does not keep";
