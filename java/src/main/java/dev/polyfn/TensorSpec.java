@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.ShapeValues;
 import java.util.Objects;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.family.TType;
@@ -60,12 +61,13 @@ public final class TensorSpec {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TensorSpec && ((TensorSpec) o).type == type && ((TensorSpec) o).shape.equals(shape);
+    // By dimensions: Shape.equals is false for two shapes with an unknown dimension.
+    return o instanceof TensorSpec && ((TensorSpec) o).type == type && ShapeValues.equal(((TensorSpec) o).shape, shape);
   }
 
   @Override
   public int hashCode() {
-    return type.hashCode() * 31 + shape.hashCode();
+    return type.hashCode() * 31 + ShapeValues.hash(shape);
   }
 
   @Override

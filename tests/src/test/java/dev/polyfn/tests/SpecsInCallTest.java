@@ -75,4 +75,23 @@ class SpecsInCallTest {
       assertEquals(1, f.traceCount());
     }
   }
+
+  /**
+   * Specs equal as Python's {@code TensorSpec}s are: by dtype and dimensions, unknown ones
+   * included. Before, TensorFlow Java's {@code Shape.equals} (false for two shapes with an unknown
+   * dimension or rank) made {@code TensorSpec.of(FLOAT, [-1])} unequal to itself rebuilt.
+   */
+  @Test
+  void specsWithUnknownDimensionsAreEqualByValue() {
+    TensorSpec a = TensorSpec.of(TFloat32.class, Shape.of(-1, 3));
+    TensorSpec b = TensorSpec.of(TFloat32.class, Shape.of(-1, 3));
+    assertEquals(a, b);
+    assertEquals(a.hashCode(), b.hashCode());
+    assertEquals(TensorSpec.of(TFloat32.class, Shape.unknown()), TensorSpec.of(TFloat32.class, Shape.unknown()));
+    assertEquals(1, new java.util.HashSet<>(List.of(a, b)).size());
+    for (TensorSpec other : List.of(TensorSpec.of(TFloat32.class, Shape.of(2, 3)), TensorSpec.of(TFloat32.class, Shape.of(-1)),
+        TensorSpec.of(TFloat32.class, Shape.unknown()), TensorSpec.of(org.tensorflow.types.TInt32.class, Shape.of(-1, 3)))) {
+      assertTrue(!a.equals(other) && !other.equals(a), a + " and " + other + " differ");
+    }
+  }
 }

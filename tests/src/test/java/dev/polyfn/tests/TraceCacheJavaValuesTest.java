@@ -1,6 +1,7 @@
 package dev.polyfn.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyfn.Function;
@@ -34,17 +35,25 @@ class TraceCacheJavaValuesTest {
     return Map.of("y", in.javaInput("neg", boolean.class) ? tf.math.neg(y) : y);
   };
 
+  /** FLAGS with x declared a vector of any length: a declared shape with an unknown dimension. */
+  private static final MapBody SHAPED = (tf, in) -> {
+    Operand<TFloat32> y = tf.math.add(in.input("x", TFloat32.class, org.tensorflow.ndarray.Shape.of(-1)),
+        tf.constant((float) in.javaInput("mode", Integer.class)));
+    return Map.of("y", in.javaInput("neg", boolean.class) ? tf.math.neg(y) : y);
+  };
+
   /** y = x for UP, -x for DOWN. */
   private static final MapBody MODES = (tf, in) -> {
     Operand<TFloat32> x = in.input("x", TFloat32.class);
     return Map.of("y", in.javaInput("m", Mode.class) == Mode.UP ? x : tf.math.neg(x));
   };
 
-  /** Child JVM: args = cache dir, "flags" or "enum", then the calls' values in order. Prints results and counts. */
+  /** Child JVM: args = cache dir, "flags", "shaped" or "enum", then the calls' values in order. Prints results and counts. */
   public static void main(String[] args) {
-    boolean flags = args[1].equals("flags");
-    try (MapFunction f = Function.define(flags ? FLAGS : MODES,
-        FunctionOptions.defaults().withName(flags ? "flags" : "modes").withTraceCache(Path.of(args[0]), "v1"))) {
+    boolean flags = !args[1].equals("enum");
+    MapBody body = args[1].equals("flags") ? FLAGS : args[1].equals("shaped") ? SHAPED : MODES;
+    try (MapFunction f = Function.define(body,
+        FunctionOptions.defaults().withName(args[1]).withTraceCache(Path.of(args[0]), "v1"))) {
       for (int i = 2; i < args.length; i++) {
         String[] v = args[i].split(",");
         Map<String, Object> call;
@@ -79,6 +88,21 @@ class TraceCacheJavaValuesTest {
     // A value not cached traces, beside the restored ones.
     String third = ChildJvm.run(TraceCacheJavaValuesTest.class, cache.toString(), "flags", "3,true", "5,true");
     assertTrue(third.contains("traceCount 1") && third.contains("result 3,true [-4.0, -5.0]"), third);
+  }
+
+  /**
+   * A parameter declared with an unknown dimension ({@code Shape.of(-1)}): every entry restores.
+   * Before, TensorFlow Java's {@code Shape.equals}, false for two {@code [-1]} shapes, made each
+   * entry after the first "differ from those of an earlier entry": one restored, the rest traced.
+   */
+  @Test
+  void entriesOfAParameterDeclaredWithAnUnknownDimensionAllRestore(@TempDir Path cache) throws Exception {
+    String first = ChildJvm.run(TraceCacheJavaValuesTest.class, cache.toString(), "shaped", "3,false", "5,true", "7,false");
+    assertTrue(first.contains("traceCount 3"), first);
+    String second = ChildJvm.run(TraceCacheJavaValuesTest.class, cache.toString(), "shaped", "7,false", "5,true", "3,false");
+    assertTrue(second.contains("traceCount 0"), "all three restored, none traced: " + second);
+    assertFalse(second.contains("differ from those of an earlier entry"), second);
+    assertEquals(results(first), results(second));
   }
 
   @Test

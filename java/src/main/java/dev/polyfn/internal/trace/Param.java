@@ -1,5 +1,6 @@
 package dev.polyfn.internal.trace;
 
+import dev.polyfn.internal.ShapeValues;
 import dev.polyfn.internal.Wire;
 import org.tensorflow.ndarray.Shape;
 import org.tensorflow.types.family.TType;
@@ -41,17 +42,19 @@ public record Param(String name, Kind kind, Class<? extends TType> tensorType, C
    * Component by component, as a record's equals: written out because the generated one is
    * bootstrapped through method handles at its first use, which cost a fresh JVM's first restore
    * (where a second restored signature's parameters are compared with the first's) tens of ms.
+   * Shapes by their dimensions ({@link ShapeValues}): a declared {@code [-1]} read back from a
+   * trace cache entry must equal the next entry's.
    */
   @Override
   public boolean equals(Object o) {
     return this == o || o instanceof Param p && java.util.Objects.equals(name, p.name) && kind == p.kind && tensorType == p.tensorType
-        && javaClass == p.javaClass && java.util.Objects.equals(shape, p.shape) && optional == p.optional
+        && javaClass == p.javaClass && ShapeValues.equal(shape, p.shape) && optional == p.optional
         && java.util.Objects.equals(defaultValue, p.defaultValue);
   }
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(name, kind, tensorType, javaClass, shape, optional, defaultValue);
+    return java.util.Objects.hash(name, kind, tensorType, javaClass, ShapeValues.hash(shape), optional, defaultValue);
   }
 
   /** What an argument of this parameter must be, for messages: "a list of tensors". */
