@@ -39,7 +39,7 @@ pub fn export_concrete_types<'l>(
         let value: Value = polyfn_core::serial::parse_json(text).map_err(|e| NativeError::IllegalState(e.to_string()))?;
         if holds_literal(&value) {
             let at = literal_place(&value).map(|p| format!(" ({p})")).unwrap_or_default();
-            return Err(NativeError::IllegalState(format!("its type holds a Java value{at}, which only this JVM can identify (a SavedModel or a trace cache holds tensors, and lists, maps and records of them: pass the value as a tensor)")));
+            return Err(NativeError::IllegalState(format!("its type holds a Java value{at}, which only this JVM can identify (exported with its literals, a save or a trace cache writes each value's text instead: pass the value as a tensor)")));
         }
     }
     let shapes = serde_json::to_string(&concrete.inner.output_shapes).map_err(|e| NativeError::IllegalState(e.to_string()))?;

@@ -141,7 +141,8 @@ thread_local! {
 }
 
 /// Runs `f` with this thread's call status, reset to OK (a new one if it is in use, by a call
-/// made from inside a call, or if the thread is exiting). Public for the tests of the slot.
+/// made from inside a call, or if the thread is exiting). Public for the tests of the slot only.
+#[doc(hidden)]
 pub fn with_call_status<R>(api: &Api, f: impl FnOnce(&Status<'_>) -> R) -> R {
     let raw = CALL_STATUS.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
     if raw.is_null() {

@@ -61,7 +61,11 @@ fn a_panic_inside_a_call_gives_the_threads_status_back() {
         let first = with_call_status(api, |s| s.raw() as usize); // made, then kept in the slot
         assert_eq!(with_call_status(api, |s| s.raw() as usize), first, "the slot's status is reused");
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            with_call_status(api, |_| panic!("a defect inside a call"));
+            with_call_status(api, |s| {
+                // The call failed, then a defect: the status comes back holding the error.
+                unsafe { (api.TF_SetStatus)(s.raw(), Code::Internal.raw(), c"a failed call".as_ptr()) };
+                panic!("a defect inside a call")
+            });
         }));
         assert!(caught.is_err());
         // Before the fix the panic lost (leaked) the slot's status and every later call made a new one.

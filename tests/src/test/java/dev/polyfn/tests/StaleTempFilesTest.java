@@ -25,7 +25,8 @@ import org.tensorflow.types.TFloat32;
  * A process killed between writing a file of a SavedModel or a signature profile and renaming it
  * into place leaves its temporary file behind; the next save into that directory deletes such
  * files once they are an hour old (never a save in progress elsewhere), and nothing else: a fresh
- * temporary file, and a user's own files with similar names, stay.
+ * temporary file, and a user's own files with similar names (another name before the id, another
+ * directory under {@code assets/} than a save's digest directories), stay.
  */
 class StaleTempFilesTest {
   private static final MapBody BODY = (tf, in) -> {
@@ -50,7 +51,8 @@ class StaleTempFilesTest {
     Path oldAsset = file(saved.resolve("assets/0123456789abcdef/.vocab.txt-" + UUID.randomUUID() + ".tmp"), old);
     Path fresh = file(saved.resolve(".saved_model.pb-" + UUID.randomUUID() + ".tmp"), Duration.ofMinutes(5));
     Path users = file(saved.resolve(".notes.tmp"), old);
-    Path usersUuidLike = file(saved.resolve("draft-" + UUID.randomUUID() + ".tmp"), old);
+    Path usersUuidLike = file(saved.resolve(".draft-" + UUID.randomUUID() + ".tmp"), old);
+    Path usersAssets = file(saved.resolve("assets/vocabularies/.vocab.txt-" + UUID.randomUUID() + ".tmp"), old);
     try (MapFunction f = Function.define(BODY); TFloat32 x = TFloat32.vectorOf(1f, 2f)) {
       f.call(Map.of("x", x)).close();
       f.save(saved);
@@ -58,7 +60,7 @@ class StaleTempFilesTest {
     for (Path p : new Path[] {oldPb, oldMeta, oldAsset}) {
       assertFalse(Files.exists(p), p + " was left by a killed save and is an hour old: deleted");
     }
-    for (Path p : new Path[] {fresh, users, usersUuidLike}) {
+    for (Path p : new Path[] {fresh, users, usersUuidLike, usersAssets}) {
       assertTrue(Files.exists(p), p + " is a save in progress or the user's: kept");
     }
     try (MapFunction g = (MapFunction) Function.load(saved); TFloat32 x = TFloat32.vectorOf(3f);

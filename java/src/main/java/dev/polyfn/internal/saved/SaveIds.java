@@ -5,6 +5,7 @@ import dev.polyfn.internal.WholeFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -107,20 +108,27 @@ public final class SaveIds {
     WholeFiles.write(target, target.resolveSibling("." + target.getFileName() + "-" + UUID.randomUUID() + ".tmp"), bytes);
   }
 
-  /** The names {@link #writeWhole} gives its temporary files. */
-  private static final Pattern TEMP = Pattern.compile("\\..+-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\\.tmp");
+  /** A temporary file's name after its target's: {@code .<target>-<uuid>.tmp}, as {@link #writeWhole} names it. */
+  private static final String UUID_TMP = "-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\\.tmp";
+  private static final Pattern ROOT_TEMP = Pattern.compile("\\.saved_model\\.pb" + UUID_TMP);
+  private static final Pattern METADATA_TEMP = Pattern.compile("\\.polyfn\\.json" + UUID_TMP);
+  private static final Pattern ASSET_TEMP = Pattern.compile("\\..+" + UUID_TMP);
+  /** A directory of asset files Polyfn's save names by their contents' digest ({@code assets/<16 hex>/}). */
+  private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{16}");
 
   /**
    * After a save into {@code target}: deletes the temporary files of {@link #writeWhole} that an
    * earlier save, killed before its renames, left in the SavedModel's directories (an hour old at
-   * least, so never a save in progress: see {@link WholeFiles#deleteStale}).
+   * least, so never a save in progress: see {@link WholeFiles#deleteStale}); only the names this
+   * save's writer gives in each directory, so a file another tool wrote there stays.
    */
   static void deleteStaleTemps(Path target) {
-    WholeFiles.deleteStale(target, TEMP);
-    WholeFiles.deleteStale(target.resolve("assets.extra"), TEMP);
-    try (DirectoryStream<Path> assets = Files.newDirectoryStream(target.resolve("assets"), Files::isDirectory)) {
+    WholeFiles.deleteStale(target, ROOT_TEMP);
+    WholeFiles.deleteStale(target.resolve("assets.extra"), METADATA_TEMP);
+    try (DirectoryStream<Path> assets = Files.newDirectoryStream(target.resolve("assets"),
+        p -> DIGEST.matcher(p.getFileName().toString()).matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))) {
       for (Path dir : assets) {
-        WholeFiles.deleteStale(dir, TEMP);
+        WholeFiles.deleteStale(dir, ASSET_TEMP);
       }
     } catch (IOException | RuntimeException e) {
       // no assets, or not listable: nothing to clean

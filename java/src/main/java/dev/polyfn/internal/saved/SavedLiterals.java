@@ -82,8 +82,9 @@ public final class SavedLiterals {
         if (text == null) {
           throw new IllegalStateException("parameter '" + name + "' was traced with " + literal.get("repr")
               + (value == null ? "" : ", a " + value.getClass().getName())
-              + ", which another JVM cannot rebuild from a SavedModel; saved Java values are numbers, booleans and"
-              + " strings (of well-formed UTF-16), a Java-value parameter declared as their class or primitive type");
+              + ", which another JVM cannot rebuild from a SavedModel or a trace cache entry; saved Java values are"
+              + " numbers, booleans and strings (of well-formed UTF-16), a Java-value parameter declared as their class"
+              + " or primitive type");
         }
         literal.remove("id");
         literal.put("value", text);

@@ -44,7 +44,7 @@ final class TraceCacheNests {
   /**
    * Why the concrete function of traced type document {@code traced} (its parameters {@code
    * params}) cannot be cached for one of its nest parameters, naming the parameter and the path
-   * in it; null when every nest parameter holds tensors only. A document that is not a function
+   * in it; null when every nest parameter holds only what the cache keeps. A document that is not a function
    * type with one type per parameter is a reason too.
    */
   static String whyNot(Param[] params, String traced) {
