@@ -1,6 +1,7 @@
 package dev.polyfn;
 
 import dev.polyfn.internal.DataTypes;
+import dev.polyfn.internal.ShapeValues;
 import java.util.List;
 import java.util.Objects;
 import org.tensorflow.ndarray.Shape;
@@ -40,5 +41,20 @@ public record CompositeSpec(Class<? extends TType> dtype, Shape shape, Object me
       throw new IllegalArgumentException("a composite needs one spec per distinct component name, got " + names
           + " for " + components.size() + " specs");
     }
+  }
+
+  /**
+   * Equal by component, the shape by its dimensions (as {@link TensorSpec}): TensorFlow Java's
+   * {@code Shape.equals} is false for two shapes with an unknown dimension.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return this == o || o instanceof CompositeSpec c && dtype == c.dtype && ShapeValues.equal(shape, c.shape)
+        && Objects.equals(metadata, c.metadata) && names.equals(c.names) && components.equals(c.components);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(dtype, ShapeValues.hash(shape), metadata, names, components);
   }
 }

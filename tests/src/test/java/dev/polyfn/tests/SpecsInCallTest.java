@@ -79,7 +79,8 @@ class SpecsInCallTest {
   /**
    * Specs equal as Python's {@code TensorSpec}s are: by dtype and dimensions, unknown ones
    * included. Before, TensorFlow Java's {@code Shape.equals} (false for two shapes with an unknown
-   * dimension or rank) made {@code TensorSpec.of(FLOAT, [-1])} unequal to itself rebuilt.
+   * dimension or rank) made {@code TensorSpec.of(FLOAT, [-1])} unequal to itself rebuilt, and a
+   * {@code CompositeSpec} of such a shape too.
    */
   @Test
   void specsWithUnknownDimensionsAreEqualByValue() {
@@ -93,5 +94,14 @@ class SpecsInCallTest {
         TensorSpec.of(TFloat32.class, Shape.unknown()), TensorSpec.of(org.tensorflow.types.TInt32.class, Shape.of(-1, 3)))) {
       assertTrue(!a.equals(other) && !other.equals(a), a + " and " + other + " differ");
     }
+    // A composite's spec likewise (a sparse tensor's dense shape of unknown rows).
+    dev.polyfn.CompositeSpec s1 = new dev.polyfn.CompositeSpec(TFloat32.class, Shape.of(-1, 4), null, List.of("values"),
+        List.of(TensorSpec.of(TFloat32.class, Shape.of(-1))));
+    dev.polyfn.CompositeSpec s2 = new dev.polyfn.CompositeSpec(TFloat32.class, Shape.of(-1, 4), null, List.of("values"),
+        List.of(TensorSpec.of(TFloat32.class, Shape.of(-1))));
+    assertEquals(s1, s2);
+    assertEquals(s1.hashCode(), s2.hashCode());
+    assertTrue(!s1.equals(new dev.polyfn.CompositeSpec(TFloat32.class, Shape.of(-1, 5), null, List.of("values"),
+        List.of(TensorSpec.of(TFloat32.class, Shape.of(-1))))));
   }
 }
