@@ -15,6 +15,8 @@ import org.tensorflow.ndarray.Shape;
 import org.tensorflow.op.Ops;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TBool;
+import org.tensorflow.types.TInt32;
+import org.tensorflow.types.TInt64;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -45,6 +47,18 @@ public final class FlowEager {
     }
     synchronized (EagerLock.LOCK) { // recorded in the eager session, which is not thread-safe
       return ((TBool) pred.asTensor()).getBoolean();
+    }
+  }
+
+  /** The value of scalar integer {@code n} (INT32 or INT64, checked). */
+  private static long value(Operand<?> n) {
+    if (n.shape().numDimensions() != 0) {
+      throw new IllegalArgumentException("whileLoop: maximumIterations must be a scalar INT32 or INT64, got shape "
+          + FlowChecks.show(n.shape()));
+    }
+    synchronized (EagerLock.LOCK) { // recorded in the eager session, which is not thread-safe
+      Object t = n.asTensor();
+      return t instanceof TInt64 l ? l.getLong() : ((TInt32) t).getInt();
     }
   }
 
@@ -90,7 +104,8 @@ public final class FlowEager {
       vars.add(v);
       entering.add(v.asOutput().dataType());
     }
-    long max = options.maximumIterations();
+    long max = options.maximumIterationsTensor() == null ? options.maximumIterations()
+        : Math.max(0, value(LoopChecks.bound(operand(options.maximumIterationsTensor(), "whileLoop", "maximumIterations"))));
     for (long n = 0; max < 0 || n < max; n++) {
       if (!test(cond.apply(List.copyOf(vars)), "whileLoop", "the result of cond")) {
         break;

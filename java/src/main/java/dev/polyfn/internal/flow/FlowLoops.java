@@ -17,6 +17,7 @@ import org.tensorflow.op.core.TensorListStack;
 import org.tensorflow.proto.DataType;
 import org.tensorflow.types.TBool;
 import org.tensorflow.types.TInt32;
+import org.tensorflow.types.family.TNumber;
 import org.tensorflow.types.family.TType;
 
 /**
@@ -43,12 +44,17 @@ public final class FlowLoops {
     }
     Graph graph = FlowChecks.graphOf(tf, "whileLoop");
     LoopChecks.arguments(loopVars, options, cond, body);
-    boolean bounded = options.maximumIterations() >= 0;
+    boolean bounded = options.bounded();
     int skip = bounded ? 1 : 0; // a hidden iteration counter comes first when the loop is bounded
+    // A bound given as a tensor of the body (checked) is captured by the condition; the counter
+    // has its dtype, as Python's while_v2 makes it. A constant bound is a constant of the condition.
+    Operand<?> boundTensor = options.maximumIterationsTensor() == null ? null
+        : LoopChecks.bound(FlowChecks.operandOf(graph, options.maximumIterationsTensor(), "whileLoop", "maximumIterations"));
+    boolean wide = boundTensor != null && boundTensor.asOutput().dataType() == DataType.DT_INT64;
     List<Output<?>> init = new ArrayList<>();
     List<Shape> shapes = new ArrayList<>();
     if (bounded) {
-      init.add(tf.constant(0).asOutput());
+      init.add((wide ? tf.constant(0L) : tf.constant(0)).asOutput());
       shapes.add(Shape.scalar());
     }
     for (int i = 0; i < loopVars.size(); i++) {
@@ -61,8 +67,8 @@ public final class FlowLoops {
       Operand<TBool> p = cond.apply(userView(condArgs, skip));
       FlowChecks.scalarBool(graph, p, "whileLoop", "the result of cond");
       if (bounded) {
-        Operand<TInt32> i = (Operand<TInt32>) condArgs.get(0);
-        p = tf.math.logicalAnd(tf.math.less(i, tf.constant((int) options.maximumIterations())), p);
+        Operand<?> bound = boundTensor != null ? boundTensor : tf.constant((int) options.maximumIterations());
+        p = tf.math.logicalAnd(tf.math.less((Operand<TNumber>) condArgs.get(0), (Operand<TNumber>) bound), p);
       }
       return List.of(tf.identity(p).asOutput());
     });
@@ -79,7 +85,9 @@ public final class FlowLoops {
             (o, name) -> FlowChecks.operandOf(graph, o, "whileLoop", name), label);
         List<Output<?>> out = new ArrayList<>();
         if (bounded) {
-          out.add(tf.identity(tf.math.add((Operand<TInt32>) bodyArgs.get(0), tf.constant(1))).asOutput());
+          Operand<TNumber> i = (Operand<TNumber>) bodyArgs.get(0);
+          Operand<?> one = wide ? tf.constant(1L) : tf.constant(1);
+          out.add(tf.identity(tf.math.add(i, (Operand<TNumber>) one)).asOutput());
         }
         for (Operand<?> o : next) {
           out.add(tf.identity(o).asOutput());

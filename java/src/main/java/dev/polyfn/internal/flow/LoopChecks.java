@@ -38,6 +38,21 @@ final class LoopChecks {
     }
   }
 
+  /** A bound given as a tensor ({@code LoopOptions.maximumIterations(Operand)}): a scalar INT32 or INT64; returned. */
+  static Operand<?> bound(Operand<?> n) {
+    DataType t = n.asOutput().dataType();
+    if (t != DataType.DT_INT32 && t != DataType.DT_INT64) {
+      throw new IllegalArgumentException("whileLoop: maximumIterations must be a scalar INT32 or INT64, got dtype "
+          + FlowChecks.name(t));
+    }
+    Shape s = n.shape();
+    if (!s.isUnknown() && s.numDimensions() != 0) {
+      throw new IllegalArgumentException("whileLoop: maximumIterations must be a scalar INT32 or INT64, got shape "
+          + FlowChecks.show(s));
+    }
+    return n;
+  }
+
   /** The shape loop variable {@code i} keeps: the declared one, which its initial shape must fit, else its own. */
   static Shape declaredShape(Shape initial, LoopOptions options, int i, IntFunction<String> label) {
     Shape declared = options.shapes().getOrDefault(i, initial);
