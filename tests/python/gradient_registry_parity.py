@@ -254,6 +254,25 @@ case("MatrixInverse", "MatrixInverse", [X([2, 2], [2.0, 1.0, 0.5, 3.0])])
 case("Cholesky", "Cholesky", [X([2, 2], [4.0, 1.0, 1.0, 3.0])])
 case("MatrixDeterminant", "MatrixDeterminant", [X([2, 2], [2.0, 1.0, 0.5, 3.0])])
 case("MatrixSolve", "MatrixSolve", [X([2, 2], [2.0, 1.0, 0.5, 3.0]), X([2, 1], seed=1.0)])
+# The gradients Polyfn builds where the registry has none (MissingGradients): attributes, batches,
+# unknown dimensions, a second output, other dtypes.
+case("MatrixInverse_adjoint_batch", "MatrixInverse", [X([2, 2, 2], [2.0, 1.0, 0.5, 3.0, 1.0, -1.0, 2.0, 4.0])],
+     {"adjoint": True})
+case("MatrixDeterminant_batch_float64", "MatrixDeterminant",
+     [X([2, 2, 2], [2.0, 1.0, 0.5, 3.0, 1.0, -1.0, 2.0, 4.0], dtype="float64")])
+case("MatrixSolve_adjoint_unknown", "MatrixSolve", [X([2, 2], [2.0, 1.0, 0.5, 3.0], sig=[None, 2]), X([2, 3], seed=1.0)],
+     {"adjoint": True})
+case("TopKV2_rank3", "TopKV2", [X([2, 2, 4]), C(3, [])])
+case("TopKV2_unknown", "TopKV2", [X([3, 4], sig=[None, 4]), C(1, [])])
+case("SparseSoftmaxCrossEntropyWithLogits_unknown", "SparseSoftmaxCrossEntropyWithLogits",
+     [X([3, 4], sig=[None, 4]), C([3, 0, 1])])
+case("SparseSoftmaxCrossEntropyWithLogits_backprop", "SparseSoftmaxCrossEntropyWithLogits", [X([2, 3]), C([2, 0])],
+     outputs=(0, 1))
+case("Xdivy_broadcast_unknown", "Xdivy", [X([2, 2], [0.0, 1.0, 2.0, 1.5], sig=[None, 2]), X([2], [0.5, 2.0])])
+case("Xlog1py_float64", "Xlog1py", [X([3], [0.0, 2.0, 1.5], dtype="float64"), X([3], [1.0, 0.5, 3.0], dtype="float64")])
+case("FloorMod_broadcast", "FloorMod", [X([2, 2], [2.5, -2.5, 3.0, 1.0]), X([2], [2.0, -1.5])])
+unary("Erfc", [-0.5, 2.0], ("float64", "half"))
+unary("Digamma", [0.25, 4.0], ("float64",))
 
 
 # Unknown ranks (a signature of None), more attributes and op versions.

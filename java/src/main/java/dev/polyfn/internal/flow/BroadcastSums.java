@@ -30,11 +30,22 @@ final class BroadcastSums {
    * possible (x of shape [3] against y of shape [None, 3]): the sum is then over the axes
    * BroadcastGradientArgs computes at run time, none when nothing was broadcast. Else {@code d}.
    */
-  @SuppressWarnings({"unchecked", "rawtypes"})
   static Output<?> summed(Ops g, String type, Output<?> x, Output<?> d) {
-    if (!mayDiffer(x, d, UNSUMMED.contains(type))) {
-      return d;
-    }
+    return mayDiffer(x, d, UNSUMMED.contains(type)) ? sumBroadcast(g, x, d) : d;
+  }
+
+  /**
+   * {@code d}, a gradient of input {@code x} of a broadcasting operation built as Python builds it,
+   * summed over the dimensions x was broadcast along, known statically or not (then the axes are
+   * computed at run time, none when nothing was broadcast).
+   */
+  static Output<?> summedAny(Ops g, Output<?> x, Output<?> d) {
+    return mayDiffer(x, d, true) ? sumBroadcast(g, x, d) : d;
+  }
+
+  /** {@code d} summed over the axes BroadcastGradientArgs finds for x's shape against d's, at run time. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Output<?> sumBroadcast(Ops g, Output<?> x, Output<?> d) {
     Operand<TInt32> shape = g.shape(x);
     Operand<TInt32> axes = g.broadcastGradientArgs(shape, g.shape(d)).r0();
     return g.reshape(g.sum((Operand) d, axes), shape).asOutput();

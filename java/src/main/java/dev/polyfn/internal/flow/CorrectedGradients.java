@@ -172,7 +172,7 @@ final class CorrectedGradients {
 
   /** {@code x}'s complex conjugate, or x itself if it is real. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Operand<?> conj(Ops g, Operand<?> x) {
+  static Operand<?> conj(Ops g, Operand<?> x) {
     DataType t = x.asOutput().dataType();
     return t == DataType.DT_COMPLEX64 || t == DataType.DT_COMPLEX128 ? g.math.conj((Operand) x) : x;
   }

@@ -120,6 +120,8 @@ public final class FlowGradients {
         ListGradients.apply(g, op, dys, grads);
       } else if (CorrectedGradients.handles(op)) {
         CorrectedGradients.apply(g, graph, op, dys.get(0), grads);
+      } else if (MissingGradients.handles(op)) {
+        MissingGradients.apply(g, op, dys, grads);
       } else {
         refuseVariantPaths(op, reached);
         registry(g, graph, op, dys, grads);
@@ -143,7 +145,7 @@ public final class FlowGradients {
     for (GraphOperation op : path) {
       if (NOT_DIFFERENTIABLE.contains(op.type()) || FlowFunctions.info(graph, op.name()) != null
           || ListGradients.handles(op) || BroadcastSums.UNSUMMED.contains(op.type())
-          || CorrectedGradients.handles(op)) {
+          || CorrectedGradients.handles(op) || MissingGradients.handles(op)) {
         return false;
       }
     }
