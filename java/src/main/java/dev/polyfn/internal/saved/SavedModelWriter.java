@@ -85,7 +85,8 @@ public final class SavedModelWriter {
     Param[] params;
     List<TensorProto> defaults = new ArrayList<>();
     // One consistent view: no trace adds a concrete function or fixes the parameters meanwhile.
-    synchronized (f.traceLock()) {
+    f.traceLock().lock();
+    try {
       params = f.params();
       captures = f.captures();
       List<ConcreteFunctionInfo> concrete = f.concreteFunctions();
@@ -100,6 +101,8 @@ public final class SavedModelWriter {
       for (Param p : params) {
         defaults.add(p.optional() && p.kind() != Param.Kind.JAVA ? TensorDefaults.proto(f.name(), p) : null);
       }
+    } finally {
+      f.traceLock().unlock();
     }
     time.end("export");
     try {

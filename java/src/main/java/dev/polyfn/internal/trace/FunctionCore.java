@@ -39,7 +39,7 @@ public final class FunctionCore {
   private final FunctionHandle handle;
   private final Interner interner;
   /** Held while tracing: one trace of this function at a time. */
-  private final Object traceLock = new Object();
+  private final TraceLock traceLock;
   /** Output names by the key a call returns with its outputs (recorded before publication). */
   private final OutputNames outputNames;
   /** The parameters as the first trace declared them; null before it (set after {@link #captures}). */
@@ -68,6 +68,7 @@ public final class FunctionCore {
     this.unaryInput = unaryInput;
     this.body = body;
     this.outputNames = new OutputNames(options.name());
+    this.traceLock = new TraceLock(options.name());
     this.handle = new FunctionHandle(
         this, options.name(), options.reduceRetracing(), options.maxConcreteFunctions());
     CallPaths.apply(handle, options.fastPath(), options.grappler(), options.jitCompile());
@@ -145,8 +146,14 @@ public final class FunctionCore {
     }
   }
 
+  /** Traces and runs the call; once more after giving up a trace to another thread (see {@link TraceLock}). */
   private Result traceAndCall(Arguments.Lookup lookup, Map<String, ?> args) {
-    synchronized (traceLock) {
+    return TraceLock.retrying(() -> traceAndCallOnce(lookup, args));
+  }
+
+  private Result traceAndCallOnce(Arguments.Lookup lookup, Map<String, ?> args) {
+    traceLock.lock();
+    try {
       long fn = handle.address();
       Param[] ps = params;
       if (ps != null && args == null) {
@@ -160,6 +167,8 @@ public final class FunctionCore {
         }
       }
       return traceLocked(fn, lookup, args == null ? null : describeForTrace(args), true, true, null);
+    } finally {
+      traceLock.unlock();
     }
   }
 
@@ -238,27 +247,10 @@ public final class FunctionCore {
   public ConcreteFunctionInfo getConcreteFunction(Map<String, ?> argsOrSpecs) {
     Objects.requireNonNull(argsOrSpecs, "argsOrSpecs");
     try {
-      synchronized (traceLock) {
-        long fn = handle.address();
-        // clearCache takes the trace lock too, and evictions happen only in traces: the function
-        // found here stays cached until this returns.
-        int id = find(fn, argsOrSpecs);
-        if (id < 0) {
-          traceLocked(fn, Arguments.Lookup.of(argsOrSpecs), describeForTrace(argsOrSpecs), false, false, null);
-          id = find(fn, argsOrSpecs);
-        }
-        final int found = id;
-        return concreteFunctions().stream().filter(c -> c.id() == found).findFirst()
-            .orElseThrow(() -> new IllegalStateException("the trace of '" + name() + "' does not accept its arguments"));
-      }
+      return TraceLock.retrying(() -> ConcreteLookup.findOrTrace(this, argsOrSpecs));
     } finally {
       Reference.reachabilityFence(this);
     }
-  }
-
-  private int find(long fn, Map<String, ?> args) {
-    CallBuffer buf = describeForTrace(args); // released: it holds only the facts now
-    return buf == null ? -1 : Native.find(fn, buf.facts(), buf.factCount());
   }
 
   /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
@@ -280,7 +272,8 @@ public final class FunctionCore {
   /** Adds a concrete function traced elsewhere (trace cache, SavedModel): captures, output shapes (JSON, or null). */
   public void restoreConcrete(Param[] ps, Capture[] cs, String declared, String traced, FunctionLibrary.Restorable def,
       String[] names, String outputShapes) {
-    synchronized (traceLock) {
+    traceLock.lock();
+    try {
       if (params != null && !Arrays.equals(params, ps)) {
         throw new IllegalArgumentException("its parameters differ from those of an earlier entry");
       }
@@ -290,6 +283,8 @@ public final class FunctionCore {
         captures = cs;
         params = ps;
       }
+    } finally {
+      traceLock.unlock();
     }
   }
 
@@ -357,7 +352,7 @@ public final class FunctionCore {
   }
 
   /** Held while tracing and while a nested call or export uses a concrete function it found. */
-  public Object traceLock() {
+  public TraceLock traceLock() {
     return traceLock;
   }
 
@@ -415,11 +410,14 @@ public final class FunctionCore {
   public void clearCache() {
     // Under the trace lock: a trace, getConcreteFunction or nested call in progress keeps the
     // concrete function it found until it is done with it.
-    synchronized (traceLock) {
+    traceLock.lock();
+    try {
       query(fn -> {
         Native.clearCache(fn);
         return null;
       });
+    } finally {
+      traceLock.unlock();
     }
   }
 

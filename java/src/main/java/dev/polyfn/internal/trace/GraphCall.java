@@ -41,12 +41,32 @@ public final class GraphCall {
           + "traced; to run '" + f.name() + "' eagerly on tensors, use call");
     }
     TracingInputs outer = Tracing.owning(graph);
+    String opName = tf.scope().makeOpName(Names.opName(f.name()));
+    // From the user's own Graph, this is an outermost call: it traces again after giving up a
+    // trace to another thread (see TraceLock); inside a trace, the caller's call does.
+    Added added = TraceLock.retrying(() -> addCall(f, tf, graph, outer, args, opName));
+    ConcreteFunctionInfo concrete = added.concrete();
+    int n = added.outputs();
+    GraphOperation op = graph.operation(opName);
+    Operand<?>[] outputs = new Operand<?>[n];
+    for (int i = 0; i < n; i++) {
+      outputs[i] = op.output(i);
+    }
+    return new Traced(concrete.outputNames().toArray(new String[0]), outputs);
+  }
+
+  /** The call's concrete function and its number of outputs. */
+  private record Added(ConcreteFunctionInfo concrete, int outputs) {}
+
+  /** Adds the call of {@code f}'s concrete function for {@code args} to {@code graph}, as op {@code opName}. */
+  private static Added addCall(FunctionCore f, Ops tf, Graph graph, TracingInputs outer, Map<String, ?> args,
+      String opName) {
     ConcreteFunctionInfo concrete;
     int n;
-    String opName = tf.scope().makeOpName(Names.opName(f.name()));
     // Under the callee's trace lock, which clearCache takes too (and evictions happen only in
     // traces): the concrete function found stays cached until its call is added.
-    synchronized (f.traceLock()) {
+    f.traceLock().lock();
+    try {
       concrete = f.getConcreteFunction(specsOf(args));
       List<Operand<?>> flat = flatten(f, tf, outer, args);
       String[] ops = new String[flat.size()];
@@ -67,13 +87,10 @@ public final class GraphCall {
         throw new IllegalStateException("the concrete function of '" + f.name() + "' was dropped before its call "
             + "was added");
       }
+    } finally {
+      f.traceLock().unlock();
     }
-    GraphOperation op = graph.operation(opName);
-    Operand<?>[] outputs = new Operand<?>[n];
-    for (int i = 0; i < n; i++) {
-      outputs[i] = op.output(i);
-    }
-    return new Traced(concrete.outputNames().toArray(new String[0]), outputs);
+    return new Added(concrete, n);
   }
 
   /** The call's graph inputs in the concrete function's order: parameters, then captures. */

@@ -118,32 +118,43 @@ public final class Inference {
 
   private static void traceExamples(FunctionCore f, List<Map<String, ?>> examples, long profileCalls) {
     try {
-      synchronized (f.traceLock()) {
-        long fn = f.address();
-        Inference inference = new Inference(examples, profileCalls);
-        List<Map<String, ?>> rest = examples;
-        if (f.params() != null) {
-          // Restored from a trace cache: the parameter list is known, so infer without tracing and
-          // trace only the examples no restored concrete function serves.
-          for (Param p : f.params()) {
-            inference.infer(p, fn, f.interner());
-          }
-        } else {
-          f.traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false, inference);
-          rest = examples.subList(1, examples.size());
+      // An outermost trace: again after giving one up to another thread (see TraceLock).
+      TraceLock.retrying(() -> {
+        traceExamplesOnce(f, examples, profileCalls);
+        return null;
+      });
+    } finally {
+      Reference.reachabilityFence(f);
+    }
+  }
+
+  private static void traceExamplesOnce(FunctionCore f, List<Map<String, ?>> examples, long profileCalls) {
+    f.traceLock().lock();
+    try {
+      long fn = f.address();
+      Inference inference = new Inference(examples, profileCalls);
+      List<Map<String, ?>> rest = examples;
+      if (f.params() != null) {
+        // Restored from a trace cache: the parameter list is known, so infer without tracing and
+        // trace only the examples no restored concrete function serves.
+        for (Param p : f.params()) {
+          inference.infer(p, fn, f.interner());
         }
-        // The other examples: traced unless a trace serves them (narrowed to the declarations)
-        // or the declarations leave them out (a DOUBLE example of a TFloat32 parameter).
-        Inference narrowing = new Inference(examples, profileCalls, false);
-        for (Map<String, ?> e : rest) {
-          CallBuffer call = f.describeForTrace(e);
-          if (call == null || !Native.exampleServed(fn, call.facts(), call.factCount())) {
-            f.traceLocked(fn, Arguments.Lookup.of(e), call, false, false, narrowing);
-          }
+      } else {
+        f.traceLocked(fn, Arguments.Lookup.of(examples.get(0)), null, false, false, inference);
+        rest = examples.subList(1, examples.size());
+      }
+      // The other examples: traced unless a trace serves them (narrowed to the declarations)
+      // or the declarations leave them out (a DOUBLE example of a TFloat32 parameter).
+      Inference narrowing = new Inference(examples, profileCalls, false);
+      for (Map<String, ?> e : rest) {
+        CallBuffer call = f.describeForTrace(e);
+        if (call == null || !Native.exampleServed(fn, call.facts(), call.factCount())) {
+          f.traceLocked(fn, Arguments.Lookup.of(e), call, false, false, narrowing);
         }
       }
     } finally {
-      Reference.reachabilityFence(f);
+      f.traceLock().unlock();
     }
   }
 }
