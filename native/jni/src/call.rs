@@ -184,6 +184,15 @@ fn first_run_finished(f: &Function, concrete: &ConcreteFn, nanos: u64, succeeded
     });
 }
 
+/// `Native.recordFirstCall`: records the first call's facts in the profile (typed only once its
+/// trace has fixed the parameter list).
+pub fn record_first_call<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, facts: JLongArray<'l>, fact_count: jint) -> Result<()> {
+    let mut buf = Vec::new();
+    convert::longs_into(env, &facts, fact_count, &mut buf)?;
+    handles::function(env, handle)?.record_first_call::<TfError>(&buf)?;
+    Ok(())
+}
+
 /// `Native.find`: the id of the cached concrete function that accepts `facts`, or -1
 /// (introspection: not counted as a call).
 pub fn find<'l>(env: &mut Env<'l>, _class: JClass<'l>, handle: jlong, facts: JLongArray<'l>, fact_count: jint) -> Result<jint> {

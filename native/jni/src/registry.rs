@@ -30,6 +30,7 @@ const METHODS: &[NativeMethod] = &[
     native_method! { static raw fn call(handle: jlong, facts: jlong[], fact_count: jint, tensors: jlong[], tensor_count: jint, result: jlong[]) -> jlong[], fn = call::call },
     native_method! { static fn call_traced(trace: jlong, tensors: jlong[], tensor_count: jint) -> jlong[], fn = call::call_traced, error_policy = ThrowJava },
     native_method! { static fn find(handle: jlong, facts: jlong[], fact_count: jint) -> jint, fn = call::find, error_policy = ThrowJava },
+    native_method! { static fn record_first_call(handle: jlong, facts: jlong[], fact_count: jint), fn = call::record_first_call, error_policy = ThrowJava },
     native_method! { static fn begin_trace(handle: jlong, arg_names: java.lang.String[], facts: jlong[], fact_count: jint, for_call: jboolean, slow_nanos: jlong, log_level: jint) -> jlong, fn = trace::begin_trace, error_policy = ThrowJava },
     native_method! { static fn declare_parameter(trace: jlong, name: JString, kind: jint, optional: jboolean, dtypes: jint[], shape_rank: jint, dims: jlong[], java_class: JString, facts: jlong[], fact_count: jint) -> jlong[], fn = trace::declare_parameter, error_policy = ThrowJava },
     native_method! { static fn declare_capture(trace: jlong, name: JString, variable: jboolean, facts: jlong[], fact_count: jint) -> jlong[], fn = trace::declare_capture, error_policy = ThrowJava },

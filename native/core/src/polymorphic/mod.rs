@@ -246,6 +246,18 @@ impl<C> Polymorphic<C> {
         Ok(found.map(|(c, _)| c))
     }
 
+    /// Records the call typed by `facts` in the profile: the first call, which traced before a
+    /// parameter list existed to type it, once its trace has fixed one (later misses are recorded
+    /// by [`Self::begin_trace`], hits by the cached lookup).
+    pub fn record_first_call<E>(&self, facts: &[i64]) -> Result<(), PolyError<E>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PolyError::Closed(self.name.clone()));
+        }
+        let mut st = self.state.lock();
+        self.published.record_call(&mut st.token, facts);
+        Ok(())
+    }
+
     /// Starts a trace of a call with arguments named `arg_names`, checking them against the
     /// parameter list when a first trace has fixed it. `call_facts` (when the parameter list is
     /// known) types the call, to explain the retrace and, with reduce-retracing, to generalize it.

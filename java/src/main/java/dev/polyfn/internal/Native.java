@@ -143,6 +143,9 @@ public final class Native {
   /** The id of the cached concrete function that accepts the call described by {@code facts}, or -1. */
   public static native int find(long function, long[] facts, int factCount);
 
+  /** Records the first call, described by {@code facts} once its trace fixed the parameter list, in the profile. */
+  public static native void recordFirstCall(long function, long[] facts, int factCount);
+
   /**
    * Turns the traced graph into a concrete function, registers and caches it; returns its id.
    *

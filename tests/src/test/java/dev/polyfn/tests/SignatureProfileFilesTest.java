@@ -190,4 +190,47 @@ class SignatureProfileFilesTest {
       assertEquals(List.of(file), files.collect(Collectors.toList()), "no temporary file is left behind");
     }
   }
+
+  private static final dev.polyfn.MapBody PLUS_ONE = (tf, in) ->
+      Map.of("y", tf.math.add(in.input("x", TFloat32.class), tf.constant(1f)));
+
+  private static String shapeCall(MapFunction f, long... shape) {
+    try (TFloat32 x = TFloat32.tensorOf(org.tensorflow.ndarray.Shape.of(shape)); Outputs o = f.call(Map.of("x", x))) {
+      return "ok";
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
+  /**
+   * The first call, which traces before a parameter list exists to type it, is in the profile:
+   * before, a run whose first call was [2, 4] and the others [n, 3] wrote a profile of 3 calls
+   * that a later run inferred [-1, 3] from and refused [2, 4] with, and a run of one call wrote
+   * a profile of none, which a later definition refused ("it records no signature").
+   */
+  @Test
+  void theFirstCallIsRecordedSoThatTheNextRunAcceptsIt(@TempDir Path dir) {
+    Path profile = dir.resolve("first.json");
+    try (MapFunction f = Function.define(PLUS_ONE, FunctionOptions.defaults().withName("first"))) {
+      for (long[] shape : new long[][] {{2, 4}, {2, 3}, {5, 3}, {1, 3}}) {
+        assertEquals("ok", shapeCall(f, shape));
+      }
+      f.writeSignatureProfile(profile);
+      assertTrue(f.suggestedSignature().toString().startsWith("4 calls recorded"), f.suggestedSignature().toString());
+    }
+    try (MapFunction g = Function.define(PLUS_ONE, FunctionOptions.defaults().withName("first").withSignatureProfile(profile))) {
+      assertEquals("ok", shapeCall(g, 2, 4), "the recording run's first call type");
+      assertEquals("ok", shapeCall(g, 7, 3));
+    }
+    Path one = dir.resolve("one.json");
+    try (MapFunction f = Function.define(PLUS_ONE, FunctionOptions.defaults().withName("one"))) {
+      assertEquals("ok", shapeCall(f, 2, 3));
+      f.writeSignatureProfile(one);
+    }
+    try (MapFunction g = Function.define(PLUS_ONE, FunctionOptions.defaults().withName("one").withSignatureProfile(one))) {
+      assertEquals(1, g.traceCount(), "the profile of one call traces its signature at definition");
+      assertEquals("ok", shapeCall(g, 2, 3));
+      assertEquals(1, g.traceCount());
+    }
+  }
 }

@@ -129,7 +129,7 @@ public final class FunctionCore {
   }
 
   /** The cached path: null when the arguments do not fit the parameters or no concrete function accepts them. */
-  private Result tryCall(long fn, Param[] ps, Map<String, ?> args) {
+  Result tryCall(long fn, Param[] ps, Map<String, ?> args) {
     CallBuffer buf = CallBuffer.get();
     try {
       if (!Arguments.describe(ps, captures, args, buf, interner, true)) {
@@ -146,30 +146,8 @@ public final class FunctionCore {
     }
   }
 
-  /** Traces and runs the call; once more after giving up a trace to another thread (see {@link TraceLock}). */
   private Result traceAndCall(Arguments.Lookup lookup, Map<String, ?> args) {
-    return TraceLock.retrying(() -> traceAndCallOnce(lookup, args));
-  }
-
-  private Result traceAndCallOnce(Arguments.Lookup lookup, Map<String, ?> args) {
-    traceLock.lock();
-    try {
-      long fn = handle.address();
-      Param[] ps = params;
-      if (ps != null && args == null) {
-        return null; // a single value, and another thread fixed the parameter list meanwhile
-      }
-      if (ps != null) {
-        // Another thread may have traced this signature while we waited: then it is this call's hit.
-        Result r = tryCall(fn, ps, args);
-        if (r != null) {
-          return r;
-        }
-      }
-      return traceLocked(fn, lookup, args == null ? null : describeForTrace(args), true, true, null);
-    } finally {
-      traceLock.unlock();
-    }
+    return MissedCall.traceAndCall(this, lookup, args);
   }
 
   /** Runs the concrete function {@code trace} just produced on the call's arguments. */

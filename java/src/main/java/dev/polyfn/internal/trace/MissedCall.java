@@ -1,0 +1,49 @@
+package dev.polyfn.internal.trace;
+
+import dev.polyfn.internal.CallBuffer;
+import dev.polyfn.internal.Native;
+import java.util.Map;
+
+/** A call no cached concrete function accepted: traced under the function's trace lock, then run. */
+final class MissedCall {
+  private MissedCall() {}
+
+  /**
+   * Traces {@code f} for the call and runs the new concrete function on it (null when a single
+   * value's function got its parameter list from another thread meanwhile: the caller calls
+   * again by name); once more after giving its trace up to another thread ({@link TraceLock}).
+   */
+  static Result traceAndCall(FunctionCore f, Arguments.Lookup lookup, Map<String, ?> args) {
+    return TraceLock.retrying(() -> once(f, lookup, args));
+  }
+
+  private static Result once(FunctionCore f, Arguments.Lookup lookup, Map<String, ?> args) {
+    f.traceLock().lock();
+    try {
+      long fn = f.address();
+      Param[] ps = f.params();
+      if (ps != null && args == null) {
+        return null; // a single value, and another thread fixed the parameter list meanwhile
+      }
+      if (ps != null) {
+        // Another thread may have traced this signature while we waited: then it is this call's hit.
+        Result r = f.tryCall(fn, ps, args);
+        if (r != null) {
+          return r;
+        }
+      }
+      Result r = f.traceLocked(fn, lookup, args == null ? null : f.describeForTrace(args), true, true, null);
+      if (ps == null) {
+        // The first call traced before a parameter list existed to type it: recorded in the
+        // profile now, so that a profile of one call, or of a first call unlike the others, holds it.
+        CallBuffer first = f.describeForTrace(lookup.asMap());
+        if (first != null) {
+          Native.recordFirstCall(fn, first.facts(), first.factCount());
+        }
+      }
+      return r;
+    } finally {
+      f.traceLock().unlock();
+    }
+  }
+}
