@@ -286,3 +286,21 @@ fn the_profile_lists_counted_calls_only_and_is_bounded() {
     }
     assert_eq!(f.published.profile().len(), cache::PROFILE_CAPACITY);
 }
+
+/// The first call traces before a parameter list types it (its trace begins without facts), so
+/// nothing records it then; `record_first_call` adds it to the profile once the trace is done,
+/// once, and refuses a closed function.
+#[test]
+fn the_first_call_is_recorded_once_its_trace_typed_it() {
+    let f = Fn::new("first");
+    trace(&f, spec(DType::FLOAT, &[-1]), constraint(&[DType::FLOAT], None)).unwrap();
+    assert!(f.recorded_calls().is_empty(), "a first trace begun without facts records nothing");
+    let facts = tensor_facts(DType::FLOAT, &[2]);
+    f.record_first_call::<String>(&facts).unwrap();
+    let calls: Vec<(String, u64)> = f.recorded_calls().iter().map(|(t, n)| (t.to_string(), *n)).collect();
+    assert_eq!(calls, vec![("(x: TensorSpec(FLOAT, [2]))".to_string(), 1)]);
+    f.lookup::<String>(&facts).unwrap();
+    assert_eq!(f.recorded_calls()[0].1, 2, "the next call of that type counts on");
+    f.close();
+    assert!(matches!(f.record_first_call::<String>(&facts), Err(PolyError::Closed(_))));
+}
