@@ -156,9 +156,10 @@ public final class FunctionOptions {
    * Keeps traced concrete functions in {@code dir} across restarts (warm start): each trace is
    * written there, and when a later run defines a function with the same name, version and body
    * code, the entries are restored, so calls of known signatures run without tracing. Only
-   * functions whose parameters are tensors, lists or maps of tensors, or nests of tensors (with
-   * SparseTensors and RaggedTensors; no records, no Java values), with no captures, no variables
-   * and a body that captures no values, are cached; the guide ("Save, load, deploy", docs/save-load.md)
+   * functions whose parameters are tensors, lists or maps of tensors, nests of tensors (with
+   * SparseTensors and RaggedTensors) and of numbers, booleans and strings, or Java numbers,
+   * booleans and strings (no records, no other Java values, no defaults), with no captures, no
+   * variables and a body that captures no values, are cached; the guide ("Save, load, deploy", docs/save-load.md)
    * says exactly what a cache key detects. Entries written by another Polyfn or TensorFlow version
    * are never restored (both versions are in the key). Same as {@code withTraceCache(dir, "")}.
    *

@@ -105,8 +105,9 @@ public abstract class PolymorphicFunction implements AutoCloseable {
    * {@code scale__float32_N_3}), the captured variables' current values, and Polyfn's metadata in
    * {@code assets.extra/polyfn.json}. The guide's page "Save, load, deploy" (docs/save-load.md) has the layout.
    *
-   * @throws IllegalStateException when there is no concrete function yet, or a capture by
-   *     reference, a Java-value or Variable parameter, or a nested Polyfn call
+   * @throws IllegalStateException when there is no concrete function yet, a capture by reference
+   *     ({@code in.capture}), a Variable parameter, or a Java-value parameter whose class or value
+   *     has no text form (numbers, booleans and strings save; nested Polyfn calls save too)
    * @throws java.io.UncheckedIOException when the directory cannot be written
    */
   public void save(Path dir) {

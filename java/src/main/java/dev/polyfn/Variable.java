@@ -69,6 +69,8 @@ public final class Variable<T extends TType> implements AutoCloseable {
   /** The resource handle resolved to a {@code TF_Tensor} (owned), fed to functions at each call. */
   private final long resource;
   private volatile boolean closed;
+  /** The function that owns the variable and closes it with itself, if one does (for messages). */
+  private volatile String owner;
   /** Taken by the one {@link #close()} that releases the variable. */
   private final AtomicBoolean closing = new AtomicBoolean();
   /** Uses of the resource: the owner's (until {@link #close()}) and each call's that feeds it. */
@@ -325,7 +327,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
         return resource;
       }
     }
-    throw new IllegalStateException("variable " + id + " is closed");
+    throw new IllegalStateException(closedMessage());
   }
 
   /** Gives back a use taken by {@link #retainResource()}. {@hidden} */
@@ -363,6 +365,18 @@ public final class Variable<T extends TType> implements AutoCloseable {
     }
   }
 
+  /** Notes that function {@code function} owns this variable and closes it with itself. {@hidden} */
+  public void ownedBy(String function) {
+    owner = function;
+  }
+
+  /** Why the variable cannot be used: closed, and by whom when a function owned it. */
+  private String closedMessage() {
+    return "variable " + id + " (" + this + ") is closed" + (owner == null ? "" : ": function '" + owner + "' owned"
+        + " it (its body created it, or it was loaded with it) and closed it when it was closed; functions that call '"
+        + owner + "' use it, so their calls fail too");
+  }
+
   /** {@hidden} */
   public boolean isClosed() {
     return closed;
@@ -370,7 +384,7 @@ public final class Variable<T extends TType> implements AutoCloseable {
 
   private void check() {
     if (closed) {
-      throw new IllegalStateException("variable " + id + " is closed");
+      throw new IllegalStateException(closedMessage());
     }
   }
 

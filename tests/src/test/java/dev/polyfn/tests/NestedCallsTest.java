@@ -89,4 +89,32 @@ class NestedCallsTest {
       assertEquals(1, affine.traceCount());
     }
   }
+
+  /**
+   * A callee that owns a variable ({@code in.variable}) closes it when it is closed, and a caller
+   * that uses it then fails: the message says which function owned the variable and why the
+   * caller's calls fail (before: "variable 1 is closed"). Found by an outside tester.
+   */
+  @Test
+  void aCallerOfAClosedCalleeThatOwnedAVariableSaysSo() {
+    dev.polyfn.SingleFunction inner = Function.defineSingle((tf, in) -> {
+      Operand<TFloat32> x = in.input("x", TFloat32.class);
+      dev.polyfn.Variable<TFloat32> acc = in.variable("acc", TFloat32.scalarOf(0f));
+      Operand<TFloat32> n = tf.math.add(acc.read(tf), x);
+      acc.assign(tf, n);
+      return n;
+    }, dev.polyfn.FunctionOptions.defaults().withName("inner"));
+    try (dev.polyfn.SingleFunction outer = Function.defineSingle((tf, in) -> tf.math.mul(
+        (Operand<TFloat32>) inner.apply(tf, Map.of("x", in.input("x", TFloat32.class))), tf.constant(10f)),
+        dev.polyfn.FunctionOptions.defaults().withName("outer")); TFloat32 x = TFloat32.scalarOf(1f)) {
+      try (TFloat32 y = (TFloat32) outer.call(x)) {
+        assertEquals(10f, y.getFloat());
+      }
+      inner.close();
+      IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> outer.call(x).close());
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("is closed: function 'inner' owned it")
+          && e.getMessage().contains("functions that call 'inner' use it"), e.getMessage());
+    }
+  }
 }

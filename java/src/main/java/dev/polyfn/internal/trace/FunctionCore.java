@@ -295,6 +295,7 @@ public final class FunctionCore {
 
   /** Makes {@code v} (a variable its first trace created) the function's: closed with it. */
   public void adopt(Variable<?> v) {
+    v.ownedBy(name());
     owned.adopt(v);
   }
 
