@@ -233,4 +233,90 @@ class SignatureProfileFilesTest {
       assertEquals(1, g.traceCount());
     }
   }
+
+  /** Serializable: the trace cache keys it by its method, wherever it is defined from (see FileFixtures). */
+  private static final dev.polyfn.MapBody ROW_SUM = (dev.polyfn.MapBody & java.io.Serializable) (tf, in) ->
+      Map.of("y", tf.reduceSum(in.input("x", TFloat32.class), tf.constant(new int[] {0, 1})));
+
+  /** A profile of calls of shapes [2, cols] and [5, cols]: inferred [-1, cols]. */
+  private static String rows(int cols) {
+    return "{\"format\":\"polyfn-signature-profile\",\"version\":1,\"function\":\"rows\",\"calls\":2,\"signatures\":["
+        + "{\"count\":1,\"parameters\":{\"x\":{\"dtype\":\"FLOAT\",\"shape\":[2," + cols + "]}}},"
+        + "{\"count\":1,\"parameters\":{\"x\":{\"dtype\":\"FLOAT\",\"shape\":[5," + cols + "]}}}]}";
+  }
+
+  private static MapFunction defineRows(Path profile, Path cache) {
+    return Function.define(ROW_SUM, FunctionOptions.defaults().withName("rows").withSignatureProfile(profile)
+        .withTraceCache(cache));
+  }
+
+  /**
+   * A profile rewritten by another process while a function is defined with it and a trace cache
+   * (a fleet writing profiles to one shared file): the cache's key and the declarations its
+   * entries carry come from one read of the file. Before, the key hashed the file once and the
+   * declarations were read again, so profile A's key filed profile B's declarations: every later
+   * definition with A restored [-1, 4] and refused A's [7, 3] calls, until the cache was deleted.
+   * The rewrite lands, as the outside tester's reproducer made it land, while a damaged entry of
+   * A's key is skipped (its WARNING is logged between the two reads of old).
+   */
+  @Test
+  void aProfileRewrittenDuringTheDefinitionNeverFilesItsDeclarationsUnderTheOtherKey(@TempDir Path dir) throws Exception {
+    Path profile = dir.resolve("profile.json");
+    Files.writeString(profile, rows(3));
+    Path probe = dir.resolve("probe");
+    try (MapFunction f = defineRows(profile, probe)) {
+      assertEquals(1, f.traceCount());
+    }
+    String prefix = null;
+    for (int i = 0; i < 200 && prefix == null; i++) {
+      Thread.sleep(25);
+      try (Stream<Path> files = Files.isDirectory(probe) ? Files.list(probe) : Stream.empty()) {
+        prefix = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".polyfn-trace") && !n.startsWith("."))
+            .map(n -> n.substring(0, n.indexOf('-'))).findFirst().orElse(null);
+      }
+    }
+    assertTrue(prefix != null, "the probe wrote no entry");
+    Path cache = dir.resolve("cache");
+    Files.createDirectories(cache);
+    Files.setPosixFilePermissions(cache, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    Path damaged = cache.resolve(prefix + "-0000000000000000.polyfn-trace");
+    Files.writeString(damaged, "damaged");
+    Files.setPosixFilePermissions(damaged, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger("dev.polyfn");
+    java.util.concurrent.atomic.AtomicBoolean rewritten = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.logging.Handler rewriter = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        if (String.valueOf(r.getMessage()).startsWith("ignoring trace cache entry") && !rewritten.getAndSet(true)) {
+          try {
+            Files.writeString(profile, rows(4)); // another writer: profile B
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    java.util.logging.Level before = logger.getLevel();
+    logger.setLevel(java.util.logging.Level.ALL);
+    logger.addHandler(rewriter);
+    try (MapFunction f = defineRows(profile, cache)) {
+      assertTrue(rewritten.get(), "the rewrite landed during the definition");
+      assertEquals("ok", shapeCall(f, 7, 3), "the definition used the profile it read: A");
+    } finally {
+      logger.removeHandler(rewriter);
+      logger.setLevel(before);
+    }
+    Thread.sleep(500); // the cache's writer thread writes the definition's entry
+    Files.writeString(profile, rows(3));
+    try (MapFunction g = defineRows(profile, cache)) {
+      assertEquals("ok", shapeCall(g, 7, 3), "A's key holds A's declarations");
+      assertTrue(shapeCall(g, 7, 4).contains("expected TensorSpec(FLOAT, [-1, 3])"), "and refuses what A leaves out");
+    }
+  }
 }

@@ -94,7 +94,11 @@ public final class BoundedFiles {
 
   /** {@link #read} as UTF-8 text; malformed UTF-8 is an IOException. */
   public static String readText(Path file, long limit) throws IOException {
-    byte[] bytes = read(file, limit);
+    return utf8(read(file, limit));
+  }
+
+  /** {@code bytes} as UTF-8 text; malformed UTF-8 is an IOException ("not UTF-8 text"). */
+  public static String utf8(byte[] bytes) throws IOException {
     try {
       return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes)).toString();

@@ -234,11 +234,13 @@ public final class FunctionCore {
   /** At definition: restores the trace cache's entries, then traces the inferred signatures. */
   public void traceInferred(Object userBody) {
     try {
-      cache = TraceCache.open(options, userBody, kind, unaryInput);
+      // Read once: the trace cache's key and the declarations traced come from the same bytes.
+      SignatureProfile profile = options.signatureProfile() == null ? null : SignatureProfile.read(options.signatureProfile());
+      cache = TraceCache.open(options, userBody, kind, unaryInput, profile);
       if (cache != null) {
         cache.restoreInto(this);
       }
-      Inference.traceAtDefinition(this, options);
+      Inference.traceAtDefinition(this, options, profile);
     } catch (RuntimeException | Error e) {
       // The caller never gets this function to close: free it and the concrete functions the
       // examples before the failing one traced now, not whenever the garbage collector runs.

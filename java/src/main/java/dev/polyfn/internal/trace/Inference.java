@@ -73,16 +73,15 @@ public final class Inference {
   }
 
   /**
-   * Traces the signatures inferred from {@code options}' example inputs and signature profile,
-   * once, when {@code f} is defined: the first example's trace coalesces every example's types
+   * Traces the signatures inferred from {@code options}' example inputs and {@code profile} (its
+   * signature profile, as the definition read it once, or null), once, when {@code f} is defined: the first example's trace coalesces every example's types
    * into the parameters' constraints; examples that trace does not serve (another list length,
    * another Java value) are traced after it.
    */
-  public static void traceAtDefinition(FunctionCore f, FunctionOptions options) {
+  public static void traceAtDefinition(FunctionCore f, FunctionOptions options, SignatureProfile profile) {
     List<Map<String, ?>> examples = new ArrayList<>(options.exampleInputs());
     long profileCalls = 0;
-    if (options.signatureProfile() != null) {
-      SignatureProfile profile = SignatureProfile.read(options.signatureProfile());
+    if (profile != null) {
       warnIfRecordedForAnother(profile, options);
       examples.addAll(profile.examples());
       profileCalls = profile.calls();

@@ -43,11 +43,23 @@ public final class SignatureProfile {
   private final List<Map<String, ?>> examples;
   private final long calls;
   private final String function;
+  /** Hex SHA-256 of the bytes these were parsed from: the trace cache's key holds it. */
+  private final String digest;
 
-  private SignatureProfile(List<Map<String, ?>> examples, long calls, String function) {
+  private SignatureProfile(List<Map<String, ?>> examples, long calls, String function, String digest) {
     this.examples = examples;
     this.calls = calls;
     this.function = function;
+    this.digest = digest;
+  }
+
+  /**
+   * Hex SHA-256 of the file's bytes this profile was parsed from: the trace cache keys entries by
+   * it, so the key and the declarations its entries carry come from one read of the file (a
+   * profile rewritten between two reads filed one profile's declarations under the other's key).
+   */
+  public String digest() {
+    return digest;
   }
 
   public List<Map<String, ?>> examples() {
@@ -90,8 +102,11 @@ public final class SignatureProfile {
   /** Reads {@code file}; a missing or malformed file is an IllegalArgumentException naming it. */
   public static SignatureProfile read(Path file) {
     String text;
+    String digest;
     try {
-      text = BoundedFiles.readText(file, BoundedFiles.PROFILE);
+      byte[] bytes = BoundedFiles.read(file, BoundedFiles.PROFILE);
+      digest = java.util.HexFormat.of().formatHex(dev.polyfn.internal.Native.sha256(bytes));
+      text = BoundedFiles.utf8(bytes);
     } catch (IOException e) {
       throw new IllegalArgumentException("signature profile " + file + ": cannot be read ("
           + (e instanceof java.nio.file.NoSuchFileException ? "missing" : e.getMessage()) + ")", e);
@@ -123,7 +138,7 @@ public final class SignatureProfile {
         throw new IllegalArgumentException("it records no signature");
       }
       String function = root.containsKey("function") ? string("function", root.get("function")) : null;
-      return new SignatureProfile(examples, count("calls", root.get("calls")), function);
+      return new SignatureProfile(examples, count("calls", root.get("calls")), function, digest);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("signature profile " + file + ": " + e.getMessage(), e);
     }

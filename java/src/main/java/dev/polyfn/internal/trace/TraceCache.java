@@ -114,11 +114,12 @@ public final class TraceCache {
    * The cache for a function of {@code kind} ({@code unaryInput} for a unary one) with this body,
    * or null when there is none or it must not be keyed (see {@link TraceCacheKey}).
    */
-  public static TraceCache open(FunctionOptions options, Object body, String kind, Class<?> unaryInput) {
+  public static TraceCache open(FunctionOptions options, Object body, String kind, Class<?> unaryInput,
+      SignatureProfile profile) {
     if (options.traceCache() == null) {
       return null;
     }
-    String key = TraceCacheKey.of(options, body, kind, unaryInput);
+    String key = TraceCacheKey.of(options, body, kind, unaryInput, profile);
     return key == null ? null : new TraceCache(options.traceCache(), key, options.maxConcreteFunctions());
   }
 

@@ -5,7 +5,6 @@ import dev.polyfn.TensorSpec;
 import dev.polyfn.internal.Native;
 import dev.polyfn.internal.NativeLog;
 import dev.polyfn.internal.PolyfnVersion;
-import dev.polyfn.internal.saved.BoundedFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
@@ -58,7 +57,7 @@ final class TraceCacheKey {
    * The key for a function of {@code kind} ({@code unaryInput} for a unary one) with this body and
    * these options, or null (logged) when it must not be cached.
    */
-  static String of(FunctionOptions options, Object body, String kind, Class<?> unaryInput) {
+  static String of(FunctionOptions options, Object body, String kind, Class<?> unaryInput, SignatureProfile profile) {
     String name = options.name();
     List<Part> parts = new ArrayList<>();
     String held = collect(body, parts, 0);
@@ -114,10 +113,7 @@ final class TraceCacheKey {
       }
       key.append(place);
     }
-    String inferred = inferred(options);
-    if (inferred == null) {
-      return null; // the profile cannot be read: the definition fails and says why
-    }
+    String inferred = inferred(options, profile);
     String result = key.append("\ninferred=").append(inferred).toString();
     String owner = OWNERS.putIfAbsent(options.traceCache().toAbsolutePath().normalize() + "\n" + result,
         bodyClasses.toString());
@@ -267,18 +263,17 @@ final class TraceCacheKey {
     return simple.startsWith("$Proxy") && simple.length() > 6 && simple.substring(6).chars().allMatch(Character::isDigit);
   }
 
-  /** SHA-256 of the example inputs' types and the signature profile's bytes; null if it cannot be read. */
-  private static String inferred(FunctionOptions options) {
+  /**
+   * SHA-256 of the example inputs' types and of the signature profile's bytes, as {@code profile}
+   * (the definition's one read of the file) parsed them.
+   */
+  private static String inferred(FunctionOptions options, SignatureProfile profile) {
     StringBuilder text = new StringBuilder();
     for (Map<String, ?> example : options.exampleInputs()) {
       describe(example, text.append("\nexample "));
     }
-    if (options.signatureProfile() != null) {
-      try {
-        text.append("\nprofile ").append(hex(Native.sha256(BoundedFiles.read(options.signatureProfile(), BoundedFiles.PROFILE))));
-      } catch (IOException e) {
-        return null;
-      }
+    if (profile != null) {
+      text.append("\nprofile ").append(profile.digest());
     }
     return text.length() == 0 ? "none" : hex(Native.sha256(text.toString().getBytes(StandardCharsets.UTF_8)));
   }
