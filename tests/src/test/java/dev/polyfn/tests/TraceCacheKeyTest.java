@@ -1,5 +1,6 @@
 package dev.polyfn.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -333,5 +334,44 @@ class TraceCacheKeyTest {
     assertTrue(second.contains("sum 28.0"), second);
     String third = run(dir, "examples", "2x3", "5x3", "4x7");
     assertTrue(third.contains("sum 28.0 traces 0"), third); // this run's examples: its own entries
+  }
+
+  /** The string values of a map parameter's entries, summed as lengths (a nest of Java values). */
+  private static final MapBody LENGTHS = (MapBody & Serializable) (tf, in) -> {
+    float total = 0;
+    for (dev.polyfn.Nest e : in.nest("n").entries().values()) {
+      total += e.value(String.class).length();
+    }
+    return Map.of("y", tf.constant(total));
+  };
+
+  /** The prefix (key hash) of the entries a definition with {@code example} writes to {@code dir}. */
+  private static String prefixFor(Map<String, ?> example, Path dir) throws Exception {
+    try (dev.polyfn.MapFunction f = dev.polyfn.Function.define(LENGTHS, dev.polyfn.FunctionOptions.defaults()
+        .withName("lengths").withTraceCache(dir).withExampleInputs(List.of(example)))) {
+      assertEquals(1, f.traceCount());
+    }
+    for (int i = 0; i < 400; i++) {
+      List<Path> written = Files.isDirectory(dir) ? FileFixtures.entries(dir) : List.of();
+      if (!written.isEmpty()) {
+        String name = written.get(0).getFileName().toString();
+        return name.substring(0, name.indexOf('-'));
+      }
+      Thread.sleep(25);
+    }
+    throw new AssertionError("no entry written to " + dir);
+  }
+
+  /**
+   * Example inputs that differ only where a key's text could run together: a value holding the
+   * separators of two entries ({"a": "1,b=java.lang.String:2"}) against two entries ({"a": "1",
+   * "b": "2"}). Before, both described as {a=java.lang.String:1,b=java.lang.String:2}: one key,
+   * so each run restored the other's entries and the declarations they carry.
+   */
+  @Test
+  void exampleInputsWhoseTextsRunTogetherHaveKeysOfTheirOwn(@TempDir Path dir) throws Exception {
+    String one = prefixFor(Map.of("n", Map.of("a", "1,b=java.lang.String:2")), dir.resolve("one"));
+    String two = prefixFor(Map.of("n", Map.of("a", "1", "b", "2")), dir.resolve("two"));
+    assertFalse(one.equals(two), "one key for two example sets: " + one);
   }
 }

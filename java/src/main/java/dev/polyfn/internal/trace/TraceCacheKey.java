@@ -286,7 +286,7 @@ final class TraceCacheKey {
     if (v instanceof Map<?, ?> m) {
       List<String> entries = new ArrayList<>();
       for (Map.Entry<?, ?> e : m.entrySet()) {
-        StringBuilder one = new StringBuilder(String.valueOf(e.getKey())).append('=');
+        StringBuilder one = text(String.valueOf(e.getKey()), new StringBuilder()).append('=');
         describe(e.getValue(), one);
         entries.add(one.toString());
       }
@@ -306,8 +306,20 @@ final class TraceCacheKey {
     } else {
       // A Java value, a variable spec, a record: an object with no stable text only keeps its
       // function from being restored, never serves it a wrong entry.
-      out.append(v == null ? "null" : v.getClass().getName() + ":" + v);
+      if (v == null) {
+        out.append("null");
+      } else {
+        text(String.valueOf(v), out.append(v.getClass().getName()).append(':'));
+      }
     }
+  }
+
+  /**
+   * {@code s} with its length first: a key or value holding the separators ("a,b=...") can never
+   * read as two entries, so two different example sets never share a key (and entries).
+   */
+  private static StringBuilder text(String s, StringBuilder out) {
+    return out.append(s.length()).append('\'').append(s);
   }
 
   private static byte[] classFile(ClassLoader loader, String className) {
