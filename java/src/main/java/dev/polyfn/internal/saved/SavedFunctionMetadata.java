@@ -23,7 +23,8 @@ import org.tensorflow.types.family.TType;
  *                  "shape": [-1, 3], "optional": false,     // shape: null (undeclared), "unknown" or dims
  *                  "record_class": null,     // kind TENSOR, LIST, MAP or NEST; a record: its class
  *                  "default": null}],        // an optional tensor's default: a base64 TensorProto
- *  "variables": [{"checkpoint_key": "v0/.ATTRIBUTES/VARIABLE_VALUE"}], // captured variables, in capture order
+ *  "variables": [{"checkpoint_key": "v0/.ATTRIBUTES/VARIABLE_VALUE", // captured variables, in capture order
+ *                 "name": "acc"}],            // optional: the name the body created it by (in.variable)
  *  "resources": [{"capture": 1, "object": 7}],  // optional: captured tables, by capture index and
  *                                              // object graph node (restored as Python's are)
  *  "concrete_functions": [{"signature": "scale__float32_N_3", "function": "<FunctionDef name>",
@@ -67,6 +68,11 @@ public final class SavedFunctionMetadata {
   /** Each parameter's default tensor, null for none. */
   public final List<TensorProto> defaults;
   public final List<String> variableKeys;
+  /**
+   * Each variable's name in the body ({@code in.variable}), null for one it did not create: a
+   * function loaded with its body finds the restored variable by that name when it traces anew.
+   */
+  public final List<String> variableNames;
   /** The captured resources; the variables take the other capture indices, in order. */
   public final List<Resource> resources;
   public final List<Concrete> concrete;
@@ -74,14 +80,15 @@ public final class SavedFunctionMetadata {
   public final String saveId;
 
   private SavedFunctionMetadata(String name, String kind, Class<? extends TType> unaryInput, Param[] params,
-      List<TensorProto> defaults, List<String> variableKeys, List<Resource> resources, List<Concrete> concrete,
-      String saveId) {
+      List<TensorProto> defaults, List<String> variableKeys, List<String> variableNames, List<Resource> resources,
+      List<Concrete> concrete, String saveId) {
     this.name = name;
     this.kind = kind;
     this.unaryInput = unaryInput;
     this.params = params;
     this.defaults = defaults;
     this.variableKeys = variableKeys;
+    this.variableNames = variableNames;
     this.resources = resources;
     this.concrete = concrete;
     this.saveId = saveId;
@@ -128,7 +135,13 @@ public final class SavedFunctionMetadata {
     for (int i = 0; i < slots.size(); i++) {
       int j = slots.get(i);
       if (j >= 0) {
-        vs.add(Map.of("checkpoint_key", variableKey(j)));
+        Map<String, Object> m = SavedModelWriter.object();
+        m.put("checkpoint_key", variableKey(j));
+        String named = f.variableName(f.captures()[i].variable());
+        if (named != null) {
+          m.put("name", named);
+        }
+        vs.add(m);
       } else {
         Map<String, Object> m = SavedModelWriter.object();
         m.put("capture", (long) i);
@@ -223,9 +236,16 @@ public final class SavedFunctionMetadata {
           shape(at + ".shape", p.get("shape")), (Boolean) optional, javaValue);
     }
     List<String> vars = new ArrayList<>();
+    List<String> varNames = new ArrayList<>();
     List<Object> vs = r.list("variables", doc.get("variables"));
     for (int i = 0; i < vs.size(); i++) {
-      String key = r.string("variables[" + i + "].checkpoint_key", r.object("variables[" + i + "]", vs.get(i)).get("checkpoint_key"));
+      Map<?, ?> v = r.object("variables[" + i + "]", vs.get(i));
+      String key = r.string("variables[" + i + "].checkpoint_key", v.get("checkpoint_key"));
+      String named = v.get("name") == null ? null : r.string("variables[" + i + "].name", v.get("name"));
+      if (named != null && varNames.contains(named)) {
+        throw new IllegalArgumentException("variables[" + i + "].name: \"" + named + "\" names another variable too");
+      }
+      varNames.add(named);
       if (!key.equals(variableKey(i)) && !key.equals(legacyVariableKey(i))) {
         // The writer keys variable i so, and the loader reads node variables/i with it.
         throw new IllegalArgumentException("variables[" + i + "].checkpoint_key: expected \"" + variableKey(i) + "\", got \""
@@ -268,7 +288,7 @@ public final class SavedFunctionMetadata {
           c.get("output_shapes") == null ? null : Json.write(c.get("output_shapes")))); // checked by restoreConcrete
     }
     String saveId = doc.get("save_id") == null ? null : r.string("save_id", doc.get("save_id"));
-    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, resources, concrete, saveId);
+    return new SavedFunctionMetadata(name, kind, unary, params, defaults, vars, varNames, resources, concrete, saveId);
   }
 
   /**

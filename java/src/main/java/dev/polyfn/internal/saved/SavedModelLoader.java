@@ -141,8 +141,12 @@ public final class SavedModelLoader {
     }
     FunctionCore f = facades.core(made);
     try {
-      for (Variable<?> v : variables) {
-        f.adopt(v); // a loop, not forEach(f::adopt): a method reference's first bootstrap costs a load
+      for (int i = 0; i < variables.size(); i++) {
+        f.adopt(variables.get(i)); // a loop, not forEach(f::adopt): a method reference's first bootstrap costs a load
+        if (meta.variableNames.get(i) != null) {
+          // A body's later trace finds the restored variable by the name it created it by.
+          f.nameVariable(meta.variableNames.get(i), variables.get(i));
+        }
       }
       Param[] params = withDefaults(meta, f);
       Capture[] captures = captures(root, meta, variables, f);

@@ -320,7 +320,18 @@ public final class FunctionCore {
     return namedVariables.get(name);
   }
 
-  void nameVariable(String name, Variable<?> v) {
+  /** The name the body created {@code v} by ({@code in.variable}), or null. */
+  public String variableName(Variable<?> v) {
+    for (Map.Entry<String, Variable<?>> e : namedVariables.entrySet()) {
+      if (e.getValue() == v) {
+        return e.getKey();
+      }
+    }
+    return null;
+  }
+
+  /** Names {@code v} as the body's {@code in.variable(name, ...)}: a later trace gets {@code v} (a loaded function's restored variable). */
+  public void nameVariable(String name, Variable<?> v) {
     namedVariables.put(name, v);
   }
 
