@@ -319,4 +319,33 @@ class SignatureProfileFilesTest {
       assertTrue(shapeCall(g, 7, 4).contains("expected TensorSpec(FLOAT, [-1, 3])"), "and refuses what A leaves out");
     }
   }
+
+  /** A record parameter: written, as profiles write every call, but not restorable. */
+  public record Batch(TFloat32 features, int size) {}
+
+  private static final dev.polyfn.MapBody BATCH = (tf, in) ->
+      Map.of("y", tf.shape(in.record("b", Batch.class).get(Batch::features)));
+
+  /**
+   * A profile of a record parameter (written with the record's type as "unknown") is refused at
+   * load naming the parameter, where in the file, and why; before, the reason read "[unknown]
+   * cannot be restored" (the JSON key set). Found by an outside tester.
+   */
+  @Test
+  void aRecordInAProfileIsRefusedNamingTheParameterThePlaceAndWhy(@TempDir Path dir) {
+    Path file = dir.resolve("batch.json");
+    try (MapFunction f = Function.define(BATCH, FunctionOptions.defaults().withName("batch"))) {
+      for (int n = 1; n <= 2; n++) {
+        try (TFloat32 t = TFloat32.tensorOf(org.tensorflow.ndarray.Shape.of(n, 2)); Outputs o = f.call(Map.of("b", new Batch(t, 3)))) {
+          assertTrue(o.names().contains("y"));
+        }
+      }
+      f.writeSignatureProfile(file);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Function.define(BATCH, FunctionOptions.defaults().withName("batch").withSignatureProfile(file)).close());
+    assertTrue(e.getMessage().contains("parameter 'b' (at signatures[0].parameters.b)")
+        && e.getMessage().contains("cannot be restored from a profile") && e.getMessage().contains("a record"),
+        e.getMessage());
+  }
 }

@@ -207,7 +207,12 @@ public final class SignatureProfile {
       }
       return javaValue(name, cls, string(at + ".value", v.get("value")));
     }
-    throw new IllegalArgumentException("parameter '" + name + "': " + v.keySet()
+    if (v.get("unknown") instanceof String type) { // how the writer records a type it cannot restore
+      throw new IllegalArgumentException("parameter '" + name + "' (at " + at + "): " + type + " cannot be restored from"
+          + " a profile (only tensors, lists, maps and Java numbers, booleans and strings: a record, a SparseTensor,"
+          + " a RaggedTensor or another composite is not); declare that parameter in the body instead");
+    }
+    throw new IllegalArgumentException("parameter '" + name + "' (at " + at + "): " + v.keySet()
         + " cannot be restored from a profile (only tensors, lists, maps and Java numbers, booleans and strings)");
   }
 
