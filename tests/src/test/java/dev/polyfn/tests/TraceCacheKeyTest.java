@@ -345,12 +345,8 @@ class TraceCacheKeyTest {
     return Map.of("y", tf.constant(total));
   };
 
-  /** The prefix (key hash) of the entries a definition with {@code example} writes to {@code dir}. */
-  private static String prefixFor(Map<String, ?> example, Path dir) throws Exception {
-    try (dev.polyfn.MapFunction f = dev.polyfn.Function.define(LENGTHS, dev.polyfn.FunctionOptions.defaults()
-        .withName("lengths").withTraceCache(dir).withExampleInputs(List.of(example)))) {
-      assertEquals(1, f.traceCount());
-    }
+  /** The prefix (key hash) of the first entry the cache's writer thread writes to {@code dir}. */
+  private static String firstPrefix(Path dir) throws Exception {
     for (int i = 0; i < 400; i++) {
       List<Path> written = Files.isDirectory(dir) ? FileFixtures.entries(dir) : List.of();
       if (!written.isEmpty()) {
@@ -360,6 +356,15 @@ class TraceCacheKeyTest {
       Thread.sleep(25);
     }
     throw new AssertionError("no entry written to " + dir);
+  }
+
+  /** The prefix (key hash) of the entries a definition with {@code example} writes to {@code dir}. */
+  private static String prefixFor(Map<String, ?> example, Path dir) throws Exception {
+    try (dev.polyfn.MapFunction f = dev.polyfn.Function.define(LENGTHS, dev.polyfn.FunctionOptions.defaults()
+        .withName("lengths").withTraceCache(dir).withExampleInputs(List.of(example)))) {
+      assertEquals(1, f.traceCount());
+    }
+    return firstPrefix(dir);
   }
 
   /**
@@ -373,5 +378,31 @@ class TraceCacheKeyTest {
     String one = prefixFor(Map.of("n", Map.of("a", "1,b=java.lang.String:2")), dir.resolve("one"));
     String two = prefixFor(Map.of("n", Map.of("a", "1", "b", "2")), dir.resolve("two"));
     assertFalse(one.equals(two), "one key for two example sets: " + one);
+  }
+
+  private static final MapBody DOUBLED = (MapBody & Serializable) (tf, in) ->
+      Map.of("y", tf.math.mul(in.input("x", TFloat32.class), tf.constant(2f)));
+
+  /** The prefix of the entries a definition with example {@code x} (a Java array) writes to {@code dir}. */
+  private static String arrayPrefix(float[] x, Path dir) throws Exception {
+    try (MapFunction f = Function.define(DOUBLED, FunctionOptions.defaults().withName("doubled").withTraceCache(dir)
+        .withExampleInputs(List.of(Map.of("x", x))))) {
+      assertEquals(1, f.traceCount());
+    }
+    return firstPrefix(dir);
+  }
+
+  /**
+   * A Java array example is keyed by its values: the same values in another array (the next run's)
+   * share the key, other values do not. Before, its identity hash was the key's text: a warm start
+   * never found its entries, and a hash repeating across runs could give float[2] float[3]'s.
+   */
+  @Test
+  void javaArrayExamplesAreKeyedByTheirValues(@TempDir Path dir) throws Exception {
+    String a = arrayPrefix(new float[] {1f, 2f}, dir.resolve("a"));
+    String b = arrayPrefix(new float[] {1f, 2f}, dir.resolve("b"));
+    String c = arrayPrefix(new float[] {1f, 2f, 3f}, dir.resolve("c"));
+    assertEquals(a, b, "equal values, one key");
+    assertFalse(a.equals(c), "other values, another key");
   }
 }

@@ -137,7 +137,7 @@ public final class SavedFunctionMetadata {
       if (j >= 0) {
         Map<String, Object> m = SavedModelWriter.object();
         m.put("checkpoint_key", variableKey(j));
-        String named = f.variableName(f.captures()[i].variable());
+        String named = f.namedVariables().nameOf(f.captures()[i].variable());
         if (named != null) {
           m.put("name", named);
         }

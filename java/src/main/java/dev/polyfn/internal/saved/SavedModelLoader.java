@@ -145,7 +145,7 @@ public final class SavedModelLoader {
         f.adopt(variables.get(i)); // a loop, not forEach(f::adopt): a method reference's first bootstrap costs a load
         if (meta.variableNames.get(i) != null) {
           // A body's later trace finds the restored variable by the name it created it by.
-          f.nameVariable(meta.variableNames.get(i), variables.get(i));
+          f.namedVariables().putRestored(meta.variableNames.get(i), variables.get(i));
         }
       }
       Param[] params = withDefaults(meta, f);

@@ -247,13 +247,21 @@ abstract class BodyInputs implements Inputs {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(initialValue, "initialValue");
     @SuppressWarnings("unchecked")
-    Variable<T> existing = (Variable<T>) function.namedVariable(name);
+    Variable<T> existing = (Variable<T>) function.namedVariables().get(name);
     if (existing != null) {
+      // One restored from a SavedModel written by another body may differ from this declaration.
+      if (function.namedVariables().isRestored(name) && (existing.dtypeCode() != DataTypes.code(initialValue.type())
+          || !dev.polyfn.internal.ShapeValues.equal(existing.shape(), initialValue.shape()))) {
+        throw new IllegalStateException("function '" + function.name() + "': variable '" + name + "' is "
+            + existing + " (restored from the SavedModel it was loaded from), but the body creates it as "
+            + initialValue.type().getSimpleName() + " of shape " + initialValue.shape() + "; load it with the body"
+            + " that saved it");
+      }
       return existing;
     }
     // Refused on a later trace; adopted by the function either way (Tracing's hooks).
     Variable<T> created = Variable.create(initialValue);
-    function.nameVariable(name, created);
+    function.namedVariables().put(name, created);
     return created;
   }
 

@@ -16,7 +16,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 
@@ -48,7 +47,7 @@ public final class FunctionCore {
   private volatile Capture[] captures = new Capture[0];
   /** Variables, resources and tensors closed with the function. */
   private final Owned owned;
-  private final Map<String, Variable<?>> namedVariables = new ConcurrentHashMap<>();
+  private final NamedVariables namedVariables = new NamedVariables();
   /** The warm-start cache, null without one; set at definition, before the function is published. */
   private volatile TraceCache cache;
   /** Loaded from a SavedModel without a body: a call no saved signature accepts fails, it cannot trace. */
@@ -316,23 +315,9 @@ public final class FunctionCore {
     return owned.hasVariables();
   }
 
-  Variable<?> namedVariable(String name) {
-    return namedVariables.get(name);
-  }
-
-  /** The name the body created {@code v} by ({@code in.variable}), or null. */
-  public String variableName(Variable<?> v) {
-    for (Map.Entry<String, Variable<?>> e : namedVariables.entrySet()) {
-      if (e.getValue() == v) {
-        return e.getKey();
-      }
-    }
-    return null;
-  }
-
-  /** Names {@code v} as the body's {@code in.variable(name, ...)}: a later trace gets {@code v} (a loaded function's restored variable). */
-  public void nameVariable(String name, Variable<?> v) {
-    namedVariables.put(name, v);
+  /** The variables the body created by name ({@code in.variable}), and restored ones named so. */
+  public NamedVariables namedVariables() {
+    return namedVariables;
   }
 
   Body body() {

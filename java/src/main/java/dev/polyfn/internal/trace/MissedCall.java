@@ -17,6 +17,23 @@ final class MissedCall {
     return TraceLock.retrying(() -> once(f, lookup, args));
   }
 
+  /**
+   * The first call traced before a parameter list existed to type it: recorded in the profile
+   * now, so that a profile of one call, or of a first call unlike the others, holds it. Best
+   * effort, after the call ran: an argument closed meanwhile by another thread, a close of the
+   * function, or a capture's supplier failing leaves the call unrecorded, never failed.
+   */
+  private static void recordFirstCall(FunctionCore f, long fn, Arguments.Lookup lookup) {
+    try {
+      CallBuffer first = f.describeForTrace(lookup.asMap());
+      if (first != null) {
+        Native.recordFirstCall(fn, first.facts(), first.factCount());
+      }
+    } catch (RuntimeException e) {
+      // as before this was recorded at all: the profile misses this one call
+    }
+  }
+
   private static Result once(FunctionCore f, Arguments.Lookup lookup, Map<String, ?> args) {
     f.traceLock().lock();
     try {
@@ -34,12 +51,7 @@ final class MissedCall {
       }
       Result r = f.traceLocked(fn, lookup, args == null ? null : f.describeForTrace(args), true, true, null);
       if (ps == null) {
-        // The first call traced before a parameter list existed to type it: recorded in the
-        // profile now, so that a profile of one call, or of a first call unlike the others, holds it.
-        CallBuffer first = f.describeForTrace(lookup.asMap());
-        if (first != null) {
-          Native.recordFirstCall(fn, first.facts(), first.factCount());
-        }
+        recordFirstCall(f, fn, lookup);
       }
       return r;
     } finally {

@@ -308,6 +308,10 @@ final class TraceCacheKey {
       // function from being restored, never serves it a wrong entry.
       if (v == null) {
         out.append("null");
+      } else if (v.getClass().isArray()) {
+        // A Java array example (float[] for a tensor): its values, not its identity hash, which
+        // repeats across runs and would key float[2] and float[3] alike.
+        text(java.util.Arrays.deepToString(new Object[] {v}), out.append(v.getClass().getName()).append(':'));
       } else {
         text(String.valueOf(v), out.append(v.getClass().getName()).append(':'));
       }

@@ -34,8 +34,12 @@ public final class TraceLock {
 
   /** Thrown in the thread that gives up its trace to break a cycle; never escapes an outermost call. */
   public static final class Conflict extends RuntimeException {
-    Conflict(String message) {
+    /** The lock the thread was waiting for: its outermost call waits for it before tracing again. */
+    private final transient TraceLock awaited;
+
+    Conflict(String message, TraceLock awaited) {
       super(message, null, false, false);
+      this.awaited = awaited;
     }
   }
 
@@ -81,7 +85,7 @@ public final class TraceLock {
         }
         if (mustYield(me)) {
           throw new Conflict("the trace of '" + function + "' waits for a thread that waits for a trace this"
-              + " thread holds (functions calling each other, traced from two threads at once)");
+              + " thread holds (functions calling each other, traced from two threads at once)", this);
         }
       }
     } finally {
@@ -131,7 +135,11 @@ public final class TraceLock {
         if (attempt >= MAX_RETRIES) {
           throw new IllegalStateException(c.getMessage() + "; gave up after " + MAX_RETRIES + " attempts");
         }
-        Thread.yield();
+        // Its turn: once the thread it gave way to is done with the lock this one waited for. The
+        // lock's plain wait is safe here, as this thread holds no trace lock now; tracing again at
+        // once could take back, before that thread wakes, the lock this one released for it.
+        c.awaited.lock.lock();
+        c.awaited.lock.unlock();
       }
     }
   }
