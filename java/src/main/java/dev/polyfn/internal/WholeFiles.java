@@ -51,12 +51,10 @@ public final class WholeFiles {
    * Deletes the regular files directly in {@code dir} whose whole names match {@code temps} (the
    * temporary names a writer of {@code dir} gives) and that were last changed more than {@link
    * #STALE} ago: what a process killed between writing and renaming left. Best effort: a file
-   * another process deleted or changed meanwhile, or one that cannot be deleted, stays; returns
-   * how many were deleted.
+   * another process deleted or changed meanwhile, or one that cannot be deleted, stays.
    */
-  public static int deleteStale(Path dir, Pattern temps) {
+  public static void deleteStale(Path dir, Pattern temps) {
     long before = System.currentTimeMillis() - STALE.toMillis();
-    int deleted = 0;
     try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
       for (Path p : list) {
         if (!temps.matcher(p.getFileName().toString()).matches()) {
@@ -64,8 +62,8 @@ public final class WholeFiles {
         }
         try {
           BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-          if (a.isRegularFile() && a.lastModifiedTime().toMillis() < before && Files.deleteIfExists(p)) {
-            deleted++;
+          if (a.isRegularFile() && a.lastModifiedTime().toMillis() < before) {
+            Files.deleteIfExists(p);
           }
         } catch (IOException e) {
           // gone meanwhile, or not ours to delete: left as it is
@@ -74,6 +72,5 @@ public final class WholeFiles {
     } catch (IOException | RuntimeException e) {
       // the directory cannot be listed: nothing to clean, and the write itself succeeded
     }
-    return deleted;
   }
 }

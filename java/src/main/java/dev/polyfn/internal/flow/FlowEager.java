@@ -50,12 +50,8 @@ public final class FlowEager {
     }
   }
 
-  /** The value of scalar integer {@code n} (INT32 or INT64, checked). */
+  /** The value of scalar integer {@code n} (INT32 or INT64 of a known shape: checked by LoopChecks.bound). */
   private static long value(Operand<?> n) {
-    if (n.shape().numDimensions() != 0) {
-      throw new IllegalArgumentException("whileLoop: maximumIterations must be a scalar INT32 or INT64, got shape "
-          + FlowChecks.show(n.shape()));
-    }
     synchronized (EagerLock.LOCK) { // recorded in the eager session, which is not thread-safe
       Object t = n.asTensor();
       return t instanceof TInt64 l ? l.getLong() : ((TInt32) t).getInt();

@@ -39,8 +39,8 @@ final class MissingGradients {
       case "SparseSoftmaxCrossEntropyWithLogits" -> sparseSoftmax(g, op, dy, dys.get(1), grads);
       case "Xlogy", "Xdivy", "Xlog1py" -> {
         // Python's _XLogyGrad, _XDivyGrad, _XLog1pyGrad: where x is 0 the x-gradient is 0 (also where y is).
-        Operand x = conj(g, op.input(0));
-        Operand y = conj(g, op.input(1));
+        Operand x = CorrectedGradients.conj(g, op.input(0));
+        Operand y = CorrectedGradients.conj(g, op.input(1));
         Operand notZeroX = g.dtypes.cast(g.math.notEqual(x, g.zerosLike(x)), (Class) x.type());
         Operand px = binary(g, op.type(), notZeroX, y);
         Operand py = switch (op.type()) {
@@ -52,13 +52,13 @@ final class MissingGradients {
         broadcastSummed(g, op, 1, g.math.mul(py, (Operand) dy), grads);
       }
       case "Erfc" -> { // Python's _ErfcGrad: -2/√π · e^(-x²)
-        Operand x = conj(g, op.input(0));
+        Operand x = CorrectedGradients.conj(g, op.input(0));
         Operand d = g.math.mul(g.math.mul((Operand) dy, scalar(g, -2 / Math.sqrt(Math.PI), x)),
             g.math.exp(g.math.neg(g.math.square(x))));
         FlowGradients.add(grads, op.input(0), d.asOutput());
       }
       case "Digamma" -> { // Python's _DigammaGrad: polygamma(1, x)
-        Operand x = conj(g, op.input(0));
+        Operand x = CorrectedGradients.conj(g, op.input(0));
         FlowGradients.add(grads, op.input(0), g.math.mul((Operand) dy, binary(g, "Polygamma", g.onesLike(x), x)).asOutput());
       }
       case "MatrixInverse" -> { // Python's _MatrixInverseGrad
@@ -86,7 +86,8 @@ final class MissingGradients {
       }
       case "TopKV2" -> topK(g, op, dy, grads);
       case "FloorMod" -> { // Python's _FloorModGrad: dx = grad, dy = grad · -floor(x / y)
-        Operand floorXy = g.math.floorDiv((Operand) conj(g, op.input(0)), (Operand) conj(g, op.input(1)));
+        Operand floorXy = g.math.floorDiv((Operand) CorrectedGradients.conj(g, op.input(0)),
+            (Operand) CorrectedGradients.conj(g, op.input(1)));
         broadcastSummed(g, op, 0, dy, grads);
         broadcastSummed(g, op, 1, g.math.mul((Operand) dy, g.math.neg(floorXy)), grads);
       }
@@ -156,9 +157,5 @@ final class MissingGradients {
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static Operand<?> scalar(Ops g, double v, Operand<?> like) {
     return g.dtypes.cast(g.constant(v), (Class) like.type());
-  }
-
-  private static Operand<?> conj(Ops g, Operand<?> x) {
-    return CorrectedGradients.conj(g, x);
   }
 }

@@ -30,7 +30,7 @@ final class MissedCall {
         Native.recordFirstCall(fn, first.facts(), first.factCount());
       }
     } catch (RuntimeException e) {
-      // as before this was recorded at all: the profile misses this one call
+      // the profile misses this one call, as it missed every first call before
     }
   }
 
